@@ -1,0 +1,159 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Dir is a Store in a local directory: the embedded default, needing no
+// service. Objects live under objects/…; the current pointer is the file
+// CURRENT. Writes go to a temporary file that is renamed into place, so a
+// reader never sees a partial object and the pointer moves atomically.
+type Dir struct {
+	root string
+}
+
+// OpenDir opens (creating if needed) a directory store.
+func OpenDir(root string) (*Dir, error) {
+	if err := os.MkdirAll(filepath.Join(root, "objects"), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", root, err)
+	}
+	return &Dir{root: root}, nil
+}
+
+// Root is the directory the store lives in.
+func (d *Dir) Root() string { return d.root }
+
+func (d *Dir) path(key string) (string, error) {
+	if err := CheckKey(key); err != nil {
+		return "", fmt.Errorf("%w: %q", err, key)
+	}
+	return filepath.Join(d.root, "objects", filepath.FromSlash(key)), nil
+}
+
+func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(p, data)
+}
+
+func writeAtomic(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return nil, err
+	}
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("get %s: negative range", key)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (d *Dir) Stat(ctx context.Context, key string) (int64, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0, err
+	}
+	if fi.IsDir() {
+		return 0, &fs.PathError{Op: "stat", Path: key, Err: fs.ErrNotExist}
+	}
+	return fi.Size(), nil
+}
+
+func (d *Dir) List(ctx context.Context, prefix string) ([]string, error) {
+	base := filepath.Join(d.root, "objects")
+	var keys []string
+	err := filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".tmp-") {
+			return nil
+		}
+		rel, _ := filepath.Rel(base, p)
+		if k := filepath.ToSlash(rel); strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+		return ctx.Err()
+	})
+	sort.Strings(keys)
+	return keys, err
+}
+
+func (d *Dir) Delete(ctx context.Context, key string) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+func (d *Dir) Current(ctx context.Context) (string, error) {
+	b, err := os.ReadFile(filepath.Join(d.root, "CURRENT"))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func (d *Dir) SetCurrent(ctx context.Context, build string) error {
+	if err := CheckKey(build); err != nil || strings.Contains(build, "/") {
+		return fmt.Errorf("%w: build id %q", ErrBadKey, build)
+	}
+	return writeAtomic(filepath.Join(d.root, "CURRENT"), []byte(build+"\n"))
+}

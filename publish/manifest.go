@@ -1,0 +1,136 @@
+package publish
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/bibleplatform/platform/bible"
+)
+
+// Manifest names every pack of one build. Its key is derived from its
+// content (Created aside), so an unchanged rebuild produces the same build
+// id and writes nothing.
+type Manifest struct {
+	Created time.Time    `json:"created"`
+	Bibles  []BibleEntry `json:"bibles"` // sorted by ID
+	// Site holds the catalogues that are not one Bible's: organizations,
+	// licences, fonts, the verse-of-the-day calendar.
+	Site *PackRef `json:"site,omitempty"`
+	// Files are published static files (font files), by path.
+	Files map[string]PackRef `json:"files,omitempty"`
+}
+
+// BibleEntry is one Bible of a build.
+type BibleEntry struct {
+	ID    int32       `json:"id"`
+	Pack  PackRef     `json:"pack"` // bible, index, books
+	Books []BookEntry `json:"books"`
+}
+
+// BookEntry is one book of a Bible.
+type BookEntry struct {
+	ID       bible.BookID   `json:"id"`
+	Pack     PackRef        `json:"pack"` // book, chapters, intro passages
+	Chapters []ChapterEntry `json:"chapters"`
+}
+
+// ChapterEntry is one chapter of a book.
+type ChapterEntry struct {
+	ID   string  `json:"id"`
+	Pack PackRef `json:"pack"` // chapter, verses, verse, passages, segments
+}
+
+// PackRef points at a pack object.
+type PackRef struct {
+	Key  string `json:"key"`
+	Size int64  `json:"size"`
+	// Modified is when this content was first published; it survives
+	// rebuilds that do not change the pack (Last-Modified).
+	Modified time.Time `json:"modified"`
+}
+
+// Bible returns the entry for id, or nil.
+func (m *Manifest) Bible(id int32) *BibleEntry {
+	i := sort.Search(len(m.Bibles), func(i int) bool { return m.Bibles[i].ID >= id })
+	if i < len(m.Bibles) && m.Bibles[i].ID == id {
+		return &m.Bibles[i]
+	}
+	return nil
+}
+
+// Packs calls fn for every pack the manifest names.
+func (m *Manifest) Packs(fn func(PackRef)) {
+	if m.Site != nil {
+		fn(*m.Site)
+	}
+	for _, f := range m.Files {
+		fn(f)
+	}
+	for _, b := range m.Bibles {
+		fn(b.Pack)
+		for _, k := range b.Books {
+			fn(k.Pack)
+			for _, c := range k.Chapters {
+				fn(c.Pack)
+			}
+		}
+	}
+}
+
+// BuildID is the manifest's content address.
+func (m *Manifest) BuildID() string {
+	c := *m
+	c.Created = time.Time{}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:10])
+}
+
+// ManifestKey is the object key of a build's manifest.
+func ManifestKey(build string) string { return "builds/" + build + ".json" }
+
+// PackKey is the content address of a pack.
+func PackKey(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "packs/" + hex.EncodeToString(sum[:20])
+}
+
+// LoadManifest reads a build's manifest.
+func LoadManifest(ctx context.Context, s Store, build string) (*Manifest, error) {
+	b, err := s.Get(ctx, ManifestKey(build))
+	if err != nil {
+		return nil, fmt.Errorf("load build %s: %w", build, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("load build %s: %w", build, err)
+	}
+	return &m, nil
+}
+
+// LoadCurrent reads the current build's manifest and its id.
+func LoadCurrent(ctx context.Context, s Store) (*Manifest, string, error) {
+	id, err := s.Current(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := LoadManifest(ctx, s, id)
+	return m, id, err
+}
+
+// LoadPack reads and decodes a whole pack.
+func LoadPack(ctx context.Context, s Store, ref PackRef) (*Pack, error) {
+	b, err := s.Get(ctx, ref.Key)
+	if err != nil {
+		return nil, err
+	}
+	return DecodePack(b)
+}

@@ -1,0 +1,67 @@
+package publish
+
+import "github.com/bibleplatform/platform/bible"
+
+// Entry names inside packs, shared by the build that writes them and the
+// edge that reads them.
+//
+// Bible pack:   "bible", "index", "books", "books/<canon>"
+// Book pack:    "book", "chapters", "passage/INTRO/<variant>"
+// Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
+//
+//	"passage/<verse>/<variant>", "segments"
+const (
+	NameBible    = "bible"
+	NameIndex    = "index"
+	NameBooks    = "books"
+	NameBook     = "book"
+	NameChapters = "chapters"
+	NameChapter  = "chapter"
+	NameVerses   = "verses"
+	// NameSegments is the chapter's verses as []([]bible.Segment) in JSON,
+	// parallel to the chapter's verses: what the edge composes ranges
+	// from. Internal: never served as is.
+	NameSegments = "segments"
+)
+
+// BooksName is the books collection filtered by canon ("" for all).
+func BooksName(c bible.Canon) string {
+	if c == "" {
+		return NameBooks
+	}
+	return NameBooks + "/" + string(c)
+}
+
+// VerseName is one verse object in a chapter pack.
+func VerseName(verse string) string { return "verse/" + verse }
+
+// Variant names a passage representation. Headings and notes apply to html
+// only (spec, passage rule 1); the caller resolves their defaults (rule 2).
+func Variant(html, headings, notes bool) string {
+	switch {
+	case !html:
+		return "text"
+	case headings && notes:
+		return "html-hn"
+	case headings:
+		return "html-h"
+	case notes:
+		return "html-n"
+	}
+	return "html"
+}
+
+// Variants lists every passage variant the build renders.
+var Variants = [...]string{"text", "html", "html-h", "html-n", "html-hn"}
+
+// PassageName is a passage in a pack: verse "" for the pack's whole
+// chapter, bible.IntroChapter for a book's introduction.
+func PassageName(verse, variant string) string {
+	if verse == "" {
+		return "passage/" + variant
+	}
+	return "passage/" + verse + "/" + variant
+}
+
+// JSON is the Content-Type of every API representation.
+const JSON = "application/json; charset=utf-8"

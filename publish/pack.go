@@ -1,0 +1,239 @@
+package publish
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+)
+
+// A pack bundles the representations of one unit of content (a Bible's
+// metadata, a book, a chapter) into one object, so that a store holds
+// thousands of objects rather than millions and the edge caches whole packs.
+//
+// Layout: the magic "BPK1", a little-endian uint32 header length, the JSON
+// header (the entries), then the bodies. Offsets are from the start of the
+// bodies, so an edge can read the header with one ranged read and each body
+// with another.
+const packMagic = "BPK1"
+
+// PackHeaderPrefix is how many bytes precede the JSON header.
+const PackHeaderPrefix = len(packMagic) + 4
+
+// Encodings a representation can be stored in, as Content-Encoding spells
+// them; "" is identity.
+const (
+	Identity = ""
+	Brotli   = "br"
+	Gzip     = "gzip"
+)
+
+// Entry is one resource in a pack, in every encoding it is stored in.
+type Entry struct {
+	Name  string `json:"n"`
+	Type  string `json:"t"` // Content-Type
+	Cache string `json:"c"` // Cache-Control
+	Reps  []Rep  `json:"r"` // identity first
+}
+
+// Rep is one encoding of an entry's body.
+type Rep struct {
+	Encoding string `json:"e,omitempty"`
+	Off      int64  `json:"o"`
+	Len      int64  `json:"l"`
+	// ETag is the strong entity tag of this representation, quoted. Each
+	// encoding has its own (RFC 9110 §8.8.3.3: a strong validator changes
+	// with the content coding).
+	ETag string `json:"g"`
+}
+
+// Pack is a decoded pack.
+type Pack struct {
+	Entries []Entry
+	byName  map[string]int
+	bodies  []byte // nil when only the header was read
+	bodyOff int64  // offset of the bodies within the object
+}
+
+// Entry returns the named entry, or nil.
+func (p *Pack) Entry(name string) *Entry {
+	if i, ok := p.byName[name]; ok {
+		return &p.Entries[i]
+	}
+	return nil
+}
+
+// Body returns a representation's bytes; it does not copy.
+func (p *Pack) Body(r *Rep) []byte { return p.bodies[r.Off : r.Off+r.Len] }
+
+// BodyOffset is where the bodies start within the object, for ranged reads.
+func (p *Pack) BodyOffset() int64 { return p.bodyOff }
+
+// DecodePack decodes a whole pack object.
+func DecodePack(data []byte) (*Pack, error) {
+	n, err := PackHeaderLen(data)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) < int64(PackHeaderPrefix)+n {
+		return nil, errors.New("publish: pack header truncated")
+	}
+	p, err := DecodePackHeader(data[PackHeaderPrefix : int64(PackHeaderPrefix)+n])
+	if err != nil {
+		return nil, err
+	}
+	p.bodies = data[p.bodyOff:]
+	for _, e := range p.Entries {
+		for _, r := range e.Reps {
+			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > int64(len(p.bodies)) {
+				return nil, fmt.Errorf("publish: pack entry %s out of bounds", e.Name)
+			}
+		}
+	}
+	return p, nil
+}
+
+// PackHeaderLen reads the header length from the first PackHeaderPrefix
+// bytes of a pack.
+func PackHeaderLen(prefix []byte) (int64, error) {
+	if len(prefix) < PackHeaderPrefix || string(prefix[:len(packMagic)]) != packMagic {
+		return 0, errors.New("publish: not a pack")
+	}
+	return int64(binary.LittleEndian.Uint32(prefix[len(packMagic):PackHeaderPrefix])), nil
+}
+
+// DecodePackHeader decodes the JSON header alone (for ranged reads: the
+// bodies are then fetched one by one at BodyOffset()+Off).
+func DecodePackHeader(h []byte) (*Pack, error) {
+	p := &Pack{bodyOff: int64(PackHeaderPrefix + len(h))}
+	if err := json.Unmarshal(h, &p.Entries); err != nil {
+		return nil, fmt.Errorf("publish: pack header: %w", err)
+	}
+	p.byName = make(map[string]int, len(p.Entries))
+	for i, e := range p.Entries {
+		p.byName[e.Name] = i
+	}
+	return p, nil
+}
+
+// PackWriter assembles a pack. Identical bodies are stored once.
+type PackWriter struct {
+	enc     *Encoder
+	entries []Entry
+	bodies  bytes.Buffer
+	seen    map[[32]byte]Rep
+}
+
+// NewPackWriter starts a pack whose bodies are compressed by enc.
+func NewPackWriter(enc *Encoder) *PackWriter {
+	return &PackWriter{enc: enc, seen: make(map[[32]byte]Rep)}
+}
+
+// Add adds a resource, stored as identity plus every encoding that makes it
+// smaller.
+func (w *PackWriter) Add(name, ctype, cache string, body []byte) {
+	e := Entry{Name: name, Type: ctype, Cache: cache}
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:12])
+	e.Reps = append(e.Reps, w.body(Identity, `"`+tag+`"`, body))
+	for _, c := range w.enc.Encode(sum, body) {
+		e.Reps = append(e.Reps, w.body(c.Encoding, `"`+tag+"-"+c.suffix()+`"`, c.Data))
+	}
+	w.entries = append(w.entries, e)
+}
+
+// AddRaw adds an internal resource (read by the edge, never served as is),
+// stored in identity only.
+func (w *PackWriter) AddRaw(name, ctype string, body []byte) {
+	sum := sha256.Sum256(body)
+	w.entries = append(w.entries, Entry{Name: name, Type: ctype,
+		Reps: []Rep{w.body(Identity, `"`+hex.EncodeToString(sum[:12])+`"`, body)}})
+}
+
+func (w *PackWriter) body(enc, etag string, data []byte) Rep {
+	sum := sha256.Sum256(data)
+	if r, ok := w.seen[sum]; ok {
+		r.Encoding, r.ETag = enc, etag
+		return r
+	}
+	r := Rep{Encoding: enc, Off: int64(w.bodies.Len()), Len: int64(len(data)), ETag: etag}
+	w.bodies.Write(data)
+	w.seen[sum] = r
+	return r
+}
+
+// Bytes returns the finished pack. Entries are sorted by name so that the
+// same content always makes the same bytes, and so the same key.
+func (w *PackWriter) Bytes() []byte {
+	sort.SliceStable(w.entries, func(i, j int) bool { return w.entries[i].Name < w.entries[j].Name })
+	h, err := json.Marshal(w.entries)
+	if err != nil {
+		panic(err) // entries are plain strings and numbers
+	}
+	out := make([]byte, 0, PackHeaderPrefix+len(h)+w.bodies.Len())
+	out = append(out, packMagic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
+	out = append(out, h...)
+	return append(out, w.bodies.Bytes()...)
+}
+
+// Compressed is one encoded form of a body.
+type Compressed struct {
+	Encoding string
+	Data     []byte
+}
+
+func (c Compressed) suffix() string {
+	if c.Encoding == Gzip {
+		return "gz"
+	}
+	return c.Encoding
+}
+
+// Encoder compresses bodies with brotli and gzip, remembering results by
+// content so that a body repeated across variants and packs is compressed
+// once. It is safe for concurrent use.
+type Encoder struct {
+	BrotliLevel, GzipLevel int
+	mu                     sync.Mutex
+	memo                   map[[32]byte][]Compressed
+}
+
+// NewEncoder returns an Encoder with the levels the build uses.
+func NewEncoder() *Encoder {
+	return &Encoder{BrotliLevel: 9, GzipLevel: gzip.BestCompression, memo: make(map[[32]byte][]Compressed)}
+}
+
+// Encode returns the encodings worth storing: those smaller than body.
+func (e *Encoder) Encode(sum [32]byte, body []byte) []Compressed {
+	e.mu.Lock()
+	c, ok := e.memo[sum]
+	e.mu.Unlock()
+	if ok {
+		return c
+	}
+	var br, gz bytes.Buffer
+	bw := brotli.NewWriterLevel(&br, e.BrotliLevel)
+	bw.Write(body)
+	bw.Close()
+	gw, _ := gzip.NewWriterLevel(&gz, e.GzipLevel)
+	gw.Write(body)
+	gw.Close()
+	for _, x := range []Compressed{{Brotli, br.Bytes()}, {Gzip, gz.Bytes()}} {
+		if len(x.Data) < len(body) {
+			c = append(c, x)
+		}
+	}
+	e.mu.Lock()
+	e.memo[sum] = c
+	e.mu.Unlock()
+	return c
+}

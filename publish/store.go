@@ -1,0 +1,72 @@
+// Package publish is the object contract between the build and the edge:
+// the Store that holds published objects, the pack format that bundles many
+// small representations into one object, and the build manifest that names
+// every pack of one build. A build becomes visible by moving the store's
+// current pointer, and only after every object it names is in place.
+package publish
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+)
+
+// Store holds immutable objects under string keys, plus one small mutable
+// pointer: the id of the current build.
+//
+// Keys are slash-separated, made of [A-Za-z0-9._-] segments. Backends
+// translate their own "no such object" into fs.ErrNotExist.
+type Store interface {
+	// Put writes an object whole. Readers never see a partial object.
+	Put(ctx context.Context, key string, data []byte) error
+	// Get reads a whole object.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// GetRange reads n bytes at off. Reading past the end is an error.
+	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
+	// Stat reports an object's size.
+	Stat(ctx context.Context, key string) (int64, error)
+	// List returns the keys under prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Delete removes an object; deleting a missing object is not an error.
+	Delete(ctx context.Context, key string) error
+	// Current returns the current build id, fs.ErrNotExist when there is
+	// none yet.
+	Current(ctx context.Context) (string, error)
+	// SetCurrent moves the current pointer. It is atomic: readers see
+	// the old id or the new one.
+	SetCurrent(ctx context.Context, build string) error
+}
+
+// ErrBadKey is returned for a key that is not well-formed.
+var ErrBadKey = errors.New("publish: bad object key")
+
+// CheckKey reports whether key is well-formed (see Store).
+func CheckKey(key string) error {
+	if key == "" || len(key) > 512 || key[0] == '/' || key[len(key)-1] == '/' {
+		return ErrBadKey
+	}
+	seg := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '/':
+			if seg == 0 {
+				return ErrBadKey
+			}
+			seg = 0
+			continue
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+		case c == '.':
+			if seg == 0 && (i+1 == len(key) || key[i+1] == '.' || key[i+1] == '/') {
+				return ErrBadKey // no "." or ".." segments
+			}
+		default:
+			return ErrBadKey
+		}
+		seg++
+	}
+	return nil
+}
+
+// IsNotExist reports whether err means a missing object.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
