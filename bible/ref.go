@@ -101,75 +101,78 @@ func (e *ParseError) Error() string {
 // long range form JHN.3.16-JHN.4.2 (the same book on both sides). The book id
 // is accepted in any case and returned in upper case; INTRO likewise.
 func ParseRef(s string) (Ref, error) {
-	fail := func(msg string) (Ref, error) { return Ref{}, &ParseError{Input: s, Msg: msg} }
 	if len(s) > 64 {
-		return fail("too long")
+		return failRef(s, "too long")
 	}
 	start, end, isRange := strings.Cut(s, "-")
 	book, rest, ok := strings.Cut(start, ".")
 	if !ok {
-		return fail("want BOOK.CHAPTER[.VERSE]")
+		return failRef(s, "want BOOK.CHAPTER[.VERSE]")
 	}
 	id, ok := parseBook(book)
 	if !ok {
-		return fail("book id must be 3 letters or digits")
+		return failRef(s, "book id must be 3 letters or digits")
 	}
 	r := Ref{Book: id}
-	r.Chapter, r.Verse, _ = strings.Cut(rest, ".")
+	var hasVerse bool
+	r.Chapter, r.Verse, hasVerse = strings.Cut(rest, ".")
 	if strings.EqualFold(r.Chapter, IntroChapter) && r.Chapter != IntroChapter {
 		r.Chapter = IntroChapter
 	}
 	if msg := checkSegment("chapter", r.Chapter); msg != "" {
-		return fail(msg)
+		return failRef(s, msg)
 	}
 	if r.Chapter == IntroChapter {
 		if r.Verse != "" || isRange {
-			return fail("an introduction has no verses")
+			return failRef(s, "an introduction has no verses")
 		}
 		return r, nil
 	}
 	if strings.Contains(r.Verse, ".") {
-		return fail("too many parts")
+		return failRef(s, "too many parts")
 	}
-	if r.Verse != "" {
+	if hasVerse {
 		if msg := checkSegment("verse", r.Verse); msg != "" {
-			return fail(msg)
+			return failRef(s, msg)
 		}
 	}
 	if !isRange {
 		return r, nil
 	}
 	if r.Verse == "" {
-		return fail("a range runs from a verse to a verse")
+		return failRef(s, "a range runs from a verse to a verse")
 	}
-	parts := strings.Split(end, ".")
-	switch len(parts) {
-	case 1: // JHN.3.16-18
-		r.EndChapter, r.EndVerse = r.Chapter, parts[0]
-	case 2: // JHN.3.16-4.2
-		r.EndChapter, r.EndVerse = parts[0], parts[1]
-	case 3: // JHN.3.16-JHN.4.2
-		if b, ok := parseBook(parts[0]); !ok || b != r.Book {
-			return fail("a range must stay within one book")
+	a, rest2, two := strings.Cut(end, ".")
+	b, c, three := strings.Cut(rest2, ".")
+	switch {
+	case !two: // JHN.3.16-18
+		r.EndChapter, r.EndVerse = r.Chapter, a
+	case !three: // JHN.3.16-4.2
+		r.EndChapter, r.EndVerse = a, rest2
+	case !strings.Contains(c, "."): // JHN.3.16-JHN.4.2
+		if id, ok := parseBook(a); !ok || id != r.Book {
+			return failRef(s, "a range must stay within one book")
 		}
-		r.EndChapter, r.EndVerse = parts[1], parts[2]
+		r.EndChapter, r.EndVerse = b, c
 	default:
-		return fail("too many parts after '-'")
+		return failRef(s, "too many parts after '-'")
 	}
 	if msg := checkSegment("end chapter", r.EndChapter); msg != "" {
-		return fail(msg)
+		return failRef(s, msg)
 	}
 	if r.EndChapter == IntroChapter {
-		return fail("a range cannot end in an introduction")
+		return failRef(s, "a range cannot end in an introduction")
 	}
 	if msg := checkSegment("end verse", r.EndVerse); msg != "" {
-		return fail(msg)
+		return failRef(s, msg)
 	}
 	if r.EndChapter == r.Chapter && r.EndVerse == r.Verse {
 		r.EndChapter, r.EndVerse = "", ""
 	}
 	return r, nil
 }
+
+func failRef(s, msg string) (Ref, error) { return Ref{}, &ParseError{Input: s, Msg: msg} }
 
 // MustParseRef is ParseRef for tests and tables; it panics on error.
 func MustParseRef(s string) Ref {
