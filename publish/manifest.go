@@ -34,7 +34,10 @@ type BibleEntry struct {
 
 // BookEntry is one book of a Bible.
 type BookEntry struct {
-	ID       bible.BookID   `json:"id"`
+	ID bible.BookID `json:"id"`
+	// Source is a hash of everything the book's packs are made from; a
+	// build that finds the same Source reuses the packs without rendering.
+	Source   string         `json:"source"`
 	Pack     PackRef        `json:"pack"` // book, chapters, intro passages
 	Chapters []ChapterEntry `json:"chapters"`
 }
@@ -96,12 +99,6 @@ func (m *Manifest) BuildID() string {
 
 // ManifestKey is the object key of a build's manifest.
 func ManifestKey(build string) string { return "builds/" + build + ".json" }
-
-// PackKey is the content address of a pack.
-func PackKey(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "packs/" + hex.EncodeToString(sum[:20])
-}
 
 // LoadManifest reads a build's manifest.
 func LoadManifest(ctx context.Context, s Store, build string) (*Manifest, error) {

@@ -124,65 +124,109 @@ func DecodePackHeader(h []byte) (*Pack, error) {
 	return p, nil
 }
 
-// PackWriter assembles a pack. Identical bodies are stored once.
+// PackWriter assembles a pack. Its key is the hash of what it holds before
+// compression, so a build can tell that a pack is already published without
+// compressing anything; identical bodies are stored once.
 type PackWriter struct {
-	enc     *Encoder
-	entries []Entry
-	bodies  bytes.Buffer
-	seen    map[[32]byte]Rep
+	pending []pendingEntry
 }
 
-// NewPackWriter starts a pack whose bodies are compressed by enc.
-func NewPackWriter(enc *Encoder) *PackWriter {
-	return &PackWriter{enc: enc, seen: make(map[[32]byte]Rep)}
+type pendingEntry struct {
+	name, ctype, cache string
+	body               []byte
+	raw                bool
 }
 
-// Add adds a resource, stored as identity plus every encoding that makes it
-// smaller.
+// NewPackWriter starts an empty pack.
+func NewPackWriter() *PackWriter { return &PackWriter{} }
+
+// Add adds a resource, to be stored as identity plus every encoding that
+// makes it smaller.
 func (w *PackWriter) Add(name, ctype, cache string, body []byte) {
-	e := Entry{Name: name, Type: ctype, Cache: cache}
-	sum := sha256.Sum256(body)
-	tag := hex.EncodeToString(sum[:12])
-	e.Reps = append(e.Reps, w.body(Identity, `"`+tag+`"`, body))
-	for _, c := range w.enc.Encode(sum, body) {
-		e.Reps = append(e.Reps, w.body(c.Encoding, `"`+tag+"-"+c.suffix()+`"`, c.Data))
-	}
-	w.entries = append(w.entries, e)
+	w.pending = append(w.pending, pendingEntry{name: name, ctype: ctype, cache: cache, body: body})
 }
 
 // AddRaw adds an internal resource (read by the edge, never served as is),
 // stored in identity only.
 func (w *PackWriter) AddRaw(name, ctype string, body []byte) {
-	sum := sha256.Sum256(body)
-	w.entries = append(w.entries, Entry{Name: name, Type: ctype,
-		Reps: []Rep{w.body(Identity, `"`+hex.EncodeToString(sum[:12])+`"`, body)}})
+	w.pending = append(w.pending, pendingEntry{name: name, ctype: ctype, body: body, raw: true})
 }
 
-func (w *PackWriter) body(enc, etag string, data []byte) Rep {
-	sum := sha256.Sum256(data)
-	if r, ok := w.seen[sum]; ok {
-		r.Encoding, r.ETag = enc, etag
+// packFormat changes whenever the bytes Bytes makes for the same entries
+// would change (layout, encoder settings), so that keys change with them.
+const packFormat = "BPK1 br9 gz9\n"
+
+func (w *PackWriter) sort() {
+	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
+}
+
+// Key is the pack's content address: a hash of its entries and identity
+// bodies.
+func (w *PackWriter) Key() string {
+	w.sort()
+	h := sha256.New()
+	h.Write([]byte(packFormat))
+	var n [8]byte
+	for _, e := range w.pending {
+		for _, s := range []string{e.name, e.ctype, e.cache} {
+			binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+			h.Write(n[:])
+			h.Write([]byte(s))
+		}
+		if e.raw {
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+		binary.LittleEndian.PutUint64(n[:], uint64(len(e.body)))
+		h.Write(n[:])
+		h.Write(e.body)
+	}
+	return "packs/" + hex.EncodeToString(h.Sum(nil)[:20])
+}
+
+// Len is the number of entries.
+func (w *PackWriter) Len() int { return len(w.pending) }
+
+// Bytes compresses and lays out the pack. Entries are sorted by name so the
+// same content always makes the same bytes.
+func (w *PackWriter) Bytes(enc *Encoder) []byte {
+	w.sort()
+	var bodies bytes.Buffer
+	seen := make(map[[32]byte]Rep)
+	put := func(encoding, etag string, data []byte) Rep {
+		sum := sha256.Sum256(data)
+		if r, ok := seen[sum]; ok {
+			r.Encoding, r.ETag = encoding, etag
+			return r
+		}
+		r := Rep{Encoding: encoding, Off: int64(bodies.Len()), Len: int64(len(data)), ETag: etag}
+		bodies.Write(data)
+		seen[sum] = r
 		return r
 	}
-	r := Rep{Encoding: enc, Off: int64(w.bodies.Len()), Len: int64(len(data)), ETag: etag}
-	w.bodies.Write(data)
-	w.seen[sum] = r
-	return r
-}
-
-// Bytes returns the finished pack. Entries are sorted by name so that the
-// same content always makes the same bytes, and so the same key.
-func (w *PackWriter) Bytes() []byte {
-	sort.SliceStable(w.entries, func(i, j int) bool { return w.entries[i].Name < w.entries[j].Name })
-	h, err := json.Marshal(w.entries)
+	entries := make([]Entry, 0, len(w.pending))
+	for _, p := range w.pending {
+		e := Entry{Name: p.name, Type: p.ctype, Cache: p.cache}
+		sum := sha256.Sum256(p.body)
+		tag := hex.EncodeToString(sum[:12])
+		e.Reps = append(e.Reps, put(Identity, `"`+tag+`"`, p.body))
+		if !p.raw {
+			for _, c := range enc.Encode(sum, p.body) {
+				e.Reps = append(e.Reps, put(c.Encoding, `"`+tag+"-"+c.suffix()+`"`, c.Data))
+			}
+		}
+		entries = append(entries, e)
+	}
+	h, err := json.Marshal(entries)
 	if err != nil {
 		panic(err) // entries are plain strings and numbers
 	}
-	out := make([]byte, 0, PackHeaderPrefix+len(h)+w.bodies.Len())
+	out := make([]byte, 0, PackHeaderPrefix+len(h)+bodies.Len())
 	out = append(out, packMagic...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
 	out = append(out, h...)
-	return append(out, w.bodies.Bytes()...)
+	return append(out, bodies.Bytes()...)
 }
 
 // Compressed is one encoded form of a body.
