@@ -1,0 +1,323 @@
+package usfm
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var oracleReport = flag.Bool("oracle.report", false, "print every verse where the parser and the expected USX disagree")
+
+// The oracle compares, verse by verse, the plain text our parser extracts
+// from each test vector's origin.usfm with the text of its expected USX
+// (origin.xml). Both sides go through the same rules:
+//
+//   - a verse runs from its \v (or <verse number>) to the next verse or
+//     chapter; end-of-verse milestones are ignored;
+//   - text counts only inside paragraphs whose style holds Scripture text
+//     (verseTextStyle), and table cells;
+//   - notes, figures and the alternate/published numbers (\va, \vp, \ca)
+//     are left out;
+//   - whitespace runs are one space, and the result is trimmed.
+
+// verseTextStyle reports whether a paragraph style holds verse text, as
+// opposed to identification, titles, headings and introductions.
+func verseTextStyle(style string) bool {
+	base := strings.TrimRight(style, "0123456789")
+	switch base {
+	case "id", "ide", "h", "toc", "toca", "rem", "sts", "usfm", "restore",
+		"mt", "mte", "imt", "imte", "is", "ip", "ipi", "im", "imi", "ipq", "imq", "ipr", "ipc",
+		"iq", "ib", "ili", "iot", "io", "iex", "ie", "ilit",
+		"ms", "mse", "ms2e", "ms3e", "mr", "s", "se", "s1e", "s2e", "s3e", "s4e", "sr", "r", "sp", "sd",
+		"cl", "cd", "cp", "qa", "lit", "periph":
+		return false
+	}
+	return true
+}
+
+// excludedChar reports whether a character style's text is not verse text.
+func excludedChar(style string) bool {
+	switch style {
+	case "va", "vp", "ca", "cat", "fig":
+		return true
+	}
+	return false
+}
+
+// verseTexts collects text per verse key ("chapter:verse").
+type verseTexts struct {
+	order   []string
+	text    map[string]*strings.Builder
+	chapter string
+	verse   string
+}
+
+func newVerseTexts() *verseTexts {
+	return &verseTexts{text: map[string]*strings.Builder{}}
+}
+
+func (vt *verseTexts) setChapter(n string) { vt.chapter, vt.verse = n, "" }
+
+func (vt *verseTexts) setVerse(n string) {
+	vt.verse = n
+	k := vt.key()
+	if b, ok := vt.text[k]; ok {
+		b.WriteByte(' ') // a repeated verse number continues the verse
+		return
+	}
+	vt.order = append(vt.order, k)
+	vt.text[k] = &strings.Builder{}
+}
+
+func (vt *verseTexts) key() string { return vt.chapter + ":" + vt.verse }
+
+func (vt *verseTexts) add(s string) {
+	if vt.verse == "" {
+		return
+	}
+	vt.text[vt.key()].WriteString(s)
+}
+
+func (vt *verseTexts) result() map[string]string {
+	out := make(map[string]string, len(vt.text))
+	for k, b := range vt.text {
+		out[k] = collapse(b.String())
+	}
+	return out
+}
+
+// collapse turns runs of ASCII whitespace into one space and trims.
+func collapse(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	}), " ")
+}
+
+// treeVerses extracts the verse texts of a parsed book.
+func treeVerses(b *Book) (map[string]string, []string) {
+	vt := newVerseTexts()
+	var inline func(n *Node, on bool)
+	inline = func(n *Node, on bool) {
+		switch n.Kind {
+		case Verse:
+			vt.setVerse(n.Number)
+		case Text:
+			if on {
+				vt.add(n.Text)
+			}
+		case Note:
+		case Char:
+			if excludedChar(n.Marker) {
+				return
+			}
+			for _, c := range n.Children {
+				inline(c, on)
+			}
+		}
+	}
+	var block func(n *Node)
+	block = func(n *Node) {
+		switch n.Kind {
+		case Chapter:
+			vt.setChapter(n.Number)
+		case Para, Cell:
+			on := n.Kind == Cell || verseTextStyle(n.Marker)
+			if on {
+				vt.add(" ")
+			}
+			for _, c := range n.Children {
+				inline(c, on)
+			}
+			if on {
+				vt.add(" ")
+			}
+		case Table, Row:
+			for _, c := range n.Children {
+				block(c)
+			}
+		}
+	}
+	for _, n := range b.Nodes {
+		block(n)
+	}
+	return vt.result(), vt.order
+}
+
+// usxVerses extracts the verse texts of a USX document.
+func usxVerses(src []byte) (map[string]string, []string, error) {
+	vt := newVerseTexts()
+	dec := xml.NewDecoder(bytes.NewReader(src))
+	type frame struct{ on, skip bool }
+	stack := []frame{{}}
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		top := stack[len(stack)-1]
+		switch t := tok.(type) {
+		case xml.StartElement:
+			attr := func(name string) string {
+				for _, a := range t.Attr {
+					if a.Name.Local == name {
+						return a.Value
+					}
+				}
+				return ""
+			}
+			f := top
+			switch t.Name.Local {
+			case "book", "note", "figure":
+				f.skip = true
+			case "chapter":
+				if n := attr("number"); n != "" {
+					vt.setChapter(n)
+				}
+			case "verse":
+				if n := attr("number"); n != "" {
+					vt.setVerse(n)
+				}
+			case "para":
+				f.on = verseTextStyle(attr("style"))
+				if f.on && !f.skip {
+					vt.add(" ")
+				}
+			case "cell":
+				f.on = true
+				vt.add(" ")
+			case "char":
+				if excludedChar(attr("style")) {
+					f.skip = true
+				}
+			}
+			stack = append(stack, f)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+			if top.on && !top.skip && (t.Name.Local == "para" || t.Name.Local == "cell") {
+				vt.add(" ")
+			}
+		case xml.CharData:
+			if top.on && !top.skip {
+				vt.add(string(t))
+			}
+		}
+	}
+	return vt.result(), vt.order, nil
+}
+
+type oracleDiff struct {
+	test, key, got, want, why string
+}
+
+func TestOracle(t *testing.T) {
+	root := filepath.Join(sharedDir(t), "bibles", "usfm-tests", "tcdocs", "tests")
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == "origin.usfm" {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 200 {
+		t.Fatalf("found only %d test vectors under %s", len(dirs), root)
+	}
+	sort.Strings(dirs)
+	var (
+		agree, total, files, failed int
+		diffs                       []oracleDiff
+	)
+	for _, dir := range dirs {
+		name, _ := filepath.Rel(root, dir)
+		name = filepath.ToSlash(name)
+		usfm, err := os.ReadFile(filepath.Join(dir, "origin.usfm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		book, perr := Parse(name+"/origin.usfm", usfm)
+		if perr != nil {
+			failed++
+			var d Diag
+			if !errors.As(perr, &d) {
+				t.Errorf("%s: error %v is not a Diag", name, perr)
+			}
+		}
+		usx, err := os.ReadFile(filepath.Join(dir, "origin.xml"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // nothing to compare with; the parse still counts
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, order, err := usxVerses(usx)
+		if err != nil {
+			t.Errorf("%s: origin.xml: %v", name, err)
+			continue
+		}
+		got := map[string]string{}
+		if perr == nil {
+			var gotOrder []string
+			got, gotOrder = treeVerses(book)
+			for _, k := range gotOrder {
+				if _, ok := want[k]; !ok {
+					order = append(order, k)
+				}
+			}
+		}
+		for _, k := range order {
+			total++
+			g, gok := got[k]
+			w, wok := want[k]
+			switch {
+			case perr != nil:
+				diffs = append(diffs, oracleDiff{name, k, "", w, "parse error: " + perr.Error()})
+			case !gok:
+				diffs = append(diffs, oracleDiff{name, k, "", w, "verse missing"})
+			case !wok:
+				diffs = append(diffs, oracleDiff{name, k, g, "", "verse not in USX"})
+			case g != w:
+				diffs = append(diffs, oracleDiff{name, k, g, w, "text differs"})
+			default:
+				agree++
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no verses compared")
+	}
+	pct := 100 * float64(agree) / float64(total)
+	fmt.Printf("usfm oracle: %d/%d verses agree (%.1f%%) in %d files (%d failed to parse)\n", agree, total, pct, files, failed)
+	if *oracleReport {
+		for _, d := range diffs {
+			fmt.Printf("%s %s: %s\n    got:  %q\n    want: %q\n", d.test, d.key, d.why, clip(d.got), clip(d.want))
+		}
+	}
+	if pct < 95 {
+		t.Errorf("only %.1f%% of verses agree with the expected USX; want at least 95%%", pct)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,737 @@
+package usfm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Parse parses one USFM file. file names the source in diagnostics only.
+//
+// A file that cannot be trusted (no \id, an invalid book code, a second
+// \id, a \c or \v without a number) is an error of type Diag. Anything the
+// parser can recover from, such as an unknown marker or an unclosed
+// character style, is added to Book.Warnings.
+func Parse(file string, src []byte) (*Book, error) {
+	p := &parser{file: file, src: string(src), line: 1}
+	return p.parse()
+}
+
+type parser struct {
+	file string
+	src  string
+	i    int // read offset in src
+
+	// pos cache: the line number and line start of offset posOff. Offsets
+	// are asked for in increasing order, so counting lines is linear.
+	posOff, line, lineStart int
+
+	book *Book
+	// stack holds the open containers: stack[0] is the block (Para or
+	// Cell) receiving inline content, then open Char and Note nodes.
+	stack []*Node
+	// heading is true when stack[0] is a paragraph that cannot hold verses.
+	heading bool
+	// header is the marker of a header paragraph (\h, \toc1, \rem…) being
+	// read in stack[0]; its text goes to Book.Headers, not to Nodes.
+	header string
+	drop   bool // the header paragraph is dropped (\rem)
+
+	table, row     *Node
+	chapter, verse *Node
+	seen           map[string]bool // messages of warnOnce
+}
+
+func (p *parser) parse() (*Book, error) {
+	s := p.src
+	p.book = &Book{Headers: map[string]string{}}
+	i := 0
+	if strings.HasPrefix(s, "\uFEFF") {
+		i = len("\uFEFF")
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if !isMarkerAt(s, i, "id") {
+		if j := findMarker(s, "id"); j >= 0 {
+			return nil, p.diag(i, `content before \id`)
+		}
+		return nil, p.diag(i, `missing \id marker`)
+	}
+	if err := p.readID(i); err != nil {
+		return nil, err
+	}
+	for p.i < len(s) {
+		if s[p.i] != '\\' {
+			end := len(s)
+			if j := strings.IndexByte(s[p.i:], '\\'); j >= 0 {
+				end = p.i + j
+			}
+			p.addText(s[p.i:end], p.i)
+			p.i = end
+			continue
+		}
+		if err := p.marker(); err != nil {
+			return nil, err
+		}
+	}
+	p.closeBlock(len(s))
+	return p.book, nil
+}
+
+// readID reads the \id line at offset i: the book code and free text.
+func (p *parser) readID(i int) error {
+	s := p.src
+	start := i
+	i += len(`\id`)
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(s) && !isSpace(s[j]) && s[j] != '\\' {
+		j++
+	}
+	code := strings.ToUpper(s[i:j])
+	if code == "" {
+		return p.diag(start, `\id without a book code`)
+	}
+	if !validCode(code) {
+		return p.diag(i, fmt.Sprintf(`invalid book code %q in \id`, s[i:j]))
+	}
+	k := j
+	for k < len(s) && s[k] != '\n' && s[k] != '\\' {
+		k++
+	}
+	p.book.ID = code
+	p.book.IDText = strings.TrimSpace(norm(s[j:k]))
+	p.i = k
+	return nil
+}
+
+func validCode(code string) bool {
+	if len(code) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		c := code[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// marker handles the marker at p.i.
+func (p *parser) marker() error {
+	s := p.src
+	start := p.i
+	name, plus, closing, end := scanMarker(s, start)
+	switch {
+	case name == "" && closing && !plus:
+		p.warn(start, `\* without a milestone`)
+		p.i = end
+		return nil
+	case name == "":
+		// A backslash that starts no marker is kept as text.
+		p.warn(start, "backslash not followed by a marker name")
+		p.i = start + 1
+		p.addText(`\`, start)
+		return nil
+	case name[0] >= 'A' && name[0] <= 'Z':
+		// Markers are lower case; "\Canst" is a stray backslash in text.
+		p.warn(start, fmt.Sprintf(`unknown marker \%s kept as text`, name))
+		p.i = start + 1
+		p.addText(s[start+1:end], start+1)
+		return nil
+	}
+	p.i = end
+	if closing {
+		p.closeMarker(name, start)
+		return nil
+	}
+	// \ts\*, \qt-e\*, \zfoo\*: a milestone with no attributes.
+	if strings.HasPrefix(s[end:], `\*`) {
+		p.i = end + 2
+		return nil
+	}
+	// The whitespace after a marker belongs to it (USFM 3: one space, and
+	// runs of whitespace count as one).
+	p.skipSpace()
+
+	switch c := classify(name); c {
+	case clID:
+		return p.diag(start, `second \id marker: one book per file`)
+	case clHeader, clDrop:
+		p.closeBlock(start)
+		p.endTable()
+		p.stack = append(p.stack[:0], &Node{Kind: Para, Marker: name, Pos: p.pos(start)})
+		p.header, p.drop = name, c == clDrop
+	case clPara, clHeading, clPeriph:
+		p.closeBlock(start)
+		p.endTable()
+		p.newPara(name, start, c != clPara)
+	case clBreak:
+		p.closeBlock(start)
+		p.endTable()
+	case clChapter:
+		p.closeBlock(start)
+		p.endTable()
+		num := p.readNumber()
+		if num == "" {
+			return p.diag(start, `\c without a chapter number`)
+		}
+		if !isDigits(num) {
+			p.warn(start, fmt.Sprintf("chapter number %q is not a number", num))
+		}
+		n := &Node{Kind: Chapter, Number: num, Pos: p.pos(start)}
+		p.book.Nodes = append(p.book.Nodes, n)
+		p.chapter, p.verse = n, nil
+	case clChapterPub:
+		j := p.i
+		for j < len(s) && s[j] != '\n' && s[j] != '\\' {
+			j++
+		}
+		pub := strings.TrimSpace(norm(s[p.i:j]))
+		p.i = j
+		if p.chapter == nil {
+			p.warn(start, `\cp before any \c`)
+		} else {
+			p.chapter.Pub = pub
+		}
+	case clVerse:
+		p.closeInline(start)
+		num := p.readNumber()
+		if num == "" {
+			return p.diag(start, `\v without a verse number`)
+		}
+		if num[0] < '0' || num[0] > '9' {
+			p.warn(start, fmt.Sprintf("verse number %q is not a number", num))
+		}
+		block := p.verseBlock(start)
+		v := &Node{Kind: Verse, Number: num, Pos: p.pos(start)}
+		block.Children = append(block.Children, v)
+		p.verse = v
+	case clAltNumber:
+		val := p.readUntilClose(name, start)
+		switch {
+		case name == "ca" && p.chapter != nil:
+			p.chapter.Alt = val
+		case name == "va" && p.verse != nil:
+			p.verse.Alt = val
+		case name == "vp" && p.verse != nil:
+			p.verse.Pub = val
+		case name != "ca" && val != "":
+			// \d \va 1\va*: a psalm title that is verse 1 in another
+			// versification has no \v to hang the number on; keep it inline.
+			parent := p.container(start)
+			parent.Children = append(parent.Children, &Node{Kind: Char, Marker: name, Pos: p.pos(start),
+				Children: []*Node{{Kind: Text, Text: val, Pos: p.pos(start)}}})
+		default:
+			p.warn(start, fmt.Sprintf(`\%s with no chapter or verse to apply to`, name))
+		}
+	case clSkipChar:
+		p.readUntilClose(name, start)
+	case clNote:
+		p.openNote(name, start)
+	case clNoteChar:
+		if !plus {
+			if k := p.noteIndex(); k >= 0 {
+				p.stack = p.stack[:k+1]
+			} else {
+				p.warn(start, fmt.Sprintf(`\%s outside a note`, name))
+			}
+		}
+		p.openChar(name, start)
+	case clNoteNested, clChar:
+		p.openChar(name, start)
+	case clRow:
+		p.closeBlock(start)
+		if p.table == nil {
+			p.table = &Node{Kind: Table, Pos: p.pos(start)}
+			p.book.Nodes = append(p.book.Nodes, p.table)
+		}
+		p.row = &Node{Kind: Row, Pos: p.pos(start)}
+		p.table.Children = append(p.table.Children, p.row)
+	case clCell:
+		p.closeBlock(start)
+		p.newCell(name, start)
+	case clMilestone:
+		p.skipMilestone(name, start)
+	default:
+		if strings.HasPrefix(name, "z") {
+			// Custom \z markers are legal; keep their text as a Char.
+			p.openChar(name, start)
+			return nil
+		}
+		if plus || p.closedSoon(name) {
+			p.warn(start, fmt.Sprintf(`unknown character marker \%s`, name))
+			p.openChar(name, start)
+			return nil
+		}
+		p.warn(start, fmt.Sprintf(`unknown marker \%s ignored`, name))
+	}
+	return nil
+}
+
+// closedSoon reports whether \name* follows before the next verse or
+// chapter, which makes an unknown \name a character style.
+func (p *parser) closedSoon(name string) bool {
+	rest := p.src[p.i:]
+	k := strings.Index(rest, `\`+name+`*`)
+	if k < 0 {
+		return false
+	}
+	rest = rest[:k]
+	return !strings.Contains(rest, `\v `) && !strings.Contains(rest, `\c `)
+}
+
+// scanMarker reads the marker at s[i] == '\\'. It returns the name without
+// '+' or '*', whether it had '+', whether it is a closing marker, and the
+// offset after it.
+func scanMarker(s string, i int) (name string, plus, closing bool, end int) {
+	j := i + 1
+	if j < len(s) && s[j] == '+' {
+		plus = true
+		j++
+	}
+	k := j
+	for k < len(s) && isNameByte(s[k]) {
+		k++
+	}
+	name = s[j:k]
+	if k < len(s) && s[k] == '*' {
+		closing = true
+		k++
+	}
+	return name, plus, closing, k
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
+}
+
+// isMarkerAt reports whether \name (as a whole marker) starts at s[i].
+func isMarkerAt(s string, i int, name string) bool {
+	if i >= len(s) || s[i] != '\\' || !strings.HasPrefix(s[i+1:], name) {
+		return false
+	}
+	k := i + 1 + len(name)
+	return k == len(s) || !isNameByte(s[k]) && s[k] != '*'
+}
+
+// findMarker returns the offset of the first \name marker in s, or -1.
+func findMarker(s, name string) int {
+	for off := 0; ; {
+		j := strings.Index(s[off:], `\`+name)
+		if j < 0 {
+			return -1
+		}
+		if isMarkerAt(s, off+j, name) {
+			return off + j
+		}
+		off += j + 1
+	}
+}
+
+func (p *parser) skipSpace() {
+	for p.i < len(p.src) && isSpace(p.src[p.i]) {
+		p.i++
+	}
+}
+
+// readNumber reads a chapter or verse number and the space after it.
+func (p *parser) readNumber() string {
+	s := p.src
+	j := p.i
+	for j < len(s) && !isSpace(s[j]) && s[j] != '\\' {
+		j++
+	}
+	num := s[p.i:j]
+	p.i = j
+	p.skipSpace()
+	return num
+}
+
+// readUntilClose reads the content of \name up to \name* (for \va, \vp,
+// \ca, \fig, \cat) and returns it as plain text. Character markers inside
+// are dropped; any other marker ends the content early with a warning.
+func (p *parser) readUntilClose(name string, start int) string {
+	s := p.src
+	var b strings.Builder
+	for p.i < len(s) {
+		j := strings.IndexByte(s[p.i:], '\\')
+		if j < 0 {
+			b.WriteString(s[p.i:])
+			p.i = len(s)
+			break
+		}
+		b.WriteString(s[p.i : p.i+j])
+		p.i += j
+		n, _, closing, end := scanMarker(s, p.i)
+		if closing && n == name {
+			p.i = end
+			return strings.TrimSpace(norm(b.String()))
+		}
+		if c := classify(n); n == "" || !(c == clChar || c == clNoteChar || c == clNoteNested) {
+			break
+		}
+		p.i = end
+		if !closing {
+			p.skipSpace()
+		}
+	}
+	p.warn(start, fmt.Sprintf(`\%s not closed with \%s*`, name, name))
+	return strings.TrimSpace(norm(b.String()))
+}
+
+// skipMilestone skips the attributes of a milestone (\qt-s |sid="1"\*,
+// \zaln-s |x-lemma="…"\*). Old files end the attributes at the end of the
+// line without \*; that is accepted with a warning.
+func (p *parser) skipMilestone(name string, start int) {
+	s := p.src
+	rest := s[p.i:]
+	j := strings.IndexByte(rest, '\\')
+	if j < 0 {
+		j = len(rest)
+	}
+	body := rest[:j]
+	if strings.HasPrefix(rest[j:], `\*`) && (strings.TrimSpace(body) == "" || body[0] == '|' || strings.Contains(body, "=")) {
+		p.i += j + 2
+		return
+	}
+	if body != "" && (body[0] == '|' || strings.Contains(body, `="`)) {
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			body = body[:nl]
+		}
+		p.i += len(body)
+		p.warn(start, fmt.Sprintf(`milestone \%s not closed with \*`, name))
+		return
+	}
+	if !strings.HasSuffix(name, "-e") && !strings.HasSuffix(name, "-s") && name != "ts" {
+		p.warn(start, fmt.Sprintf(`milestone \%s not closed with \*`, name))
+	}
+}
+
+// closeMarker handles \name*.
+func (p *parser) closeMarker(name string, start int) {
+	if classify(name) == clNote {
+		if k := p.noteIndex(); k >= 0 {
+			if p.stack[k].Marker != name {
+				p.warn(start, fmt.Sprintf(`\%s* closes \%s`, name, p.stack[k].Marker))
+			}
+			p.stack = p.stack[:k]
+			return
+		}
+		p.warn(start, fmt.Sprintf(`\%s* without an open note`, name))
+		return
+	}
+	for k := len(p.stack) - 1; k >= 1; k-- {
+		n := p.stack[k]
+		if n.Kind == Note {
+			break
+		}
+		if n.Marker == name {
+			p.stack = p.stack[:k]
+			return
+		}
+	}
+	switch classify(name) {
+	case clCell, clMilestone:
+		return // \tc1* and the like carry nothing
+	}
+	p.warn(start, fmt.Sprintf(`\%s* without an open \%s`, name, name))
+}
+
+// noteIndex returns the stack index of the open note, or -1.
+func (p *parser) noteIndex() int {
+	for k := len(p.stack) - 1; k >= 1; k-- {
+		if p.stack[k].Kind == Note {
+			return k
+		}
+	}
+	return -1
+}
+
+func (p *parser) newPara(name string, start int, heading bool) {
+	n := &Node{Kind: Para, Marker: name, Pos: p.pos(start)}
+	p.book.Nodes = append(p.book.Nodes, n)
+	p.stack = append(p.stack[:0], n)
+	p.heading = heading
+}
+
+func (p *parser) newCell(name string, start int) {
+	if p.row == nil {
+		p.warn(start, fmt.Sprintf(`\%s outside a table row`, name))
+		p.endTable()
+		p.table = &Node{Kind: Table, Pos: p.pos(start)}
+		p.row = &Node{Kind: Row, Pos: p.pos(start)}
+		p.table.Children = append(p.table.Children, p.row)
+		p.book.Nodes = append(p.book.Nodes, p.table)
+	}
+	c := &Node{Kind: Cell, Marker: name, Pos: p.pos(start)}
+	p.row.Children = append(p.row.Children, c)
+	p.stack = append(p.stack[:0], c)
+	p.heading = false
+}
+
+func (p *parser) endTable() { p.table, p.row = nil, nil }
+
+// container returns the innermost open node, opening an implicit paragraph
+// (or table cell) when text comes outside any.
+func (p *parser) container(start int) *Node {
+	if len(p.stack) == 0 {
+		if p.row != nil {
+			p.warn(start, `text in a table row outside a cell; assuming \tc1`)
+			p.newCell("tc1", start)
+		} else {
+			p.warn(start, `text outside a paragraph; assuming \p`)
+			p.newPara("p", start, false)
+		}
+	}
+	return p.stack[len(p.stack)-1]
+}
+
+// verseBlock returns the block a verse goes into. A verse cannot sit in a
+// heading or title (USFM: \v occurs under verse paragraphs), so it starts
+// an implicit \p there.
+func (p *parser) verseBlock(start int) *Node {
+	switch {
+	case len(p.stack) == 0 && p.row == nil:
+		p.warnOnce(start, `verse outside a paragraph; assuming \p`)
+		p.newPara("p", start, false)
+	case len(p.stack) > 0 && (p.heading || p.header != ""):
+		p.warnOnce(start, fmt.Sprintf(`verse in \%s; assuming \p`, p.stack[0].Marker))
+		p.closeBlock(start)
+		p.newPara("p", start, false)
+	}
+	return p.container(start)
+}
+
+func (p *parser) openChar(name string, start int) {
+	parent := p.container(start)
+	n := &Node{Kind: Char, Marker: name, Pos: p.pos(start)}
+	parent.Children = append(parent.Children, n)
+	p.stack = append(p.stack, n)
+}
+
+func (p *parser) openNote(name string, start int) {
+	if k := p.noteIndex(); k >= 0 {
+		p.warn(start, fmt.Sprintf(`\%s inside an open \%s; closing it`, name, p.stack[k].Marker))
+		p.stack = p.stack[:k]
+	}
+	parent := p.container(start)
+	s := p.src
+	j := p.i
+	for j < len(s) && !isSpace(s[j]) && s[j] != '\\' {
+		j++
+	}
+	caller := s[p.i:j]
+	if caller == "" {
+		p.warn(start, fmt.Sprintf(`\%s without a caller`, name))
+	}
+	p.i = j
+	p.skipSpace()
+	n := &Node{Kind: Note, Marker: name, Caller: caller, Pos: p.pos(start)}
+	parent.Children = append(parent.Children, n)
+	p.stack = append(p.stack, n)
+}
+
+// closeInline closes the open character styles and notes of the current
+// block, for a verse or the end of the block.
+func (p *parser) closeInline(start int) {
+	for k := len(p.stack) - 1; k >= 1; k-- {
+		if n := p.stack[k]; n.Kind == Note {
+			p.warn(start, fmt.Sprintf(`\%s at %d:%d not closed`, n.Marker, n.Pos.Line, n.Pos.Col))
+		}
+	}
+	if len(p.stack) > 1 {
+		p.stack = p.stack[:1]
+	}
+}
+
+// closeBlock ends the current block.
+func (p *parser) closeBlock(start int) {
+	if len(p.stack) == 0 {
+		return
+	}
+	p.closeInline(start)
+	b := p.stack[0]
+	p.stack = p.stack[:0]
+	trimTrailingSpace(b)
+	if p.header != "" {
+		if !p.drop {
+			text := strings.TrimSpace(plain(b))
+			if _, dup := p.book.Headers[p.header]; dup {
+				p.warn(start, fmt.Sprintf(`duplicate \%s ignored`, p.header))
+			} else {
+				p.book.Headers[p.header] = text
+			}
+		}
+		p.header, p.drop = "", false
+	}
+	p.heading = false
+}
+
+// trimTrailingSpace drops the space at the end of a block: it is the line
+// break before the next marker.
+func trimTrailingSpace(b *Node) {
+	if len(b.Children) == 0 {
+		return
+	}
+	last := b.Children[len(b.Children)-1]
+	if last.Kind != Text {
+		return
+	}
+	last.Text = strings.TrimRight(last.Text, " ")
+	if last.Text == "" {
+		b.Children = b.Children[:len(b.Children)-1]
+	}
+}
+
+// plain is the text of n and its descendants, notes left out.
+func plain(n *Node) string {
+	var b strings.Builder
+	var walk func(*Node)
+	walk = func(n *Node) {
+		if n.Kind == Note {
+			return
+		}
+		b.WriteString(n.Text)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// addText adds raw source text at offset off to the innermost open node.
+func (p *parser) addText(raw string, off int) {
+	if len(p.stack) == 0 && isBlank(raw) {
+		return
+	}
+	top := p.container(off)
+	if bar := strings.IndexByte(raw, '|'); bar >= 0 {
+		if target := p.attrTarget(); target != nil {
+			p.setAttrs(target, raw[bar+1:], off+bar+1)
+			raw = raw[:bar]
+		}
+	}
+	t := norm(raw)
+	last := len(top.Children) - 1
+	if last < 0 {
+		// No leading space right after a marker.
+		n := len(t)
+		t = strings.TrimLeft(t, " ")
+		off += skipLeadingSpace(raw, n-len(t))
+	}
+	if t == "" {
+		return
+	}
+	if last >= 0 && top.Children[last].Kind == Text {
+		prev := top.Children[last]
+		if strings.HasSuffix(prev.Text, " ") && t[0] == ' ' {
+			t = t[1:]
+		}
+		prev.Text += t
+		return
+	}
+	top.Children = append(top.Children, &Node{Kind: Text, Text: t, Pos: p.pos(off)})
+}
+
+// skipLeadingSpace returns how many bytes of raw make up its first n
+// leading normalised spaces (0 or 1: runs collapse).
+func skipLeadingSpace(raw string, n int) int {
+	if n == 0 {
+		return 0
+	}
+	i := 0
+	for i < len(raw) && (isSpace(raw[i]) || strings.HasPrefix(raw[i:], "//")) {
+		if raw[i] == '/' {
+			i += 2
+		} else {
+			i++
+		}
+	}
+	return i
+}
+
+// attrTarget is the node that a '|' attribute list belongs to: the
+// innermost character style, or a \periph paragraph.
+func (p *parser) attrTarget() *Node {
+	top := p.stack[len(p.stack)-1]
+	if top.Kind == Char || len(p.stack) == 1 && top.Kind == Para && top.Marker == "periph" {
+		return top
+	}
+	return nil
+}
+
+func (p *parser) setAttrs(n *Node, raw string, off int) {
+	attrs, err := parseAttrs(raw, defaultAttr[n.Marker])
+	if err != "" {
+		p.warn(off, fmt.Sprintf(`\%s: %s`, n.Marker, err))
+	}
+	if len(attrs) == 0 {
+		return
+	}
+	if n.Attrs == nil {
+		n.Attrs = attrs
+		return
+	}
+	for k, v := range attrs {
+		n.Attrs[k] = v
+	}
+}
+
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) warn(off int, msg string) {
+	p.book.Warnings = append(p.book.Warnings, p.diag(off, msg))
+}
+
+// warnOnce warns about a systematic habit of a file (such as verses
+// straight after \iex) only the first time.
+func (p *parser) warnOnce(off int, msg string) {
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	if !p.seen[msg] {
+		p.seen[msg] = true
+		p.warn(off, msg+" (reported once per file)")
+	}
+}
+
+func (p *parser) diag(off int, msg string) Diag {
+	return Diag{File: p.file, Pos: p.pos(off), Msg: msg}
+}
+
+// pos turns a byte offset into a line and column.
+func (p *parser) pos(off int) Pos {
+	if off > len(p.src) {
+		off = len(p.src)
+	}
+	if off < p.posOff {
+		p.posOff, p.line, p.lineStart = 0, 1, 0
+	}
+	for {
+		j := strings.IndexByte(p.src[p.posOff:off], '\n')
+		if j < 0 {
+			break
+		}
+		p.line++
+		p.lineStart = p.posOff + j + 1
+		p.posOff = p.lineStart
+	}
+	p.posOff = off
+	return Pos{Line: p.line, Col: off - p.lineStart + 1}
+}
