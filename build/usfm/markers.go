@@ -7,26 +7,26 @@ import "strings"
 type class uint8
 
 const (
-	clUnknown class = iota
-	clID            // \id: the book code
-	clHeader        // identification paragraph kept in Book.Headers
-	clDrop          // paragraph whose content is dropped (\rem, \restore)
-	clPara          // paragraph that may hold verses (\p, \q1, \d, \li1, …)
-	clHeading       // paragraph that holds no verses (titles, headings, intro)
-	clChapter       // \c
-	clChapterPub    // \cp: the rest of the line is Chapter.Pub
-	clVerse         // \v
-	clAltNumber     // \ca, \va, \vp: inline …\xx* stored on Chapter/Verse
-	clChar          // character style
-	clNote          // \f, \fe, \ef, \x, \ex
-	clNoteChar      // \fr, \ft, \xo, …: ends at the next note character marker
-	clNoteNested    // \fv, \fdc, \xot, …: note character that nests
-	clSkipChar      // \fig …\fig*, \cat …\cat*: dropped with their content
-	clRow           // \tr
-	clCell          // \th1, \tc1, \tcr2-3, …
-	clMilestone     // \qt-s …\*, \ts\*, \zaln-e\*
-	clPeriph        // \periph Title|id="x"
-	clBreak         // \esb, \esbe, \pb: end the paragraph, nothing else
+	clUnknown    class = iota
+	clID               // \id: the book code
+	clHeader           // identification paragraph kept in Book.Headers
+	clDrop             // paragraph whose content is dropped (\rem, \restore)
+	clPara             // paragraph that may hold verses (\p, \q1, \d, \li1, …)
+	clHeading          // paragraph that holds no verses (titles, headings, intro)
+	clChapter          // \c
+	clChapterPub       // \cp: the rest of the line is Chapter.Pub
+	clVerse            // \v
+	clAltNumber        // \ca, \va, \vp: inline …\xx* stored on Chapter/Verse
+	clChar             // character style
+	clNote             // \f, \fe, \ef, \x, \ex
+	clNoteChar         // \fr, \ft, \xo, …: ends at the next note character marker
+	clNoteNested       // \fv, \fdc, \xot, …: note character that nests
+	clSkipChar         // \fig …\fig*, \cat …\cat*: dropped with their content
+	clRow              // \tr
+	clCell             // \th1, \tc1, \tcr2-3, …
+	clMilestone        // \qt-s …\*, \ts\*, \zaln-e\*
+	clPeriph           // \periph Title|id="x"
+	clBreak            // \esb, \esbe, \pb: end the paragraph, nothing else
 )
 
 // markers maps a marker name (no backslash, no '+', no '*') to its class.
