@@ -93,6 +93,13 @@ var defaultAttr = map[string]string{
 
 // classify returns the class of a marker name.
 func classify(name string) class {
+	// The markers of word-level markup are the most frequent by far.
+	switch name {
+	case "w", "wj", "add", "nd":
+		return clChar
+	case "v":
+		return clVerse
+	}
 	if c, ok := markers[name]; ok {
 		return c
 	}

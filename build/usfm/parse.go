@@ -39,7 +39,13 @@ type parser struct {
 	table, row     *Node
 	chapter, verse *Node
 	seen           map[string]bool // messages of warnOnce
+
+	slab  []Node                        // see node
+	ptrs  []*Node                       // see add
+	attrs map[attrKey]map[string]string // see setAttrs
 }
+
+type attrKey struct{ marker, raw string }
 
 func (p *parser) parse() (*Book, error) {
 	s := p.src
@@ -163,7 +169,7 @@ func (p *parser) marker() error {
 	case clHeader, clDrop:
 		p.closeBlock(start)
 		p.endTable()
-		p.stack = append(p.stack[:0], &Node{Kind: Para, Marker: name, Pos: p.pos(start)})
+		p.stack = append(p.stack[:0], p.node(Para, name, start))
 		p.header, p.drop = name, c == clDrop
 	case clPara, clHeading, clPeriph:
 		p.closeBlock(start)
@@ -182,7 +188,8 @@ func (p *parser) marker() error {
 		if !isDigits(num) {
 			p.warn(start, fmt.Sprintf("chapter number %q is not a number", num))
 		}
-		n := &Node{Kind: Chapter, Number: num, Pos: p.pos(start)}
+		n := p.node(Chapter, "", start)
+		n.Number = num
 		p.book.Nodes = append(p.book.Nodes, n)
 		p.chapter, p.verse = n, nil
 	case clChapterPub:
@@ -207,8 +214,9 @@ func (p *parser) marker() error {
 			p.warn(start, fmt.Sprintf("verse number %q is not a number", num))
 		}
 		block := p.verseBlock(start)
-		v := &Node{Kind: Verse, Number: num, Pos: p.pos(start)}
-		block.Children = append(block.Children, v)
+		v := p.node(Verse, "", start)
+		v.Number = num
+		p.add(block, v)
 		p.verse = v
 	case clAltNumber:
 		val := p.readUntilClose(name, start)
@@ -223,8 +231,11 @@ func (p *parser) marker() error {
 			// \d \va 1\va*: a psalm title that is verse 1 in another
 			// versification has no \v to hang the number on; keep it inline.
 			parent := p.container(start)
-			parent.Children = append(parent.Children, &Node{Kind: Char, Marker: name, Pos: p.pos(start),
-				Children: []*Node{{Kind: Text, Text: val, Pos: p.pos(start)}}})
+			c := p.node(Char, name, start)
+			p.add(parent, c)
+			t := p.node(Text, "", start)
+			t.Text = val
+			p.add(c, t)
 		default:
 			p.warn(start, fmt.Sprintf(`\%s with no chapter or verse to apply to`, name))
 		}
@@ -246,11 +257,11 @@ func (p *parser) marker() error {
 	case clRow:
 		p.closeBlock(start)
 		if p.table == nil {
-			p.table = &Node{Kind: Table, Pos: p.pos(start)}
+			p.table = p.node(Table, "", start)
 			p.book.Nodes = append(p.book.Nodes, p.table)
 		}
-		p.row = &Node{Kind: Row, Pos: p.pos(start)}
-		p.table.Children = append(p.table.Children, p.row)
+		p.row = p.node(Row, "", start)
+		p.add(p.table, p.row)
 	case clCell:
 		p.closeBlock(start)
 		p.newCell(name, start)
@@ -356,35 +367,49 @@ func (p *parser) readNumber() string {
 }
 
 // readUntilClose reads the content of \name up to \name* (for \va, \vp,
-// \ca, \fig, \cat) and returns it as plain text. Character markers inside
-// are dropped; any other marker ends the content early with a warning.
+// \ca, \fig, \cat) and returns it as plain text; character markers inside
+// (\vp \it 1b\it*\vp*) are dropped. When \name* does not come before
+// another kind of marker, the content is only the text up to the next
+// marker, and the rest is parsed as usual.
 func (p *parser) readUntilClose(name string, start int) string {
 	s := p.src
 	var b strings.Builder
-	for p.i < len(s) {
-		j := strings.IndexByte(s[p.i:], '\\')
+	for i := p.i; i < len(s); {
+		j := strings.IndexByte(s[i:], '\\')
 		if j < 0 {
-			b.WriteString(s[p.i:])
-			p.i = len(s)
 			break
 		}
-		b.WriteString(s[p.i : p.i+j])
-		p.i += j
-		n, _, closing, end := scanMarker(s, p.i)
+		b.WriteString(s[i : i+j])
+		i += j
+		n, _, closing, end := scanMarker(s, i)
 		if closing && n == name {
 			p.i = end
 			return strings.TrimSpace(norm(b.String()))
 		}
-		if c := classify(n); n == "" || !(c == clChar || c == clNoteChar || c == clNoteNested) {
+		if n == "" && !closing {
+			// An escaped character such as \" in a \fig attribute.
+			b.WriteString(s[i : i+min(2, len(s)-i)])
+			i += 2
+			continue
+		}
+		if c := classify(n); !(c == clChar || c == clNoteChar || c == clNoteNested) {
 			break
 		}
-		p.i = end
+		i = end
 		if !closing {
-			p.skipSpace()
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
 		}
 	}
 	p.warn(start, fmt.Sprintf(`\%s not closed with \%s*`, name, name))
-	return strings.TrimSpace(norm(b.String()))
+	j := strings.IndexByte(s[p.i:], '\\')
+	if j < 0 {
+		j = len(s) - p.i
+	}
+	val := strings.TrimSpace(norm(s[p.i : p.i+j]))
+	p.i += j
+	return val
 }
 
 // skipMilestone skips the attributes of a milestone (\qt-s |sid="1"\*,
@@ -456,7 +481,7 @@ func (p *parser) noteIndex() int {
 }
 
 func (p *parser) newPara(name string, start int, heading bool) {
-	n := &Node{Kind: Para, Marker: name, Pos: p.pos(start)}
+	n := p.node(Para, name, start)
 	p.book.Nodes = append(p.book.Nodes, n)
 	p.stack = append(p.stack[:0], n)
 	p.heading = heading
@@ -466,13 +491,13 @@ func (p *parser) newCell(name string, start int) {
 	if p.row == nil {
 		p.warn(start, fmt.Sprintf(`\%s outside a table row`, name))
 		p.endTable()
-		p.table = &Node{Kind: Table, Pos: p.pos(start)}
-		p.row = &Node{Kind: Row, Pos: p.pos(start)}
-		p.table.Children = append(p.table.Children, p.row)
+		p.table = p.node(Table, "", start)
+		p.row = p.node(Row, "", start)
+		p.add(p.table, p.row)
 		p.book.Nodes = append(p.book.Nodes, p.table)
 	}
-	c := &Node{Kind: Cell, Marker: name, Pos: p.pos(start)}
-	p.row.Children = append(p.row.Children, c)
+	c := p.node(Cell, name, start)
+	p.add(p.row, c)
 	p.stack = append(p.stack[:0], c)
 	p.heading = false
 }
@@ -512,8 +537,8 @@ func (p *parser) verseBlock(start int) *Node {
 
 func (p *parser) openChar(name string, start int) {
 	parent := p.container(start)
-	n := &Node{Kind: Char, Marker: name, Pos: p.pos(start)}
-	parent.Children = append(parent.Children, n)
+	n := p.node(Char, name, start)
+	p.add(parent, n)
 	p.stack = append(p.stack, n)
 }
 
@@ -534,8 +559,9 @@ func (p *parser) openNote(name string, start int) {
 	}
 	p.i = j
 	p.skipSpace()
-	n := &Node{Kind: Note, Marker: name, Caller: caller, Pos: p.pos(start)}
-	parent.Children = append(parent.Children, n)
+	n := p.node(Note, name, start)
+	n.Caller = caller
+	p.add(parent, n)
 	p.stack = append(p.stack, n)
 }
 
@@ -615,8 +641,7 @@ func (p *parser) addText(raw string, off int) {
 	}
 	top := p.container(off)
 	if bar := strings.IndexByte(raw, '|'); bar >= 0 {
-		if target := p.attrTarget(); target != nil {
-			p.setAttrs(target, raw[bar+1:], off+bar+1)
+		if target := p.attrTarget(); target != nil && p.setAttrs(target, raw[bar+1:], off+bar+1) {
 			raw = raw[:bar]
 		}
 	}
@@ -639,7 +664,9 @@ func (p *parser) addText(raw string, off int) {
 		prev.Text += t
 		return
 	}
-	top.Children = append(top.Children, &Node{Kind: Text, Text: t, Pos: p.pos(off)})
+	n := p.node(Text, "", off)
+	n.Text = t
+	p.add(top, n)
 }
 
 // skipLeadingSpace returns how many bytes of raw make up its first n
@@ -669,21 +696,41 @@ func (p *parser) attrTarget() *Node {
 	return nil
 }
 
-func (p *parser) setAttrs(n *Node, raw string, off int) {
+// setAttrs sets the attributes in raw on n. It reports false when raw
+// holds no usable attribute at all (\em caption|no default attr\em*): that
+// text is then kept as text, as Paratext does, rather than lost.
+//
+// Identical attribute lists of the same marker share one map (a Bible
+// repeats the same Strong's numbers hundreds of thousands of times), so
+// Attrs must be treated as read-only.
+func (p *parser) setAttrs(n *Node, raw string, off int) bool {
+	key := attrKey{n.Marker, raw}
+	if m, ok := p.attrs[key]; ok && n.Attrs == nil {
+		n.Attrs = m
+		return true
+	}
 	attrs, err := parseAttrs(raw, defaultAttr[n.Marker])
+	if len(attrs) == 0 && strings.TrimSpace(raw) != "" {
+		p.warn(off, fmt.Sprintf(`\%s: %s; kept as text`, n.Marker, err))
+		return false
+	}
 	if err != "" {
 		p.warn(off, fmt.Sprintf(`\%s: %s`, n.Marker, err))
 	}
-	if len(attrs) == 0 {
-		return
-	}
 	if n.Attrs == nil {
 		n.Attrs = attrs
-		return
+		if err == "" {
+			if p.attrs == nil {
+				p.attrs = map[attrKey]map[string]string{}
+			}
+			p.attrs[key] = attrs
+		}
+		return true
 	}
 	for k, v := range attrs {
 		n.Attrs[k] = v
 	}
+	return true
 }
 
 func isBlank(s string) bool {
@@ -713,6 +760,33 @@ func (p *parser) warnOnce(off int, msg string) {
 
 func (p *parser) diag(off int, msg string) Diag {
 	return Diag{File: p.file, Pos: p.pos(off), Msg: msg}
+}
+
+// node returns a new node. Nodes are carved from blocks: a Bible has
+// millions of them, and one allocation each dominated the parse time.
+func (p *parser) node(k Kind, marker string, off int) *Node {
+	if len(p.slab) == 0 {
+		p.slab = make([]Node, 200) // under 32 KB: the small-object allocator
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.Kind, n.Marker, n.Pos = k, marker, p.pos(off)
+	return n
+}
+
+// add appends child to parent. A first child goes into a one-element slice
+// carved from a block, since most character styles hold a single text.
+func (p *parser) add(parent, child *Node) {
+	if parent.Children != nil {
+		parent.Children = append(parent.Children, child)
+		return
+	}
+	if len(p.ptrs) == 0 {
+		p.ptrs = make([]*Node, 512)
+	}
+	parent.Children = p.ptrs[0:1:1]
+	parent.Children[0] = child
+	p.ptrs = p.ptrs[1:]
 }
 
 // pos turns a byte offset into a line and column.

@@ -72,7 +72,7 @@ func parseAttrs(raw, def string) (map[string]string, string) {
 		}
 		return map[string]string{def: s}, ""
 	}
-	attrs := map[string]string{}
+	attrs := make(map[string]string, strings.Count(s, "="))
 	for {
 		s = strings.TrimLeft(s, " \t\r\n")
 		if s == "" {
