@@ -31,4 +31,3 @@ func BenchmarkParseWEB(b *testing.B) {
 		}
 	}
 }
-

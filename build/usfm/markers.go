@@ -103,6 +103,13 @@ func classify(name string) class {
 	if c, ok := markers[name]; ok {
 		return c
 	}
+	// A numbered paragraph beyond the usual levels (\s5 in translationStudio
+	// files, \q5) belongs to the family of its base marker.
+	if base := strings.TrimRight(name, "0123456789"); base != name && base != "" {
+		if c, ok := markers[base+"1"]; ok && (c == clPara || c == clHeading) {
+			return c
+		}
+	}
 	if isCell(name) {
 		return clCell
 	}

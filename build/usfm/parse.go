@@ -145,7 +145,7 @@ func (p *parser) marker() error {
 	case name[0] >= 'A' && name[0] <= 'Z':
 		// Markers are lower case; "\Canst" is a stray backslash in text.
 		p.warn(start, fmt.Sprintf(`unknown marker \%s kept as text`, name))
-		p.i = start + 1
+		p.i = end
 		p.addText(s[start+1:end], start+1)
 		return nil
 	}
@@ -220,6 +220,9 @@ func (p *parser) marker() error {
 		p.verse = v
 	case clAltNumber:
 		val := p.readUntilClose(name, start)
+		// The space after \va …\va* separates it from the text, like the
+		// space after a verse number.
+		p.skipSpace()
 		switch {
 		case name == "ca" && p.chapter != nil:
 			p.chapter.Alt = val
@@ -429,7 +432,7 @@ func (p *parser) skipMilestone(name string, start int) {
 	}
 	if body != "" && (body[0] == '|' || strings.Contains(body, `="`)) {
 		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
-			body = body[:nl]
+			body = body[:nl+1]
 		}
 		p.i += len(body)
 		p.warn(start, fmt.Sprintf(`milestone \%s not closed with \*`, name))
@@ -608,6 +611,10 @@ func trimTrailingSpace(b *Node) {
 		return
 	}
 	last := b.Children[len(b.Children)-1]
+	if last.Kind == Char {
+		trimTrailingSpace(last) // a style left open to the end of the block
+		return
+	}
 	if last.Kind != Text {
 		return
 	}
@@ -647,8 +654,8 @@ func (p *parser) addText(raw string, off int) {
 	}
 	t := norm(raw)
 	last := len(top.Children) - 1
-	if last < 0 {
-		// No leading space right after a marker.
+	if last < 0 || top.Children[last].Kind == Verse {
+		// No leading space right after a paragraph, style or verse marker.
 		n := len(t)
 		t = strings.TrimLeft(t, " ")
 		off += skipLeadingSpace(raw, n-len(t))
