@@ -1,0 +1,238 @@
+// Command edge is the fasthttp gateway that serves published Bible content:
+// flags and environment, signals, and wiring of the edge package.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/cmd/internal/storeurl"
+	"github.com/bibleplatform/platform/edge"
+)
+
+type cli struct {
+	LogLevel slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"EDGE_LOG_LEVEL"`
+
+	Serve  serveCmd  `cmd:"" default:"withargs" help:"Serve published content (the default)."`
+	Export exportCmd `cmd:"" help:"Write the current build's representations as plain files with .gz siblings (for nginx)."`
+}
+
+type serveCmd struct {
+	Store  string `help:"Published store: a directory or s3://bucket[/prefix]." required:"" env:"EDGE_STORE"`
+	Listen string `help:"Address for HTTP." default:"127.0.0.1:8080" env:"EDGE_LISTEN"`
+
+	Access      string `help:"Access data: a snapshot file, or the dynamic service's http(s) URL (…/internal/access)." required:"" env:"EDGE_ACCESS"`
+	AccessCache string `help:"Where to keep the last good access snapshot (served from when the source is down). Default: the user cache dir." env:"EDGE_ACCESS_CACHE"`
+
+	Dynamic   string        `help:"Base URL of the dynamic service; its routes answer 503 until set." env:"EDGE_DYNAMIC"`
+	EdgeToken string        `help:"Shared secret sent to dynamic as X-Edge-Token." env:"EDGE_TOKEN"`
+	Timeout   time.Duration `help:"Time limit for a request forwarded to dynamic." default:"30s" env:"EDGE_DYNAMIC_TIMEOUT"`
+
+	TLSCert      string        `help:"TLS certificate (PEM). With --tls-key, serve HTTPS on --tls-listen and redirect HTTP to it." env:"EDGE_TLS_CERT" type:"existingfile"`
+	TLSKey       string        `help:"TLS private key (PEM)." env:"EDGE_TLS_KEY" type:"existingfile"`
+	TLSListen    string        `help:"Address for HTTPS." default:"127.0.0.1:8443" env:"EDGE_TLS_LISTEN"`
+	HTTPSPort    int           `help:"Port to name in redirects to HTTPS (default: --tls-listen's, or 443)." env:"EDGE_HTTPS_PORT"`
+	ForceHTTPS   bool          `help:"Redirect when a trusted proxy reports X-Forwarded-Proto: http, also without TLS here." env:"EDGE_FORCE_HTTPS"`
+	TrustedProxy []string      `help:"CIDR of a proxy whose X-Forwarded-Proto is believed (repeatable)." env:"EDGE_TRUSTED_PROXIES"`
+	Rate         float64       `help:"Default requests per second per app (apps may carry their own)." default:"20" env:"EDGE_RATE"`
+	Burst        int           `help:"Default burst per app." default:"40" env:"EDGE_BURST"`
+	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
+	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"268435456" env:"EDGE_PACK_CACHE"`
+	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
+	MaxVerses    int           `help:"Largest verse range composed on request." default:"200" env:"EDGE_MAX_RANGE_VERSES"`
+	Poll         time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
+	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
+	Concurrency  int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
+}
+
+type exportCmd struct {
+	Store    string `help:"Published store." required:"" env:"EDGE_STORE"`
+	Out      string `help:"Directory to write into." required:""`
+	Passages string `help:"File of extra passages to compose and write, one 'BIBLE_ID PASSAGE_ID' a line."`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var c cli
+	k := kong.Parse(&c, kong.Name("edge"),
+		kong.Description("Serve published Bible content: keys, licences, rate limits, HTTP caching semantics."),
+		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
+	k.Bind(log)
+	if err := k.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "edge:", err)
+		os.Exit(1)
+	}
+}
+
+func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
+	store, err := storeurl.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	var proxies []netip.Prefix
+	for _, p := range c.TrustedProxy {
+		for _, s := range strings.Split(p, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			pfx, err := netip.ParsePrefix(s)
+			if err != nil {
+				return fmt.Errorf("--trusted-proxy: %w", err)
+			}
+			proxies = append(proxies, pfx)
+		}
+	}
+	useTLS := c.TLSCert != "" || c.TLSKey != ""
+	if useTLS && (c.TLSCert == "" || c.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	httpsPort := c.HTTPSPort
+	if httpsPort == 0 && useTLS {
+		if _, p, err := net.SplitHostPort(c.TLSListen); err == nil {
+			httpsPort, _ = strconv.Atoi(p)
+		}
+	}
+	srv, err := edge.New(edge.Config{
+		Store: store, Log: log, AccessLog: c.AccessLog,
+		DefaultRate: access.Rate{PerSecond: c.Rate, Burst: c.Burst}, Edges: c.Edges,
+		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
+		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
+		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
+	})
+	if err != nil {
+		return err
+	}
+
+	src, err := edge.NewAccessSource(c.Access, c.EdgeToken)
+	if err != nil {
+		return err
+	}
+	cache := c.AccessCache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
+	}
+	aw := &edge.AccessWatcher{Source: src, CachePath: cache, Interval: c.Poll, Server: srv, Log: log}
+	if err := aw.Init(ctx); err != nil {
+		// Keep running: /readyz says not ready, and the watcher retries.
+		log.Error("no access data yet", "err", err)
+	}
+	bw := &edge.BuildWatcher{Store: store, Server: srv, Interval: c.Poll, Log: log}
+	if err := bw.Check(ctx); err != nil {
+		log.Error("no build yet", "err", err)
+	}
+	go aw.Run(ctx)
+	go bw.Run(ctx)
+
+	fs := &fasthttp.Server{
+		Handler:               srv.Handler,
+		Name:                  "",
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		Concurrency:           c.Concurrency,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		MaxRequestBodySize:    1 << 20,
+		Logger:                slogPrinter{log},
+	}
+	errc := make(chan error, 2)
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return err
+	}
+	log.Info("edge listening", "addr", ln.Addr().String(), "store", c.Store, "access", src.String(), "dynamic", c.Dynamic)
+	go func() { errc <- fs.Serve(ln) }()
+	if useTLS {
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return fmt.Errorf("load TLS key pair: %w", err)
+		}
+		tln, err := net.Listen("tcp", c.TLSListen)
+		if err != nil {
+			return err
+		}
+		tln = tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		log.Info("edge listening (TLS)", "addr", tln.Addr().String())
+		go func() { errc <- fs.Serve(tln) }()
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return fs.ShutdownWithContext(sctx)
+}
+
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Printf(format string, args ...any) { p.log.Warn(fmt.Sprintf(format, args...)) }
+
+func (c *exportCmd) Run(ctx context.Context, log *slog.Logger) error {
+	store, err := storeurl.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	srv, err := edge.New(edge.Config{Store: store, Log: log, PackCacheBytes: 1 << 30})
+	if err != nil {
+		return err
+	}
+	bw := &edge.BuildWatcher{Store: store, Server: srv, Log: log}
+	if err := bw.Check(ctx); err != nil {
+		return err
+	}
+	extra := map[int32][]string{}
+	if c.Passages != "" {
+		f, err := os.Open(c.Passages)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for line := 1; sc.Scan(); line++ {
+			fields := strings.Fields(sc.Text())
+			if len(fields) == 0 {
+				continue
+			}
+			id, err := strconv.ParseInt(fields[0], 10, 32)
+			if len(fields) != 2 || err != nil {
+				return fmt.Errorf("%s:%d: want 'BIBLE_ID PASSAGE_ID'", c.Passages, line)
+			}
+			extra[int32(id)] = append(extra[int32(id)], fields[1])
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+	}
+	n, err := srv.Export(ctx, c.Out, extra)
+	if err != nil {
+		return err
+	}
+	log.Info("exported", "files", n, "dir", c.Out)
+	return nil
+}

@@ -1,0 +1,235 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// DefaultMaxRangeVerses is the largest verse range the edge composes: a
+// little more than the longest chapter (Psalm 119, 176 verses), so any
+// chapter-sized reading works, while a request for a whole book (which a
+// client should fetch chapter by chapter) is refused with 400 before any
+// work is done.
+const DefaultMaxRangeVerses = 200
+
+// composeRange answers a verse range that was not pre-rendered by putting
+// together the pre-rendered segments of its verses. Results are cached per
+// build, Bible, canonical id and variant.
+func (s *Server) composeRange(ctx *fasthttp.RequestCtx, st *site, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+	if !html {
+		headings, notes = false, false // passage rule 1
+	}
+	variant := publish.Variant(html, headings, notes)
+	key := st.build + "/" + strconv.Itoa(int(bv.id)) + "/" + r.String() + "/" + variant
+	if res, ok := s.composed.get(key); ok {
+		serveResource(ctx, res, private)
+		return
+	}
+	res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
+	if res == nil {
+		switch status {
+		case fasthttp.StatusNotFound:
+			notFoundMsg(ctx, msg)
+		case fasthttp.StatusBadRequest:
+			badRequest(ctx, msg)
+		default:
+			message(ctx, status, "Content is temporarily unavailable; retry shortly.")
+		}
+		return
+	}
+	s.composed.add(key, res, res.size())
+	serveResource(ctx, res, private)
+}
+
+func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*resource, int, string) {
+	idx, err := s.bibleIndex(ctx, bv)
+	if err != nil {
+		s.log.Error("compose: no index", "bible", bv.id, "err", err)
+		return nil, fasthttp.StatusServiceUnavailable, ""
+	}
+	book := idx.Book(r.Book)
+	bk := bv.books[string(r.Book)]
+	if book == nil || bk == nil {
+		return nil, fasthttp.StatusNotFound, "Book not found."
+	}
+	c1, v1 := findVerse(book, r.Chapter, r.Verse)
+	c2, v2 := findVerse(book, r.EndChapter, r.EndVerse)
+	if c1 < 0 || c2 < 0 {
+		return nil, fasthttp.StatusNotFound, "Chapter not found."
+	}
+	if v1 < 0 || v2 < 0 {
+		return nil, fasthttp.StatusNotFound, "Verse not found."
+	}
+	if c2 < c1 || c2 == c1 && v2 < v1 {
+		return nil, fasthttp.StatusBadRequest, fmt.Sprintf("The passage range %s ends before it starts.", r)
+	}
+	n := 0
+	for c := c1; c <= c2; c++ {
+		from, to := 0, len(book.Chapters[c].Verses)-1
+		if c == c1 {
+			from = v1
+		}
+		if c == c2 {
+			to = v2
+		}
+		n += to - from + 1
+	}
+	if n > s.cfg.MaxRangeVerses {
+		return nil, fasthttp.StatusBadRequest, fmt.Sprintf(
+			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)
+	}
+
+	var segs []bible.Segment
+	var mod time.Time
+	var cc *resource
+	for c := c1; c <= c2; c++ {
+		ch := &book.Chapters[c]
+		ce := bk.chapters[ch.ID]
+		if ce == nil {
+			s.log.Error("compose: chapter in index but not in build", "bible", bv.id, "book", r.Book, "chapter", ch.ID)
+			return nil, fasthttp.StatusServiceUnavailable, ""
+		}
+		pv, err := s.packs.get(ctx, ce.Pack)
+		if err != nil {
+			s.log.Error("compose: cannot load pack", "pack", ce.Pack.Key, "err", err)
+			return nil, fasthttp.StatusServiceUnavailable, ""
+		}
+		raw, ok := pv.raw(publish.NameSegments)
+		var verses [][]bible.Segment
+		if ok {
+			err = json.Unmarshal(raw, &verses)
+		}
+		if !ok || err != nil || len(verses) != len(ch.Verses) {
+			s.log.Error("compose: bad segments", "pack", ce.Pack.Key, "found", ok, "err", err,
+				"verses", len(ch.Verses), "segments", len(verses))
+			return nil, fasthttp.StatusServiceUnavailable, ""
+		}
+		from, to := 0, len(verses)-1
+		if c == c1 {
+			from = v1
+		}
+		if c == c2 {
+			to = v2
+		}
+		for _, v := range verses[from : to+1] {
+			segs = append(segs, v...)
+		}
+		if ce.Pack.Modified.After(mod) {
+			mod = ce.Pack.Modified
+		}
+		if cc == nil {
+			cc = pv.res[publish.PassageName("", publish.Variant(html, headings, notes))]
+		}
+	}
+	var content string
+	if html {
+		content = bible.ComposeHTML(segs, headings, notes)
+	} else {
+		content = bible.ComposeText(segs)
+	}
+	// The reference uses the chapter's title where its id is not a number
+	// (PS2 "1_1" is Psalm "151").
+	label := r
+	label.Chapter = chapterLabel(&book.Chapters[c1])
+	label.EndChapter = chapterLabel(&book.Chapters[c2])
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(bible.Passage{ID: r.String(), Content: content, Reference: label.Label(book.Title, "")}); err != nil {
+		s.log.Error("compose: encode", "err", err)
+		return nil, fasthttp.StatusInternalServerError, ""
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	ccv := ""
+	if cc != nil {
+		ccv = string(cc.ccPublic)
+	}
+	return newComposedResource(body, ccv, mod), 0, ""
+}
+
+func findVerse(b *bible.Book, chapter, verse string) (int, int) {
+	for i := range b.Chapters {
+		if b.Chapters[i].ID == chapter {
+			return i, b.Chapters[i].VerseIndex(verse)
+		}
+	}
+	return -1, -1
+}
+
+func chapterLabel(c *bible.Chapter) string {
+	for i := 0; i < len(c.ID); i++ {
+		if c.ID[i] < '0' || c.ID[i] > '9' {
+			if c.Title != "" {
+				return c.Title
+			}
+			break
+		}
+	}
+	return c.ID
+}
+
+// Levels for compressing composed ranges on the request path: brotli 5
+// compresses about as well as gzip 9 at a fraction of brotli 9's cost.
+const (
+	composeBrotliLevel = 5
+	composeGzipLevel   = 6
+)
+
+// newComposedResource prepares a composed body like the build prepares a
+// published one: identity plus each coding that is smaller, a strong ETag
+// per coding in the build's form.
+func newComposedResource(body []byte, cc string, mod time.Time) *resource {
+	pub, priv := cacheControls(cc)
+	r := &resource{ctype: []byte(publish.JSON), ccPublic: []byte(pub), ccPrivate: []byte(priv)}
+	r.setModified(mod)
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:12])
+	set := func(c int, etag string, b []byte) {
+		r.reps[c] = rep{etag: etag, etagB: []byte(etag), body: b}
+		r.avail |= 1 << c
+	}
+	set(codingIdentity, `"`+tag+`"`, body)
+	var br bytes.Buffer
+	bw := brotli.NewWriterLevel(&br, composeBrotliLevel)
+	bw.Write(body)
+	bw.Close()
+	if br.Len() < len(body) {
+		set(codingBr, `"`+tag+`-br"`, br.Bytes())
+	}
+	var gz bytes.Buffer
+	gw, _ := gzip.NewWriterLevel(&gz, composeGzipLevel)
+	gw.Write(body)
+	gw.Close()
+	if gz.Len() < len(body) {
+		set(codingGzip, `"`+tag+`-gz"`, gz.Bytes())
+	}
+	return r
+}
+
+// variantFlags is the inverse of publish.Variant.
+func variantFlags(variant string) (html, headings, notes bool) {
+	switch variant {
+	case "html":
+		return true, false, false
+	case "html-h":
+		return true, true, false
+	case "html-n":
+		return true, false, true
+	case "html-hn":
+		return true, true, true
+	}
+	return false, false, false
+}

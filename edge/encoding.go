@@ -1,0 +1,160 @@
+package edge
+
+// Content codings the edge can serve, in order of preference when a client
+// weights several equally: brotli is the smallest, identity the largest.
+const (
+	codingBr = iota
+	codingGzip
+	codingIdentity
+	numCodings
+)
+
+var codingNames = [numCodings]string{"br", "gzip", ""}
+
+// acceptEncoding is a parsed Accept-Encoding header: the weight (q-value in
+// thousandths) given to each coding we can produce.
+type acceptEncoding struct {
+	q [numCodings]int
+}
+
+// parseAcceptEncoding reads an Accept-Encoding field value (RFC 9110
+// §12.5.3) without allocating. Absent header: any coding is acceptable, but
+// we then send identity, as the RFC suggests for clients that did not
+// state a preference. Identity is acceptable unless it is excluded by
+// "identity;q=0" or by "*;q=0" without an identity entry.
+func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
+	var a acceptEncoding
+	if !present {
+		a.q[codingIdentity] = 1000
+		return a
+	}
+	star := -1
+	var set [numCodings]bool
+	for len(h) > 0 {
+		var item []byte
+		item, h = cutByte(h, ',')
+		name, params := cutByte(item, ';')
+		name = trimOWS(name)
+		if len(name) == 0 {
+			continue
+		}
+		q := 1000
+		for len(params) > 0 {
+			var p []byte
+			p, params = cutByte(params, ';')
+			p = trimOWS(p)
+			if len(p) >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=' {
+				if v, ok := parseQValue(trimOWS(p[2:])); ok {
+					q = v
+				} else {
+					q = 0 // a malformed weight cannot be trusted to allow the coding
+				}
+			}
+		}
+		switch {
+		case equalFoldASCII(name, "br"):
+			a.q[codingBr], set[codingBr] = q, true
+		case equalFoldASCII(name, "gzip"), equalFoldASCII(name, "x-gzip"):
+			a.q[codingGzip], set[codingGzip] = q, true
+		case equalFoldASCII(name, "identity"):
+			a.q[codingIdentity], set[codingIdentity] = q, true
+		case len(name) == 1 && name[0] == '*':
+			star = q
+		}
+	}
+	if star >= 0 {
+		// "*" matches every coding not listed explicitly.
+		for c := range a.q {
+			if !set[c] {
+				a.q[c] = star
+			}
+		}
+	}
+	if !set[codingIdentity] && star < 0 {
+		// Identity stays acceptable when not mentioned, but loses to any
+		// coding the client asked for.
+		a.q[codingIdentity] = 1
+	}
+	return a
+}
+
+// choose returns the coding to send among those available (bit i set when
+// coding i exists), or identity when nothing acceptable exists: RFC 9110
+// §12.5.3 lets a server send an unencoded response rather than fail.
+func (a *acceptEncoding) choose(available uint8) int {
+	best, bestQ := codingIdentity, 0
+	for c := 0; c < numCodings; c++ {
+		if available&(1<<c) == 0 {
+			continue
+		}
+		if a.q[c] > bestQ {
+			best, bestQ = c, a.q[c]
+		}
+	}
+	return best
+}
+
+// parseQValue parses a weight: "0", "1", "0.5", "1.000" (RFC 9110 §12.4.2),
+// returning thousandths.
+func parseQValue(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 5 {
+		return 0, false
+	}
+	if b[0] != '0' && b[0] != '1' {
+		return 0, false
+	}
+	v := int(b[0]-'0') * 1000
+	if len(b) == 1 {
+		return v, true
+	}
+	if b[1] != '.' {
+		return 0, false
+	}
+	scale := 100
+	for _, c := range b[2:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v += int(c-'0') * scale
+		scale /= 10
+	}
+	if v > 1000 {
+		return 0, false
+	}
+	return v, true
+}
+
+func cutByte(b []byte, sep byte) (before, after []byte) {
+	for i, c := range b {
+		if c == sep {
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
+}
+
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func equalFoldASCII(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}

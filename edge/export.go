@@ -1,0 +1,150 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Export writes every published representation of the current build as a
+// plain file, with a .gz sibling holding the gzip encoding, so that a
+// static server (nginx with gzip_static) can serve the same bytes; passages
+// lists extra passage ids (ranges) to compose and write as well. The layout
+// is documented in docs/edge.md:
+//
+//	v1/bibles/<id>.json  v1/bibles/<id>/index.json  …/books/<BOOK>/chapters/<C>/verses/<V>.json
+//	v1/bibles/<id>/books/canon/<canon>.json
+//	v1/bibles/<id>/passages/<passage id>/<variant>.json
+func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]string) (int, error) {
+	st := s.site.Load()
+	if st == nil {
+		return 0, errors.New("export: no build loaded")
+	}
+	n := 0
+	write := func(rel string, res *resource) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel)+".json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, res.reps[codingIdentity].body, 0o644); err != nil {
+			return err
+		}
+		if res.avail&(1<<codingGzip) != 0 {
+			if err := os.WriteFile(p+".gz", res.reps[codingGzip].body, 0o644); err != nil {
+				return err
+			}
+		}
+		n++
+		return nil
+	}
+	for _, be := range st.manifest.Bibles {
+		base := "v1/bibles/" + strconv.Itoa(int(be.ID))
+		pv, err := s.packs.get(ctx, be.Pack)
+		if err != nil {
+			return n, err
+		}
+		for name, res := range pv.res {
+			rel := ""
+			switch {
+			case name == publish.NameBible:
+				rel = base
+			case name == publish.NameIndex, name == publish.NameBooks:
+				rel = base + "/" + name
+			case strings.HasPrefix(name, publish.NameBooks+"/"):
+				rel = base + "/books/canon/" + strings.TrimPrefix(name, publish.NameBooks+"/")
+			}
+			if rel != "" {
+				if err := write(rel, res); err != nil {
+					return n, err
+				}
+			}
+		}
+		for _, ke := range be.Books {
+			book := base + "/books/" + string(ke.ID)
+			pv, err := s.packs.get(ctx, ke.Pack)
+			if err != nil {
+				return n, err
+			}
+			for name, res := range pv.res {
+				rel := ""
+				switch {
+				case name == publish.NameBook:
+					rel = book
+				case name == publish.NameChapters:
+					rel = book + "/chapters"
+				case strings.HasPrefix(name, "passage/"):
+					rel = base + "/passages/" + string(ke.ID) + "." + strings.TrimPrefix(name, "passage/")
+				}
+				if rel != "" {
+					if err := write(rel, res); err != nil {
+						return n, err
+					}
+				}
+			}
+			for _, ce := range ke.Chapters {
+				chap := book + "/chapters/" + ce.ID
+				pid := base + "/passages/" + string(ke.ID) + "." + ce.ID
+				pv, err := s.packs.get(ctx, ce.Pack)
+				if err != nil {
+					return n, err
+				}
+				for name, res := range pv.res {
+					rel := ""
+					switch {
+					case name == publish.NameChapter:
+						rel = chap
+					case name == publish.NameVerses:
+						rel = chap + "/verses"
+					case strings.HasPrefix(name, "verse/"):
+						rel = chap + "/verses/" + strings.TrimPrefix(name, "verse/")
+					case strings.HasPrefix(name, "passage/"):
+						rest := strings.TrimPrefix(name, "passage/")
+						if v, variant, ok := strings.Cut(rest, "/"); ok {
+							rel = pid + "." + v + "/" + variant
+						} else {
+							rel = pid + "/" + rest
+						}
+					}
+					if rel != "" {
+						if err := write(rel, res); err != nil {
+							return n, err
+						}
+					}
+				}
+			}
+		}
+	}
+	for id, ids := range passages {
+		bv := st.bibles[id]
+		if bv == nil {
+			return n, fmt.Errorf("export: Bible %d is not in build %s", id, st.build)
+		}
+		for _, pid := range ids {
+			r, err := bible.ParseRef(pid)
+			if err != nil {
+				return n, fmt.Errorf("export: %w", err)
+			}
+			if r.Kind() != bible.KindRange {
+				continue // pre-rendered, already written
+			}
+			for _, variant := range publish.Variants {
+				html, headings, notes := variantFlags(variant)
+				res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
+				if res == nil {
+					return n, fmt.Errorf("export %s: status %d %s", pid, status, msg)
+				}
+				if err := write("v1/bibles/"+strconv.Itoa(int(id))+"/passages/"+r.String()+"/"+variant, res); err != nil {
+					return n, err
+				}
+			}
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,154 @@
+package edge
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Headers between the edge and dynamic. A client can set neither: the edge
+// deletes whatever the request carried before setting its own.
+const (
+	HeaderVerifiedAppID = "X-Verified-App-Id"
+	HeaderEdgeToken     = "X-Edge-Token"
+)
+
+type gateway struct {
+	base    *url.URL
+	client  *fasthttp.HostClient
+	token   string
+	timeout time.Duration
+}
+
+func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("dynamic URL %q: want http(s)://host[:port]", rawURL)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			addr += ":443"
+		} else {
+			addr += ":80"
+		}
+	}
+	return &gateway{
+		base:  u,
+		token: token,
+		client: &fasthttp.HostClient{
+			Addr:                          addr,
+			IsTLS:                         u.Scheme == "https",
+			ReadTimeout:                   timeout,
+			WriteTimeout:                  timeout,
+			MaxIdleConnDuration:           30 * time.Second,
+			DisableHeaderNamesNormalizing: false,
+		},
+		timeout: timeout,
+	}, nil
+}
+
+// forward authenticates a dynamic-owned route and passes it on with the
+// verified app id. The browser data-exchange routes may name the app in the
+// query instead of the header (spec, Authentication 4).
+func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
+	t := s.access.Load()
+	if t == nil {
+		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting; retry shortly.")
+		return
+	}
+	key := ctx.Request.Header.Peek(hdrAppKey)
+	var app *appEntry
+	if len(key) == 0 && isDataExchange(path) {
+		args := ctx.QueryArgs()
+		if k := args.Peek("x-svc-app-key"); len(k) > 0 {
+			key = k
+		} else if id := args.Peek("x-svc-app-id"); len(id) > 0 {
+			// The public app id identifies the app on the browser
+			// flow; the user's approval is what dynamic checks.
+			if app = t.byID[string(id)]; app == nil {
+				message(ctx, fasthttp.StatusPreconditionFailed, "Unknown app.")
+				return
+			}
+			if !s.admit(ctx, app) {
+				return
+			}
+		}
+	}
+	if app == nil {
+		if app = s.authorize(ctx, key, t); app == nil {
+			return
+		}
+	}
+	if s.gateway == nil {
+		message(ctx, fasthttp.StatusServiceUnavailable,
+			"This route is served by the dynamic service, which is not configured on this edge yet.")
+		return
+	}
+	s.gateway.do(ctx, app.id, s)
+}
+
+// hopHeaders are connection-level (RFC 9110 §7.6.1) and never forwarded.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	ctx.Request.CopyTo(req)
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	// Never trust an identity a client supplied (any spelling: fasthttp
+	// normalises header names, and Del is case-insensitive).
+	req.Header.Del(HeaderVerifiedAppID)
+	req.Header.Del(HeaderEdgeToken)
+	req.Header.Set(HeaderVerifiedAppID, appID)
+	if g.token != "" {
+		req.Header.Set(HeaderEdgeToken, g.token)
+	}
+	req.Header.Set("X-Forwarded-For", ctx.RemoteIP().String())
+	if ctx.IsTLS() {
+		req.Header.Set("X-Forwarded-Proto", "https")
+	} else {
+		req.Header.Set("X-Forwarded-Proto", "http")
+	}
+	req.Header.Set("X-Forwarded-Host", string(ctx.Host()))
+	uri := strings.TrimSuffix(g.base.Path, "/") + string(ctx.RequestURI())
+	req.SetRequestURI(uri)
+	req.URI().SetScheme(g.base.Scheme)
+	req.URI().SetHost(g.base.Host)
+	req.Header.SetHost(g.base.Host)
+
+	err := g.client.DoTimeout(req, resp, g.timeout)
+	if err != nil {
+		if errors.Is(err, fasthttp.ErrTimeout) {
+			message(ctx, fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time.")
+			return
+		}
+		s.log.Error("forward to dynamic", "path", string(ctx.Path()), "err", err)
+		message(ctx, fasthttp.StatusBadGateway, "The upstream service is unavailable.")
+		return
+	}
+	// Keep the rate-limit headers the edge set, take everything else from
+	// upstream.
+	var rl [3][]byte
+	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+		rl[i] = append([]byte(nil), ctx.Response.Header.PeekBytes(h)...)
+	}
+	resp.CopyTo(&ctx.Response)
+	for _, h := range hopHeaders {
+		ctx.Response.Header.Del(h)
+	}
+	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+		if len(rl[i]) > 0 {
+			ctx.Response.Header.SetCanonical(h, rl[i])
+		}
+	}
+}

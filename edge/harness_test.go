@@ -1,0 +1,84 @@
+package edge
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// testEdge is a server over a freshly published store, listening in memory.
+type testEdge struct {
+	srv    *Server
+	store  *publish.Dir
+	build  string
+	client *http.Client
+}
+
+func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
+	t.Helper()
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := publishFixtures(t, store, fxBibles())
+	cfg := Config{Store: store}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
+	if err := w.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetAccess(testSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	ln := fasthttputil.NewInmemoryListener()
+	fs := &fasthttp.Server{Handler: srv.Handler, NoDefaultServerHeader: true, NoDefaultContentType: true}
+	go fs.Serve(ln)
+	t.Cleanup(func() { fs.Shutdown(); ln.Close() })
+	client := &http.Client{
+		Transport: &http.Transport{
+			DialContext:        func(ctx context.Context, _, _ string) (net.Conn, error) { return ln.Dial() },
+			DisableCompression: true, // the tests look at encodings themselves
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       10 * time.Second,
+	}
+	return &testEdge{srv: srv, store: store, build: build, client: client}
+}
+
+// do sends one request; headers are "Name: value" lines.
+func (e *testEdge) do(t testing.TB, method, target string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://edge.test"+target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}

@@ -1,0 +1,124 @@
+package edge
+
+import "sync"
+
+// lru is a cache bounded by the total size of its values, evicting the least
+// recently used. Get does not allocate, so the hot path can use it.
+type lru[V any] struct {
+	mu         sync.Mutex
+	max, used  int64
+	items      map[string]*lruNode[V]
+	head, tail *lruNode[V] // head is the most recently used
+	hits, miss counter
+}
+
+type lruNode[V any] struct {
+	key        string
+	val        V
+	size       int64
+	prev, next *lruNode[V]
+}
+
+func newLRU[V any](maxBytes int64) *lru[V] {
+	return &lru[V]{max: maxBytes, items: make(map[string]*lruNode[V])}
+}
+
+// get returns the value under key. The key may be a string converted from
+// bytes at the call site: the map index does not allocate.
+func (c *lru[V]) get(key string) (V, bool) {
+	c.mu.Lock()
+	n, ok := c.items[key]
+	if ok {
+		c.moveFront(n)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.miss.inc()
+		var zero V
+		return zero, false
+	}
+	c.hits.inc()
+	return n.val, true
+}
+
+// getBytes is get for a key held in bytes.
+func (c *lru[V]) getBytes(key []byte) (V, bool) {
+	c.mu.Lock()
+	n, ok := c.items[string(key)]
+	if ok {
+		c.moveFront(n)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.miss.inc()
+		var zero V
+		return zero, false
+	}
+	c.hits.inc()
+	return n.val, true
+}
+
+// add stores val. A value larger than the whole cache is not kept: it
+// would only evict everything else.
+func (c *lru[V]) add(key string, val V, size int64) {
+	if size > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.items[key]; ok {
+		c.used += size - n.size
+		n.val, n.size = val, size
+		c.moveFront(n)
+	} else {
+		n := &lruNode[V]{key: key, val: val, size: size}
+		c.items[key] = n
+		c.used += size
+		c.pushFront(n)
+	}
+	for c.used > c.max && c.tail != nil {
+		old := c.tail
+		c.unlink(old)
+		delete(c.items, old.key)
+		c.used -= old.size
+	}
+}
+
+func (c *lru[V]) stats() (entries int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.items), c.used
+}
+
+func (c *lru[V]) moveFront(n *lruNode[V]) {
+	if c.head == n {
+		return
+	}
+	c.unlink(n)
+	c.pushFront(n)
+}
+
+func (c *lru[V]) pushFront(n *lruNode[V]) {
+	n.prev, n.next = nil, c.head
+	if c.head != nil {
+		c.head.prev = n
+	}
+	c.head = n
+	if c.tail == nil {
+		c.tail = n
+	}
+}
+
+func (c *lru[V]) unlink(n *lruNode[V]) {
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		c.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		c.tail = n.prev
+	}
+	n.prev, n.next = nil, nil
+}

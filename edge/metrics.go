@@ -1,0 +1,155 @@
+package edge
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+type counter struct{ atomic.Uint64 }
+
+func (c *counter) inc() { c.Add(1) }
+
+// routeClass groups requests for metrics and logs.
+type routeClass uint8
+
+const (
+	classOther routeClass = iota // unknown paths, redirects
+	classBible
+	classIndex
+	classBooks
+	classBook
+	classChapters
+	classChapter
+	classVerses
+	classVerse
+	classPassage
+	classPassageRange
+	classGateway
+	classOps
+	numClasses
+)
+
+var classNames = [numClasses]string{"other", "bible", "index", "books", "book", "chapters",
+	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops"}
+
+func (c routeClass) String() string { return classNames[c] }
+
+// statuses the edge produces; anything else is counted as "other".
+var statusCodes = [...]int{200, 204, 206, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405,
+	409, 412, 413, 416, 422, 429, 500, 502, 503, 504}
+
+const numStatus = len(statusCodes) + 1
+
+func statusIndex(code int) int {
+	for i, c := range statusCodes {
+		if c == code {
+			return i
+		}
+	}
+	return len(statusCodes)
+}
+
+// metrics are plain atomic counters, exposed in the Prometheus text format
+// (version 0.0.4) without a client library: the hot path only adds.
+type metrics struct {
+	requests    [numClasses][numStatus]counter
+	bytes       [numClasses]counter
+	rateLimited counter
+	started     time.Time
+}
+
+func (s *Server) writeMetrics(w io.Writer) {
+	m := &s.metrics
+	fmt.Fprintln(w, "# HELP edge_requests_total Requests by route class and status.")
+	fmt.Fprintln(w, "# TYPE edge_requests_total counter")
+	for c := range numClasses {
+		for i := range numStatus {
+			n := m.requests[c][i].Load()
+			if n == 0 {
+				continue
+			}
+			code := "other"
+			if i < len(statusCodes) {
+				code = fmt.Sprint(statusCodes[i])
+			}
+			fmt.Fprintf(w, "edge_requests_total{class=%q,code=%q} %d\n", routeClass(c).String(), code, n)
+		}
+	}
+	fmt.Fprintln(w, "# HELP edge_response_bytes_total Response body bytes sent, by route class.")
+	fmt.Fprintln(w, "# TYPE edge_response_bytes_total counter")
+	for c := range numClasses {
+		fmt.Fprintf(w, "edge_response_bytes_total{class=%q} %d\n", routeClass(c).String(), m.bytes[c].Load())
+	}
+	var notMod, partial uint64
+	for c := range numClasses {
+		notMod += m.requests[c][statusIndex(304)].Load()
+		partial += m.requests[c][statusIndex(206)].Load()
+	}
+	fmt.Fprintln(w, "# HELP edge_not_modified_total 304 responses.")
+	fmt.Fprintln(w, "# TYPE edge_not_modified_total counter")
+	fmt.Fprintf(w, "edge_not_modified_total %d\n", notMod)
+	fmt.Fprintln(w, "# HELP edge_partial_content_total 206 responses.")
+	fmt.Fprintln(w, "# TYPE edge_partial_content_total counter")
+	fmt.Fprintf(w, "edge_partial_content_total %d\n", partial)
+	fmt.Fprintln(w, "# HELP edge_rate_limited_total Requests refused with 429.")
+	fmt.Fprintln(w, "# TYPE edge_rate_limited_total counter")
+	fmt.Fprintf(w, "edge_rate_limited_total %d\n", m.rateLimited.Load())
+
+	fmt.Fprintln(w, "# HELP edge_cache_requests_total Lookups in the edge's in-memory caches.")
+	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
+	for _, c := range []struct {
+		name       string
+		hits, miss uint64
+	}{
+		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
+		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
+	} {
+		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"hit\"} %d\n", c.name, c.hits)
+		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"miss\"} %d\n", c.name, c.miss)
+	}
+	fmt.Fprintln(w, "# HELP edge_cache_hit_ratio Hits over lookups since start.")
+	fmt.Fprintln(w, "# TYPE edge_cache_hit_ratio gauge")
+	for _, c := range []struct {
+		name       string
+		hits, miss uint64
+	}{
+		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
+		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
+	} {
+		ratio := 0.0
+		if c.hits+c.miss > 0 {
+			ratio = float64(c.hits) / float64(c.hits+c.miss)
+		}
+		fmt.Fprintf(w, "edge_cache_hit_ratio{cache=%q} %g\n", c.name, ratio)
+	}
+	fmt.Fprintln(w, "# HELP edge_cache_bytes Bytes held by the edge's in-memory caches.")
+	fmt.Fprintln(w, "# TYPE edge_cache_bytes gauge")
+	_, pb := s.packs.cache.stats()
+	_, cb := s.composed.stats()
+	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\n", pb, cb)
+
+	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
+	fmt.Fprintln(w, "# TYPE edge_access_snapshot_age_seconds gauge")
+	age := -1.0
+	if t := s.accessSeen.Load(); t != 0 {
+		age = time.Since(time.Unix(0, t)).Seconds()
+	}
+	fmt.Fprintf(w, "edge_access_snapshot_age_seconds %g\n", age)
+	fmt.Fprintln(w, "# HELP edge_access_snapshot_version Version of the access snapshot in use.")
+	fmt.Fprintln(w, "# TYPE edge_access_snapshot_version gauge")
+	var version int64 = -1
+	if t := s.access.Load(); t != nil {
+		version = t.version
+	}
+	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
+	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
+	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
+	if st := s.site.Load(); st != nil {
+		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.build)
+	}
+	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
+	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")
+	fmt.Fprintf(w, "edge_uptime_seconds %g\n", time.Since(m.started).Seconds())
+}

@@ -1,0 +1,174 @@
+package edge
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Preconditions, in the order net/http's fs.go evaluates them (RFC 9110
+// §13.2.2): If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since,
+// then If-Range decides whether Range applies. All work on the request's
+// bytes without allocating.
+
+type condResult int
+
+const (
+	condNone condResult = iota
+	condTrue
+	condFalse
+)
+
+// checkIfMatch: strong comparison, "*" matches any current representation
+// (RFC 9110 §13.1.1).
+func checkIfMatch(h []byte, etag string) condResult {
+	if len(h) == 0 {
+		return condNone
+	}
+	for {
+		h = trimOWS(h)
+		if len(h) == 0 {
+			break
+		}
+		if h[0] == ',' {
+			h = h[1:]
+			continue
+		}
+		if h[0] == '*' {
+			return condTrue
+		}
+		tag, rest := scanETag(h)
+		if tag == nil {
+			break
+		}
+		if etagStrongMatch(tag, etag) {
+			return condTrue
+		}
+		h = rest
+	}
+	return condFalse
+}
+
+// checkIfNoneMatch: weak comparison (RFC 9110 §13.1.2); condFalse means a
+// listed tag matched.
+func checkIfNoneMatch(h []byte, etag string) condResult {
+	if len(h) == 0 {
+		return condNone
+	}
+	for {
+		h = trimOWS(h)
+		if len(h) == 0 {
+			break
+		}
+		if h[0] == ',' {
+			h = h[1:]
+			continue
+		}
+		if h[0] == '*' {
+			return condFalse
+		}
+		tag, rest := scanETag(h)
+		if tag == nil {
+			break
+		}
+		if etagWeakMatch(tag, etag) {
+			return condFalse
+		}
+		h = rest
+	}
+	return condTrue
+}
+
+func checkIfUnmodifiedSince(h []byte, mod time.Time) condResult {
+	if len(h) == 0 || mod.IsZero() {
+		return condNone
+	}
+	t, err := fasthttp.ParseHTTPDate(h)
+	if err != nil {
+		return condNone
+	}
+	if !mod.Truncate(time.Second).After(t) {
+		return condTrue
+	}
+	return condFalse
+}
+
+// checkIfModifiedSince: condFalse means not modified. An unparsable date is
+// ignored (RFC 9110 §13.1.3).
+func checkIfModifiedSince(h []byte, mod time.Time) condResult {
+	if len(h) == 0 || mod.IsZero() {
+		return condNone
+	}
+	t, err := fasthttp.ParseHTTPDate(h)
+	if err != nil {
+		return condNone
+	}
+	if !mod.Truncate(time.Second).After(t) {
+		return condFalse
+	}
+	return condTrue
+}
+
+// checkIfRange: an entity tag must match strongly; a date must equal the
+// Last-Modified exactly (RFC 9110 §13.1.5).
+func checkIfRange(h []byte, etag string, mod time.Time) condResult {
+	if len(h) == 0 {
+		return condNone
+	}
+	tag, _ := scanETag(h)
+	if tag != nil {
+		if etagStrongMatch(tag, etag) {
+			return condTrue
+		}
+		return condFalse
+	}
+	if mod.IsZero() {
+		return condFalse
+	}
+	t, err := fasthttp.ParseHTTPDate(h)
+	if err != nil {
+		return condFalse
+	}
+	if t.Unix() == mod.Unix() {
+		return condTrue
+	}
+	return condFalse
+}
+
+// scanETag returns the first entity tag in h (with any W/ prefix) and the
+// rest, or nil when h does not start with one (RFC 9110 §8.8.3).
+func scanETag(h []byte) (tag, rest []byte) {
+	h = trimOWS(h)
+	start := 0
+	if len(h) >= 2 && h[0] == 'W' && h[1] == '/' {
+		start = 2
+	}
+	if len(h[start:]) < 2 || h[start] != '"' {
+		return nil, nil
+	}
+	for i := start + 1; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c == 0x21 || c >= 0x23 && c <= 0x7E || c >= 0x80:
+		case c == '"':
+			return h[:i+1], h[i+1:]
+		default:
+			return nil, nil
+		}
+	}
+	return nil, nil
+}
+
+func etagStrongMatch(a []byte, b string) bool {
+	return string(a) == b && len(b) > 0 && b[0] == '"'
+}
+
+func etagWeakMatch(a []byte, b string) bool {
+	if len(a) >= 2 && a[0] == 'W' && a[1] == '/' {
+		a = a[2:]
+	}
+	if len(b) >= 2 && b[0] == 'W' && b[1] == '/' {
+		b = b[2:]
+	}
+	return string(a) == b
+}

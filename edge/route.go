@@ -1,0 +1,256 @@
+package edge
+
+import (
+	"bytes"
+	"net/netip"
+
+	"github.com/valyala/fasthttp"
+)
+
+type routeKind uint8
+
+const (
+	routeBible routeKind = iota
+	routeIndex
+	routeBooks
+	routeBook
+	routeChapters
+	routeChapter
+	routeVerses
+	routeVerse
+	routePassage
+)
+
+// route is a parsed /v1/bibles/… path. Its fields point into the request's
+// path: parsing allocates nothing.
+type route struct {
+	kind                        routeKind
+	class                       routeClass
+	bible, book, chapter, verse []byte
+	passage                     []byte
+}
+
+// parseRoute matches the part of the path after "/v1/bibles/" against the
+// spec's Bibles routes. It checks the shape only; values are checked by the
+// handler, so that a well-shaped path with a bad value is 422 or 404 and a
+// path of unknown shape is 404.
+func parseRoute(p []byte, rt *route) bool {
+	var seg [8][]byte
+	n := 0
+	for {
+		i := bytes.IndexByte(p, '/')
+		if n == len(seg) {
+			return false
+		}
+		if i < 0 {
+			seg[n] = p
+			n++
+			break
+		}
+		seg[n] = p[:i]
+		n++
+		p = p[i+1:]
+	}
+	for i := 0; i < n; i++ {
+		if len(seg[i]) == 0 {
+			return false // "//" or a trailing slash
+		}
+	}
+	rt.bible = seg[0]
+	lit := func(i int, s string) bool { return string(seg[i]) == s }
+	switch {
+	case n == 1:
+		rt.kind, rt.class = routeBible, classBible
+	case n == 2 && lit(1, "index"):
+		rt.kind, rt.class = routeIndex, classIndex
+	case n == 2 && lit(1, "books"):
+		rt.kind, rt.class = routeBooks, classBooks
+	case n == 3 && lit(1, "passages"):
+		rt.kind, rt.class, rt.passage = routePassage, classPassage, seg[2]
+		if bytes.IndexByte(seg[2], '-') >= 0 {
+			rt.class = classPassageRange
+		}
+	case n >= 3 && lit(1, "books"):
+		rt.book = seg[2]
+		switch {
+		case n == 3:
+			rt.kind, rt.class = routeBook, classBook
+		case n == 4 && lit(3, "chapters"):
+			rt.kind, rt.class = routeChapters, classChapters
+		case n == 5 && lit(3, "chapters"):
+			rt.kind, rt.class, rt.chapter = routeChapter, classChapter, seg[4]
+		case n == 6 && lit(3, "chapters") && lit(5, "verses"):
+			rt.kind, rt.class, rt.chapter = routeVerses, classVerses, seg[4]
+		case n == 7 && lit(3, "chapters") && lit(5, "verses"):
+			rt.kind, rt.class, rt.chapter, rt.verse = routeVerse, classVerse, seg[4], seg[6]
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// parseBibleID parses a positive int32 (the spec's bible_id_path).
+func parseBibleID(b []byte) (int32, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n > 1<<31-1 {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// upperBook copies a 3-character book id in upper case (ids are accepted
+// in any case, as bible.ParseRef accepts them).
+func upperBook(b []byte, dst *[3]byte) bool {
+	if len(b) != 3 {
+		return false
+	}
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+		dst[i] = c
+	}
+	return true
+}
+
+// validIDSeg is bible.ValidSegment on bytes: 1 to 7 of [A-Za-z0-9_].
+func validIDSeg(b []byte) bool {
+	if len(b) == 0 || len(b) > 7 {
+		return false
+	}
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// passageID is a single verse, chapter or introduction id parsed in place.
+type passageID struct {
+	book    [3]byte
+	chapter []byte
+	verse   []byte // empty for a chapter or an introduction
+	intro   bool
+}
+
+// parsePassageID is the allocation-free fast path for the passage ids that
+// are pre-rendered: BOOK.CHAPTER, BOOK.CHAPTER.VERSE, BOOK.INTRO. Anything
+// else (ranges, malformed ids) returns false and goes to bible.ParseRef,
+// which is the authority on the syntax; the two agree on what this one
+// accepts (FuzzPassageID checks it).
+func parsePassageID(b []byte, p *passageID) bool {
+	if len(b) < 5 || b[3] != '.' || !upperBook(b[:3], &p.book) {
+		return false
+	}
+	rest := b[4:]
+	ch, v, hasV := cutByteOK(rest, '.')
+	if !validIDSeg(ch) {
+		return false
+	}
+	if equalFoldASCII(ch, "INTRO") {
+		if hasV {
+			return false
+		}
+		p.intro, p.chapter, p.verse = true, ch, nil
+		return true
+	}
+	if hasV && !validIDSeg(v) {
+		return false
+	}
+	p.intro, p.chapter, p.verse = false, ch, v
+	return true
+}
+
+// Routes owned by the dynamic service (the edge authenticates and forwards).
+var (
+	gwHighlights   = []byte("/v1/highlights")
+	gwLicenses     = []byte("/v1/licenses")
+	gwApps         = []byte("/v1/apps/")
+	gwDataExchange = []byte("/data-exchange")
+)
+
+func isGatewayPath(p []byte) bool {
+	switch {
+	case bytes.Equal(p, gwHighlights), bytes.HasPrefix(p, gwHighlights) && p[len(gwHighlights)] == '/':
+		return true
+	case bytes.Equal(p, gwLicenses):
+		return true
+	case bytes.HasPrefix(p, gwApps) && len(p) > len(gwApps):
+		return true
+	case bytes.Equal(p, gwDataExchange), bytes.HasPrefix(p, gwDataExchange) && p[len(gwDataExchange)] == '/':
+		return true
+	}
+	return false
+}
+
+func isDataExchange(p []byte) bool { return bytes.HasPrefix(p, gwDataExchange) }
+
+// redirectHTTPS sends plain-HTTP requests to https with 308, which keeps
+// the method and body (RFC 9110 §15.4.9), when this edge terminates TLS or a
+// trusted proxy in front of it reports that the client used plain HTTP.
+func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
+	if !s.cfg.TLS && !s.cfg.ForceHTTPS {
+		return false
+	}
+	plain := !ctx.IsTLS()
+	if proto := ctx.Request.Header.Peek("X-Forwarded-Proto"); len(proto) > 0 && s.trustedPeer(ctx) {
+		plain = equalFoldASCII(proto, "http")
+	} else if !s.cfg.TLS {
+		return false // ForceHTTPS acts on a trusted proxy's word only
+	}
+	if !plain {
+		return false
+	}
+	host := ctx.Host()
+	if h, _, ok := cutLastColon(host); ok {
+		host = h
+	}
+	loc := append([]byte("https://"), host...)
+	if s.cfg.HTTPSPort != 443 {
+		loc = append(loc, ':')
+		loc = fasthttp.AppendUint(loc, s.cfg.HTTPSPort)
+	}
+	loc = append(loc, ctx.RequestURI()...)
+	ctx.Response.Header.SetBytesV("Location", loc)
+	message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
+	return true
+}
+
+func (s *Server) trustedPeer(ctx *fasthttp.RequestCtx) bool {
+	ip, ok := netip.AddrFromSlice(ctx.RemoteIP())
+	if !ok {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutLastColon splits host:port, leaving a bracketed IPv6 address whole.
+func cutLastColon(h []byte) (host, port []byte, ok bool) {
+	i := bytes.LastIndexByte(h, ':')
+	if i < 0 || bytes.IndexByte(h[i:], ']') >= 0 {
+		return h, nil, false
+	}
+	return h[:i], h[i+1:], true
+}

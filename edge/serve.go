@@ -1,0 +1,171 @@
+package edge
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Header names in canonical form, for SetCanonical (no normalising, no
+// copying of the key).
+var (
+	hdrVary          = []byte("Vary")
+	hdrETag          = []byte("ETag")
+	hdrCacheControl  = []byte("Cache-Control")
+	hdrLastModified  = []byte("Last-Modified")
+	hdrAcceptRanges  = []byte("Accept-Ranges")
+	hdrContentRange  = []byte("Content-Range")
+	hdrACAO          = []byte("Access-Control-Allow-Origin")
+	hdrACEH          = []byte("Access-Control-Expose-Headers")
+	hdrAllow         = []byte("Allow")
+	hdrRetryAfter    = []byte("Retry-After")
+	hdrRateLimit     = []byte("X-Ratelimit-Limit")
+	hdrRateRemaining = []byte("X-Ratelimit-Remaining")
+	hdrRateReset     = []byte("X-Ratelimit-Reset")
+
+	valAcceptEncoding = []byte("Accept-Encoding")
+	valBytes          = []byte("bytes")
+	valStar           = []byte("*")
+	valExposed        = []byte("ETag, Last-Modified, Content-Range, Accept-Ranges, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset")
+	valNoStore        = []byte("no-store")
+	codingNamesB      = [numCodings][]byte{[]byte("br"), []byte("gzip"), nil}
+)
+
+// serveResource answers a GET or HEAD for res with the semantics of RFC
+// 9110, in net/http's fs.go order: choose the encoding, evaluate the
+// preconditions, then Range. private selects the Cache-Control that keeps
+// shared caches out. It returns the status written.
+func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
+	req := &ctx.Request.Header
+	resp := &ctx.Response.Header
+	ae := parseAcceptEncoding(req.Peek("Accept-Encoding"), len(req.Peek("Accept-Encoding")) > 0)
+	c := ae.choose(res.avail)
+	r := &res.reps[c]
+
+	// Vary is sent on every response of a negotiated resource, 304 included
+	// (RFC 9110 §12.5.5, §15.4.5), so caches key on the encoding.
+	resp.SetCanonical(hdrVary, valAcceptEncoding)
+	resp.SetCanonical(hdrETag, r.etagB)
+	if private {
+		resp.SetCanonical(hdrCacheControl, res.ccPrivate)
+	} else {
+		resp.SetCanonical(hdrCacheControl, res.ccPublic)
+	}
+
+	ch := checkIfMatch(req.Peek("If-Match"), r.etag)
+	if ch == condNone {
+		ch = checkIfUnmodifiedSince(req.Peek("If-Unmodified-Since"), res.mod)
+	}
+	if ch == condFalse {
+		ctx.SetStatusCode(fasthttp.StatusPreconditionFailed)
+		return fasthttp.StatusPreconditionFailed
+	}
+	switch checkIfNoneMatch(req.Peek("If-None-Match"), r.etag) {
+	case condFalse:
+		return notModified(ctx)
+	case condNone:
+		if checkIfModifiedSince(req.Peek("If-Modified-Since"), res.mod) == condFalse {
+			return notModified(ctx)
+		}
+	}
+
+	resp.SetContentTypeBytes(res.ctype)
+	if len(res.lastMod) > 0 {
+		resp.SetCanonical(hdrLastModified, res.lastMod)
+	}
+	resp.SetCanonical(hdrAcceptRanges, valBytes)
+	if c != codingIdentity {
+		resp.SetContentEncodingBytes(codingNamesB[c])
+	}
+
+	rangeH := req.Peek("Range")
+	if len(rangeH) > 0 && checkIfRange(req.Peek("If-Range"), r.etag, res.mod) == condFalse {
+		rangeH = nil
+	}
+	// Only the bytes unit is ours; any other must be ignored (RFC 9110 §14.2).
+	if len(rangeH) > 0 && hasPrefixFold(rangeH, "bytes=") {
+		return serveRanges(ctx, res, r, rangeH)
+	}
+	ctx.Response.SetBodyRaw(r.body)
+	return fasthttp.StatusOK
+}
+
+// notModified answers 304: validators and Cache-Control stay, the
+// representation's own metadata goes, as net/http's writeNotModified does
+// (RFC 9110 §15.4.5).
+func notModified(ctx *fasthttp.RequestCtx) int {
+	ctx.SetStatusCode(fasthttp.StatusNotModified)
+	ctx.Response.SkipBody = true
+	return fasthttp.StatusNotModified
+}
+
+func serveRanges(ctx *fasthttp.RequestCtx, res *resource, r *rep, h []byte) int {
+	size := int64(len(r.body))
+	ranges, err := parseRange(h, size)
+	switch err {
+	case nil:
+	case errNoOverlap:
+		if size == 0 {
+			ranges = nil // nothing to slice; answer with the (empty) whole
+			break
+		}
+		fallthrough
+	default:
+		ctx.Response.Header.SetCanonical(hdrContentRange, strconv.AppendInt([]byte("bytes */"), size, 10))
+		ctx.Response.Header.SetContentType("text/plain; charset=utf-8")
+		ctx.Response.Header.Del("Content-Encoding")
+		ctx.SetStatusCode(fasthttp.StatusRequestedRangeNotSatisfiable)
+		ctx.SetBodyString("requested range not satisfiable\n")
+		return fasthttp.StatusRequestedRangeNotSatisfiable
+	}
+	if len(ranges) > maxRanges || sumRangesSize(ranges) > size {
+		// More bytes asked than the representation holds, or too many
+		// pieces: an attack or a broken client. Ignore the Range.
+		ranges = nil
+	}
+	switch len(ranges) {
+	case 0:
+		ctx.Response.SetBodyRaw(r.body)
+		return fasthttp.StatusOK
+	case 1:
+		ra := ranges[0]
+		ctx.Response.Header.SetCanonical(hdrContentRange, contentRange(nil, ra, size))
+		ctx.Response.SetBodyRaw(r.body[ra.start : ra.start+ra.length])
+		ctx.SetStatusCode(fasthttp.StatusPartialContent)
+		return fasthttp.StatusPartialContent
+	}
+	boundary := newBoundary()
+	var body []byte
+	for i, ra := range ranges {
+		if i > 0 {
+			body = append(body, "\r\n"...)
+		}
+		body = append(body, "--"...)
+		body = append(body, boundary...)
+		body = append(body, "\r\nContent-Range: "...)
+		body = contentRange(body, ra, size)
+		body = append(body, "\r\nContent-Type: "...)
+		body = append(body, res.ctype...)
+		body = append(body, "\r\n\r\n"...)
+		body = append(body, r.body[ra.start:ra.start+ra.length]...)
+	}
+	body = append(body, "\r\n--"...)
+	body = append(body, boundary...)
+	body = append(body, "--\r\n"...)
+	ctx.Response.Header.SetContentType("multipart/byteranges; boundary=" + boundary)
+	ctx.Response.SetBodyRaw(body)
+	ctx.SetStatusCode(fasthttp.StatusPartialContent)
+	return fasthttp.StatusPartialContent
+}
+
+func newBoundary() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && equalFoldASCII(b[:len(prefix)], prefix)
+}

@@ -1,0 +1,558 @@
+// Package edge is the gateway and hot path of the platform: a fasthttp
+// server that authenticates App Keys, enforces app status, licences and
+// rate limits, serves published representations with RFC 9110 semantics,
+// composes verse ranges that were not pre-rendered, and forwards the routes
+// that need user data to the dynamic service. See docs/edge.md.
+package edge
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Config is everything a Server needs; cmd/edge fills it from flags.
+type Config struct {
+	Store publish.Store
+	Log   *slog.Logger
+	// AccessLog writes one structured line per request.
+	AccessLog bool
+
+	DefaultRate access.Rate // for apps without their own
+	Edges       int         // edges sharing each app's allowance
+
+	DynamicURL string // "" until the dynamic service exists
+	EdgeToken  string // sent to dynamic as X-Edge-Token
+	// DynamicTimeout bounds a forwarded request (504 past it).
+	DynamicTimeout time.Duration
+
+	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
+	// are then redirected. ForceHTTPS redirects on a trusted proxy's
+	// X-Forwarded-Proto: http even without TLS here.
+	TLS            bool
+	ForceHTTPS     bool
+	HTTPSPort      int
+	TrustedProxies []netip.Prefix
+
+	PackCacheBytes    int64
+	ComposeCacheBytes int64
+	MaxRangeVerses    int
+
+	// Now is the clock, for tests.
+	Now func() time.Time
+}
+
+// Server serves one edge. Create it with New.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	packs    *packs
+	composed *lru[*resource]
+	limiters *limiters
+	gateway  *gateway
+	metrics  metrics
+
+	site       atomic.Pointer[site]
+	access     atomic.Pointer[accessTable]
+	accessSeen atomic.Int64 // unix ns when the source last confirmed the snapshot
+
+	composeMu sync.Mutex
+}
+
+// New returns a server; it is not ready until it has a build (SetBuild)
+// and access data (SetAccess).
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("edge: no store")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DefaultRate.PerSecond <= 0 {
+		cfg.DefaultRate.PerSecond = 20
+	}
+	if cfg.DefaultRate.Burst <= 0 {
+		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
+	}
+	if cfg.PackCacheBytes <= 0 {
+		cfg.PackCacheBytes = 256 << 20
+	}
+	if cfg.ComposeCacheBytes <= 0 {
+		cfg.ComposeCacheBytes = 64 << 20
+	}
+	if cfg.MaxRangeVerses <= 0 {
+		cfg.MaxRangeVerses = DefaultMaxRangeVerses
+	}
+	if cfg.HTTPSPort == 0 {
+		cfg.HTTPSPort = 443
+	}
+	if cfg.DynamicTimeout <= 0 {
+		cfg.DynamicTimeout = 30 * time.Second
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      cfg.Log,
+		packs:    newPacks(cfg.Store, cfg.PackCacheBytes),
+		composed: newLRU[*resource](cfg.ComposeCacheBytes),
+		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
+	}
+	s.metrics.started = time.Now()
+	if cfg.DynamicURL != "" {
+		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
+		if err != nil {
+			return nil, err
+		}
+		s.gateway = g
+	}
+	return s, nil
+}
+
+// SetBuild swaps in a build. Requests in flight finish on the old one.
+func (s *Server) SetBuild(id string, m *publish.Manifest) { s.site.Store(newSite(id, m)) }
+
+// SetAccess swaps in an access snapshot.
+func (s *Server) SetAccess(snap *access.Snapshot) error {
+	t, err := s.limiters.compile(snap)
+	if err != nil {
+		return err
+	}
+	s.access.Store(t)
+	s.accessConfirmed()
+	return nil
+}
+
+func (s *Server) accessConfirmed() { s.accessSeen.Store(time.Now().UnixNano()) }
+
+// Ready reports whether the edge can serve: it has a build and access data.
+func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() != nil }
+
+// Handler is the fasthttp request handler.
+func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
+	start := s.cfg.Now()
+	class := s.dispatch(ctx)
+	status := ctx.Response.StatusCode()
+	// Every answer but the gateway's 401 and the rate limiter's 429 may be
+	// read by browser scripts (spec, Authentication 5 and Errors 4).
+	if status != fasthttp.StatusUnauthorized && status != fasthttp.StatusTooManyRequests && class != classGateway {
+		ctx.Response.Header.SetCanonical(hdrACAO, valStar)
+		ctx.Response.Header.SetCanonical(hdrACEH, valExposed)
+	}
+	sent := 0
+	if !ctx.Response.SkipBody && !ctx.IsHead() {
+		sent = len(ctx.Response.Body())
+	}
+	s.metrics.requests[class][statusIndex(status)].inc()
+	s.metrics.bytes[class].Add(uint64(sent))
+	if s.cfg.AccessLog {
+		s.logRequest(ctx, class, status, sent, s.cfg.Now().Sub(start))
+	}
+}
+
+func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+		slog.String("method", string(ctx.Method())),
+		slog.String("path", string(ctx.Path())),
+		slog.String("class", class.String()),
+		slog.Int("status", status),
+		slog.Int("bytes", sent),
+		slog.Duration("duration", d),
+		slog.String("remote", ctx.RemoteIP().String()),
+	)
+}
+
+// Paths and values the router compares against, as bytes.
+var (
+	pathHealthz = []byte("/healthz")
+	pathReadyz  = []byte("/readyz")
+	pathMetrics = []byte("/metrics")
+	prefixBible = []byte("/v1/bibles/")
+
+	hdrAppKey = "X-SVC-App-Key"
+)
+
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
+	path := ctx.Path()
+	switch {
+	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
+		s.ops(ctx, path)
+		return classOps
+	}
+	if s.redirectHTTPS(ctx) {
+		return classOther
+	}
+	if bytes.HasPrefix(path, prefixBible) {
+		var rt route
+		if !parseRoute(path[len(prefixBible):], &rt) {
+			notFound(ctx)
+			return classOther
+		}
+		if !ctx.IsGet() && !ctx.IsHead() {
+			methodNotAllowed(ctx, "GET, HEAD")
+			return rt.class
+		}
+		s.content(ctx, &rt)
+		return rt.class
+	}
+	if isGatewayPath(path) {
+		s.forward(ctx, path)
+		return classGateway
+	}
+	notFound(ctx)
+	return classOther
+}
+
+// authorize checks the App Key, the app's status and its rate limit, and
+// writes the refusal itself. It does not allocate on success.
+func (s *Server) authorize(ctx *fasthttp.RequestCtx, key []byte, t *accessTable) *appEntry {
+	if len(key) == 0 {
+		fault(ctx, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
+		return nil
+	}
+	app := t.byKey[sha256.Sum256(key)]
+	if app == nil {
+		fault(ctx, "Invalid ApiKey", "oauth.v2.InvalidApiKey")
+		return nil
+	}
+	if !s.admit(ctx, app) {
+		return nil
+	}
+	return app
+}
+
+// admit applies app status (412) and the rate limit (429).
+func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
+	if app.archived {
+		message(ctx, fasthttp.StatusPreconditionFailed, "The app behind this App Key is archived.")
+		return false
+	}
+	d := app.lim.take(s.cfg.Now().UnixNano())
+	var buf [20]byte
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
+	h.SetCanonical(hdrRateRemaining, formatInt(&buf, d.remaining))
+	h.SetCanonical(hdrRateReset, formatInt(&buf, d.reset))
+	if !d.allowed {
+		s.metrics.rateLimited.inc()
+		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
+		h.SetCanonical(hdrCacheControl, valNoStore)
+		h.SetContentType("text/plain; charset=utf-8")
+		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
+		ctx.SetBodyString("Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+		return false
+	}
+	return true
+}
+
+func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
+	if !ctx.IsGet() && !ctx.IsHead() {
+		methodNotAllowed(ctx, "GET, HEAD")
+		return
+	}
+	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
+	switch {
+	case bytes.Equal(path, pathHealthz):
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString("ok\n")
+	case bytes.Equal(path, pathReadyz):
+		ctx.SetContentType("text/plain; charset=utf-8")
+		switch {
+		case s.site.Load() == nil:
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.SetBodyString("no build loaded\n")
+		case s.access.Load() == nil:
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.SetBodyString("no access data loaded\n")
+		default:
+			ctx.SetBodyString("ready\n")
+		}
+	default:
+		ctx.SetContentType("text/plain; version=0.0.4; charset=utf-8")
+		s.writeMetrics(ctx)
+	}
+}
+
+// content serves the Bibles routes.
+func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
+	t := s.access.Load()
+	st := s.site.Load()
+	if t == nil || st == nil {
+		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		return
+	}
+	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
+	if app == nil {
+		return
+	}
+	id, ok := parseBibleID(rt.bible)
+	if !ok {
+		invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
+		return
+	}
+	bv := st.bibles[id]
+	if bv == nil {
+		notFoundMsg(ctx, "Bible not found.")
+		return
+	}
+	if rt.kind == routePassage {
+		s.passage(ctx, t, app, st, bv, rt.passage)
+		return
+	}
+	var ref publish.PackRef
+	var name string
+	switch rt.kind {
+	case routeBible, routeIndex, routeBooks:
+		ref = bv.entry.Pack
+		name = publish.NameBible
+		if rt.kind == routeIndex {
+			name = publish.NameIndex
+		}
+		if rt.kind == routeBooks {
+			name = publish.NameBooks
+			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
+				canon, ok := bible.ParseCanon(string(c))
+				if !ok {
+					invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
+					return
+				}
+				name = publish.BooksName(canon)
+			}
+		}
+	default:
+		var up [3]byte
+		if !upperBook(rt.book, &up) {
+			invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
+			return
+		}
+		bk := bv.books[string(up[:])]
+		if bk == nil {
+			notFoundMsg(ctx, "Book not found.")
+			return
+		}
+		if rt.kind == routeBook || rt.kind == routeChapters {
+			ref, name = bk.entry.Pack, publish.NameBook
+			if rt.kind == routeChapters {
+				name = publish.NameChapters
+			}
+			break
+		}
+		if !validIDSeg(rt.chapter) {
+			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+			return
+		}
+		ch := bk.chapters[string(rt.chapter)]
+		if ch == nil {
+			notFoundMsg(ctx, "Chapter not found.")
+			return
+		}
+		ref = ch.Pack
+		switch rt.kind {
+		case routeChapter:
+			name = publish.NameChapter
+		case routeVerses:
+			name = publish.NameVerses
+		case routeVerse:
+			if !validIDSeg(rt.verse) {
+				invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+				return
+			}
+			var nb [64]byte
+			s.serveEntry(ctx, ref, append(append(nb[:0], "verse/"...), rt.verse...), false, "Verse not found.")
+			return
+		}
+	}
+	var nb [64]byte
+	s.serveEntry(ctx, ref, append(nb[:0], name...), false, "Not found.")
+}
+
+// serveEntry serves one entry of one pack; name is built by the caller in
+// a stack buffer so that the lookup does not allocate.
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name []byte, private bool, missing string) {
+	pv, err := s.packs.get(ctx, ref)
+	if err != nil {
+		s.log.Error("cannot load pack", "pack", ref.Key, "err", err)
+		message(ctx, fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly.")
+		return
+	}
+	res := pv.res[string(name)]
+	if res == nil {
+		notFoundMsg(ctx, missing)
+		return
+	}
+	serveResource(ctx, res, private)
+}
+
+// passage serves /v1/bibles/{id}/passages/{passage_id}.
+func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
+	// Content needs a licence (spec, passage rule 3); the message names
+	// the Bible (Errors, 403).
+	if !t.licensed(app, bv.id) {
+		message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		return
+	}
+	private := !t.isOpen(bv.id)
+	args := ctx.QueryArgs()
+	html := false
+	switch f := args.Peek("format"); {
+	case len(f) == 0, string(f) == "text":
+	case string(f) == "html":
+		html = true
+	default:
+		invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		return
+	}
+	headings, hSet, ok := parseBool(args.Peek("include_headings"))
+	if !ok {
+		invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+	notes, nSet, ok := parseBool(args.Peek("include_notes"))
+	if !ok {
+		invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+
+	var p passageID
+	if !parsePassageID(pid, &p) {
+		// Not a single verse, chapter or intro in canonical shape: a
+		// range, or lower case with a range, or malformed.
+		r, err := bible.ParseRef(string(pid))
+		if err != nil {
+			invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
+			return
+		}
+		if r.Kind() == bible.KindRange {
+			s.composeRange(ctx, st, bv, r, html, headings, notes, private)
+			return
+		}
+		p = passageID{chapter: []byte(r.Chapter), verse: []byte(r.Verse), intro: r.Kind() == bible.KindIntro}
+		copy(p.book[:], r.Book)
+	}
+	// Whole chapters and introductions default to headings and notes
+	// (passage rule 2); format=text ignores both (rule 1).
+	if p.intro || len(p.verse) == 0 {
+		if !hSet {
+			headings = true
+		}
+		if !nSet {
+			notes = true
+		}
+	}
+	variant := publish.Variant(html, headings, notes)
+	bk := bv.books[string(p.book[:])]
+	if bk == nil {
+		notFoundMsg(ctx, "Book not found.")
+		return
+	}
+	var nb [64]byte
+	name := append(nb[:0], "passage/"...)
+	var ref publish.PackRef
+	if p.intro {
+		ref = bk.entry.Pack
+		name = append(name, bible.IntroChapter+"/"...)
+	} else {
+		ch := bk.chapters[string(p.chapter)]
+		if ch == nil {
+			notFoundMsg(ctx, "Chapter not found.")
+			return
+		}
+		ref = ch.Pack
+		if len(p.verse) > 0 {
+			name = append(append(name, p.verse...), '/')
+		}
+	}
+	name = append(name, variant...)
+	s.serveEntry(ctx, ref, name, private, "Passage not found.")
+}
+
+// parseBool reads a boolean query parameter the way the reference service
+// (FastAPI) does; set is false when absent.
+func parseBool(b []byte) (v, set, ok bool) {
+	if len(b) == 0 {
+		return false, false, true
+	}
+	switch {
+	case equalFoldASCII(b, "true"), equalFoldASCII(b, "1"), equalFoldASCII(b, "yes"), equalFoldASCII(b, "on"):
+		return true, true, true
+	case equalFoldASCII(b, "false"), equalFoldASCII(b, "0"), equalFoldASCII(b, "no"), equalFoldASCII(b, "off"):
+		return false, true, true
+	}
+	return false, false, false
+}
+
+// --- responses the edge writes itself ---
+
+// message writes the API's usual error shape, {"message": …}.
+func message(ctx *fasthttp.RequestCtx, status int, msg string) {
+	b, _ := json.Marshal(struct {
+		Message string `json:"message"`
+	}{msg})
+	writeJSON(ctx, status, b)
+}
+
+func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
+	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
+	ctx.SetContentType(publish.JSON)
+	ctx.SetStatusCode(status)
+	ctx.SetBody(body)
+}
+
+func notFound(ctx *fasthttp.RequestCtx) { notFoundMsg(ctx, "Not found.") }
+
+func notFoundMsg(ctx *fasthttp.RequestCtx, msg string) {
+	message(ctx, fasthttp.StatusNotFound, msg)
+}
+
+func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
+	ctx.Response.Header.Set("Allow", allow)
+	message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+}
+
+// fault is the gateway's 401 envelope (DESIGN.md), as the reference
+// service's API gateway spells it. It never carries Access-Control-*.
+func fault(ctx *fasthttp.RequestCtx, faultstring, errorcode string) {
+	type detail struct {
+		Errorcode string `json:"errorcode"`
+	}
+	type f struct {
+		Faultstring string `json:"faultstring"`
+		Detail      detail `json:"detail"`
+	}
+	b, _ := json.Marshal(struct {
+		Fault f `json:"fault"`
+	}{f{faultstring, detail{errorcode}}})
+	writeJSON(ctx, fasthttp.StatusUnauthorized, b)
+}
+
+// invalid is the 422 validation shape (DESIGN.md).
+func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
+	type item struct {
+		Loc  []string `json:"loc"`
+		Msg  string   `json:"msg"`
+		Type string   `json:"type"`
+	}
+	b, _ := json.Marshal(struct {
+		Detail []item `json:"detail"`
+	}{[]item{{Loc: []string{where, param}, Msg: msg, Type: typ}}})
+	writeJSON(ctx, fasthttp.StatusUnprocessableEntity, b)
+}
+
+func badRequest(ctx *fasthttp.RequestCtx, msg string) {
+	message(ctx, fasthttp.StatusBadRequest, msg)
+}
