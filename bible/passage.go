@@ -15,44 +15,100 @@ type Segment struct {
 	Text    string // plain text: no markup, no notes
 }
 
+// blank reports a segment without any content: a paragraph break such as
+// USFM's \b.
+func (s *Segment) blank() bool { return s.HTML == "" && s.Notes == "" }
+
 // ComposeHTML renders segments as one passage: an outer <div> holding one
 // <div class="…"> per paragraph (DESIGN.md's markup). Headings are kept only
 // with headings, notes only with notes.
+//
+// Blank paragraphs (\b) at the start or end of the passage are dropped: they
+// separate paragraphs, and there is nothing to separate at an edge. Spaces
+// at the end of a paragraph are dropped too (the source's space between
+// verses is kept inside a paragraph).
 func ComposeHTML(segs []Segment, headings, notes bool) string {
-	var b strings.Builder
-	b.WriteString("<div>")
-	open, para := false, 0
+	first, last, size := -1, -1, 0
 	for i := range segs {
+		s := &segs[i]
+		if s.Heading && !headings || s.blank() {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		size += len(s.Notes) + len(s.Class) + 20
+	}
+	b := make([]byte, 0, size+11)
+	b = append(b, "<div>"...)
+	open, para := false, 0
+	for i := first; first >= 0 && i <= last; i++ {
 		s := &segs[i]
 		if s.Heading && !headings {
 			continue
 		}
 		if !open || s.Para != para {
 			if open {
-				b.WriteString("</div>")
+				b = closeDiv(b)
 			}
-			b.WriteString(`<div class="`)
-			b.WriteString(s.Class)
-			b.WriteString(`">`)
+			b = append(b, `<div class="`...)
+			b = appendAttr(b, s.Class)
+			b = append(b, `">`...)
 			open, para = true, s.Para
 		}
 		if notes {
-			b.WriteString(s.Notes)
+			b = append(b, s.Notes...)
 		} else {
-			b.WriteString(s.HTML)
+			b = append(b, s.HTML...)
 		}
 	}
 	if open {
-		b.WriteString("</div>")
+		b = closeDiv(b)
 	}
-	b.WriteString("</div>")
-	return b.String()
+	b = append(b, "</div>"...)
+	return string(b)
+}
+
+func closeDiv(b []byte) []byte {
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return append(b, "</div>"...)
+}
+
+func appendAttr(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b = append(b, "&amp;"...)
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '"':
+			b = append(b, "&quot;"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // ComposeText renders segments as plain text: no headings, no notes, one
-// line per paragraph.
+// line per paragraph, each line trimmed, and paragraphs without text left
+// out (so a \b stanza break makes no empty line).
 func ComposeText(segs []Segment) string {
-	var b strings.Builder
+	var b, line strings.Builder
+	flush := func() {
+		if t := strings.TrimSpace(line.String()); t != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t)
+		}
+		line.Reset()
+	}
 	open, para := false, 0
 	for i := range segs {
 		s := &segs[i]
@@ -60,24 +116,11 @@ func ComposeText(segs []Segment) string {
 			continue
 		}
 		if open && s.Para != para {
-			trimLineEnd(&b)
-			b.WriteByte('\n')
+			flush()
 		}
 		open, para = true, s.Para
-		if b.Len() == 0 || strings.HasSuffix(b.String(), "\n") {
-			b.WriteString(strings.TrimLeft(s.Text, " "))
-		} else {
-			b.WriteString(s.Text)
-		}
+		line.WriteString(s.Text)
 	}
-	return strings.TrimSpace(b.String())
-}
-
-func trimLineEnd(b *strings.Builder) {
-	s := b.String()
-	t := strings.TrimRight(s, " ")
-	if len(t) != len(s) {
-		b.Reset()
-		b.WriteString(t)
-	}
+	flush()
+	return b.String()
 }

@@ -1,0 +1,186 @@
+// Package render turns a parsed USFM book into what the API publishes: the
+// book's entry in the Bible index (chapters, verses, intro) and, for every
+// verse and for the introduction, a list of bible.Segment from which any
+// passage can be composed (bible.ComposeHTML, bible.ComposeText).
+//
+// Decisions this package takes, beyond DESIGN.md's markup:
+//
+//   - Ownership. Every piece of the book belongs to exactly one verse (or to
+//     the introduction). Text that continues a paragraph or starts a new one
+//     without a \v belongs to the verse in progress. Headings, blank lines
+//     (\b) and anything between \c and the chapter's first \v wait for the
+//     next verse, so a verse passage shown with headings starts with the
+//     headings above it and a chapter shows them all. Something waiting when
+//     a paragraph continues the verse in progress goes to that verse (a
+//     heading or \b in the middle of a verse stays in place). What is still
+//     waiting at the end of the book goes to its last verse.
+//   - A chapter without \v 1 (the BSB's Psalms without a superscription) has
+//     no verse 1 in the index; its opening text belongs to its first verse.
+//   - A heading is a paragraph whose marker is a heading marker (\s1-4, \ms,
+//     \mr, \r, \sr, \sp, \d, \qa, \qd, \cl, \lit, \mte, \sd; in an
+//     introduction \imt, \is, \iot, \imte) and that holds no verse. A \d
+//     that holds a verse (Hebrew-style superscription numbered as verse 1)
+//     is an ordinary paragraph with class "d". Introduction markers met
+//     after the first \c (the KJV 1611's \iex chapter summaries) are
+//     headings too: they are not verse text.
+//   - \mt titles and a \cl before the first \c (a label for every chapter)
+//     are not rendered; \mt feeds the book's title when \toc/\h are missing.
+//   - \w (and \+w) render their text only; milestones (\qt-s, \k-e …)
+//     render their content only; \va, \vp, \ca, \cp met as character styles
+//     render nothing (an alternate number is not text).
+//   - Footnotes (\f, \fe, \ef) render as "yv-n f", cross references (\x,
+//     \ex) as "yv-n x": the two classes clients know. Callers are dropped.
+//   - Tables: each row (\tr) is its own paragraph with class "tr", and each
+//     cell a <span class="tc1"> (th1, tcr2 … : the cell's marker). A verse
+//     may start inside a cell; the cell span is closed and reopened around
+//     the boundary like any character style. In text, cells are separated
+//     by one space.
+//   - A verse range \v 15-16 is one verse, id and title "15"; its label
+//     shows "15-16". \vp replaces the label only. A verse number repeated
+//     in a chapter merges into the first verse of that number (with a
+//     warning); its text keeps its own label.
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/usfm"
+)
+
+// ErrPeripheral is returned (wrapped) for a book that is not one of the
+// canonical books (FRT, GLO, BAK …): it is no part of a Bible's books.
+var ErrPeripheral = errors.New("not a canonical book")
+
+// ErrNoChapters is returned (wrapped) for a book without any \c.
+var ErrNoChapters = errors.New("book has no chapters")
+
+// Book is a rendered book.
+type Book struct {
+	// Index is the book's entry in the Bible index. Index.Intro is nil when
+	// the book has no introduction.
+	Index bible.Book
+	// Intro holds the introduction's segments; nil when there is none.
+	Intro []bible.Segment
+	// Chapters is parallel to Index.Chapters.
+	Chapters []Chapter
+	// Warnings are problems that did not stop rendering.
+	Warnings []usfm.Diag
+}
+
+// Chapter is a rendered chapter.
+type Chapter struct {
+	// Verses is parallel to the index chapter's Verses: the segments of
+	// each verse, in source order.
+	Verses [][]bible.Segment
+}
+
+// Options tune rendering.
+type Options struct {
+	// Language is the BCP 47 tag of the Bible, used for words the source
+	// does not give, such as the title of an untitled introduction.
+	Language string
+	// File names the source in warnings and errors.
+	File string
+}
+
+// Render renders one parsed book. A peripheral book yields an error that
+// wraps ErrPeripheral.
+func Render(b *usfm.Book, opt Options) (*Book, error) {
+	id := bible.BookID(b.ID)
+	if !id.Canonical() {
+		return nil, fmt.Errorf("render %s: %w", b.ID, ErrPeripheral)
+	}
+	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1}
+	r.out.Index = bible.Book{
+		ID:    id,
+		Canon: id.Canon(),
+	}
+	if err := r.blocks(b.Nodes); err != nil {
+		return nil, fmt.Errorf("render %s: %w", b.ID, err)
+	}
+	if len(r.out.Chapters) == 0 {
+		return nil, fmt.Errorf("render %s: %w", b.ID, ErrNoChapters)
+	}
+	r.finishChapter()
+	if len(r.pending) > 0 {
+		// Headings after the book's last verse: keep them with that verse.
+		if r.lastChap >= 0 {
+			vs := r.out.Chapters[r.lastChap].Verses
+			vs[len(vs)-1] = append(vs[len(vs)-1], r.pending...)
+		}
+		r.pending = nil
+	}
+	r.titles(b)
+	if len(r.out.Intro) > 0 {
+		title := r.introTitle
+		if title == "" {
+			title = IntroductionWord(opt.Language)
+		}
+		r.out.Index.Intro = &bible.Intro{
+			ID:        bible.IntroChapter,
+			PassageID: string(id) + "." + bible.IntroChapter,
+			Title:     title,
+		}
+	} else {
+		r.out.Intro = nil
+	}
+	return r.out, nil
+}
+
+// titles fills title, full_title and abbreviation from \toc2, \toc1, \toc3,
+// falling back to \h and then to the \mt titles (the main \mt for title and
+// abbreviation, all \mt lines joined for full_title).
+func (r *renderer) titles(b *usfm.Book) {
+	h := strings.TrimSpace(b.Headers["h"])
+	mainMT := r.mainTitle
+	if mainMT == "" && len(r.mts) > 0 {
+		mainMT = r.mts[0]
+	}
+	first := func(ss ...string) string {
+		for _, s := range ss {
+			if s = strings.TrimSpace(s); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	r.out.Index.Title = first(b.Headers["toc2"], h, mainMT)
+	r.out.Index.FullTitle = first(b.Headers["toc1"], h, strings.Join(r.mts, " "))
+	r.out.Index.Abbreviation = first(b.Headers["toc3"], h, mainMT)
+}
+
+// introWords is the localized title of an introduction that has no \imt or
+// \is of its own, by ISO 639 language.
+var introWords = map[string]string{
+	"en":  "Introduction",
+	"es":  "Introducción",
+	"fr":  "Introduction",
+	"pt":  "Introdução",
+	"it":  "Introduzione",
+	"de":  "Einleitung",
+	"nl":  "Inleiding",
+	"he":  "מבוא",
+	"hbo": "מבוא",
+}
+
+// IntroductionWord returns the word "Introduction" in the language of the
+// BCP 47 tag lang (its primary subtag decides), falling back to English.
+func IntroductionWord(lang string) string {
+	base, _, _ := strings.Cut(lang, "-")
+	base, _, _ = strings.Cut(base, "_")
+	switch base = strings.ToLower(base); base {
+	case "iw":
+		base = "he"
+	case "spa":
+		base = "es"
+	case "eng":
+		base = "en"
+	}
+	if w, ok := introWords[base]; ok {
+		return w
+	}
+	return introWords["en"]
+}

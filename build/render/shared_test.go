@@ -1,0 +1,125 @@
+package render
+
+import (
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/bibleplatform/platform/build/usfm"
+)
+
+// sharedDir finds the shared data beside the repository: it walks up from
+// the test's directory to the one holding go.mod, then takes ../shared.
+func sharedDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(filepath.Join(shared, "bibles")); err != nil {
+		tb.Skipf("shared data not available: %v", err)
+	}
+	return shared
+}
+
+// parsedBible is one Bible folder parsed once per test binary.
+type parsedBible struct {
+	once  sync.Once
+	books []*usfm.Book
+	err   error
+}
+
+var parsed = map[string]*parsedBible{
+	"eng-web": {}, "eng-bsb": {}, "hbo-uhb": {},
+}
+
+// parseBible parses every *.usfm.gz of a shared Bible folder, in file name
+// order.
+func parseBible(tb testing.TB, name string) []*usfm.Book {
+	tb.Helper()
+	p := parsed[name]
+	if p == nil {
+		tb.Fatalf("no entry for %s", name)
+	}
+	dir := filepath.Join(sharedDir(tb), "bibles", name)
+	p.once.Do(func() {
+		files, err := filepath.Glob(filepath.Join(dir, "*.usfm.gz"))
+		if err != nil || len(files) == 0 {
+			p.err = errors.New("no *.usfm.gz in " + name)
+			return
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			src, err := readGzip(f)
+			if err != nil {
+				p.err = err
+				return
+			}
+			b, err := usfm.Parse(filepath.Base(f), src)
+			if err != nil {
+				p.err = err
+				return
+			}
+			p.books = append(p.books, b)
+		}
+	})
+	if p.err != nil {
+		tb.Fatal(p.err)
+	}
+	return p.books
+}
+
+func readGzip(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(z)
+}
+
+// renderBible renders every canonical book of a shared Bible folder.
+func renderBible(tb testing.TB, name, lang string) []*Book {
+	tb.Helper()
+	var out []*Book
+	for _, b := range parseBible(tb, name) {
+		rb, err := Render(b, Options{Language: lang, File: b.ID})
+		if errors.Is(err, ErrPeripheral) {
+			continue
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, rb)
+	}
+	return out
+}
+
+func findBook(books []*Book, id string) *Book {
+	for _, b := range books {
+		if string(b.Index.ID) == id {
+			return b
+		}
+	}
+	return nil
+}
