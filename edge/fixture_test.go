@@ -71,7 +71,7 @@ func verseSeg(para int, class, v, text, note string) bible.Segment {
 }
 
 func fxBibles() []fxBible {
-	heading := bible.Segment{Para: 1, Class: "s1 yv-h", Heading: true, HTML: "God so loved", Notes: "God so loved"}
+	heading := bible.Segment{Para: 1, Class: "s1 yv-h", Heading: true, HTML: "The Love of God", Notes: "The Love of God"}
 	english := fxBible{
 		meta: bible.Bible{ID: 9001, Abbreviation: "FXE", Title: "Fixture English", LanguageTag: "en",
 			Books: []bible.BookID{"JHN", "PS2"}},
@@ -82,7 +82,7 @@ func fxBibles() []fxBible {
 					chapter("JHN", "3", "3", "16", "17", "18"),
 					chapter("JHN", "4", "4", "1", "2"),
 				}},
-			{ID: "PS2", Title: "Psalm 151", Canon: bible.Deuterocanon, Chapters: []bible.Chapter{
+			{ID: "PS2", Title: "Psalms", Canon: bible.Deuterocanon, Chapters: []bible.Chapter{
 				chapter("PS2", "1_1", "151", "1", "2"),
 			}},
 		}},

@@ -5,7 +5,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,11 +27,7 @@ type testEdge struct {
 
 func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
 	t.Helper()
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := publishFixtures(t, store, fxBibles())
+	store, build := sharedStore(t)
 	cfg := Config{Store: store}
 	if mod != nil {
 		mod(&cfg)
@@ -81,4 +79,42 @@ func (e *testEdge) do(t testing.TB, method, target string, headers ...string) (*
 		t.Fatal(err)
 	}
 	return resp, body
+}
+
+// The fixture build is published once per test binary: brotli at the
+// build's level is what makes publishing slow.
+var (
+	sharedOnce  sync.Once
+	sharedDir   string
+	sharedBuild string
+)
+
+func sharedStore(t testing.TB) (*publish.Dir, string) {
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "edge-test-store-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := publish.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sharedDir, sharedBuild = dir, publishFixtures(t, store, fxBibles())
+	})
+	if sharedDir == "" {
+		t.Fatal("fixture store was not published")
+	}
+	store, err := publish.OpenDir(sharedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, sharedBuild
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
 }

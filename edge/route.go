@@ -163,7 +163,7 @@ func parsePassageID(b []byte, p *passageID) bool {
 	if !validIDSeg(ch) {
 		return false
 	}
-	if equalFoldASCII(ch, "INTRO") {
+	if equalFoldASCII(ch, "intro") {
 		if hasV {
 			return false
 		}

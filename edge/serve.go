@@ -12,7 +12,7 @@ import (
 // copying of the key).
 var (
 	hdrVary          = []byte("Vary")
-	hdrETag          = []byte("ETag")
+	hdrETag          = []byte("Etag") // fasthttp's canonical spelling, so Peek finds it
 	hdrCacheControl  = []byte("Cache-Control")
 	hdrLastModified  = []byte("Last-Modified")
 	hdrAcceptRanges  = []byte("Accept-Ranges")

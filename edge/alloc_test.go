@@ -1,0 +1,67 @@
+package edge
+
+import (
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+// TestHotPathAllocs proves the hot path allocates nothing: a pre-rendered
+// passage hit with the key check, licence check, rate limit and encoding
+// choice, and the same request answered 304 from If-None-Match.
+func TestHotPathAllocs(t *testing.T) {
+	e := newTestEdge(t, nil)
+	var ctx fasthttp.RequestCtx
+	setup := func(uri string, headers ...string) {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.SetMethod("GET")
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		for i := 0; i+1 < len(headers); i += 2 {
+			ctx.Request.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	cases := []struct {
+		name    string
+		uri     string
+		headers []string
+		status  int
+	}{
+		{"verse html br", "/v1/bibles/9002/passages/JHN.3.16?format=html&include_notes=true", []string{"Accept-Encoding", "gzip, deflate, br;q=1.0"}, 200},
+		{"chapter text gzip", "/v1/bibles/9001/passages/JHN.3", []string{"Accept-Encoding", "gzip"}, 200},
+		{"verse identity", "/v1/bibles/9001/passages/jhn.3.17?format=text", nil, 200},
+		{"intro", "/v1/bibles/9001/passages/JHN.INTRO?format=html", []string{"Accept-Encoding", "br"}, 200},
+		{"verse object", "/v1/bibles/9001/books/JHN/chapters/3/verses/16", []string{"Accept-Encoding", "br"}, 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			setup(tc.uri, tc.headers...)
+			e.srv.Handler(&ctx)
+			if got := ctx.Response.StatusCode(); got != tc.status {
+				t.Fatalf("status %d, want %d: %s", got, tc.status, ctx.Response.Body())
+			}
+			etag := string(ctx.Response.Header.Peek("ETag"))
+			allocs := testing.AllocsPerRun(200, func() {
+				setup(tc.uri, tc.headers...)
+				e.srv.Handler(&ctx)
+			})
+			if allocs != 0 {
+				t.Errorf("200: %v allocations per request, want 0", allocs)
+			}
+			cond := append(append([]string(nil), tc.headers...), "If-None-Match", `W/"x", `+etag)
+			setup(tc.uri, cond...)
+			e.srv.Handler(&ctx)
+			if got := ctx.Response.StatusCode(); got != fasthttp.StatusNotModified {
+				t.Fatalf("conditional: status %d, want 304", got)
+			}
+			allocs = testing.AllocsPerRun(200, func() {
+				setup(tc.uri, cond...)
+				e.srv.Handler(&ctx)
+			})
+			if allocs != 0 {
+				t.Errorf("304: %v allocations per request, want 0", allocs)
+			}
+		})
+	}
+}
