@@ -33,12 +33,21 @@
 //   - Tables: each row (\tr) is its own paragraph with class "tr", and each
 //     cell a <span class="tc1"> (th1, tcr2 … : the cell's marker). A verse
 //     may start inside a cell; the cell span is closed and reopened around
-//     the boundary like any character style. In text, cells are separated
-//     by one space.
+//     the boundary like any character style. Cells are separated, in HTML
+//     and in text, by one space.
 //   - A verse range \v 15-16 is one verse, id and title "15"; its label
 //     shows "15-16". \vp replaces the label only. A verse number repeated
 //     in a chapter merges into the first verse of that number (with a
-//     warning); its text keeps its own label.
+//     warning); its text keeps its own label. A malformed number keeps its
+//     leading letters and digits ("\v 14..." in the BSB is verse 14, with a
+//     warning); one with none is an error. \va is not shown.
+//   - Spaces: the space after a paragraph or verse marker is dropped, and a
+//     space that would double the one before it; a verse keeps its trailing
+//     space (it separates it from the next verse in the paragraph), and
+//     bible.ComposeHTML trims spaces before a paragraph's </div>.
+//   - A character style open at a verse boundary is closed at the end of
+//     one segment and reopened after the next verse's label; styles open
+//     lazily, so no empty span is left at a boundary.
 package render
 
 import (
