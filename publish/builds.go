@@ -1,0 +1,276 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The admin side of publishing: list builds, switch back to one, and
+// remove what no kept build needs. A build is its manifest
+// (builds/<id>.json); the build writes the manifest after every pack it
+// names, so a listed build is complete unless something deleted its packs
+// since, which Rollback checks before switching.
+
+// BuildInfo describes one published build.
+type BuildInfo struct {
+	ID      string
+	Created time.Time
+	Current bool
+	Packs   int   // distinct packs it names
+	Bytes   int64 // their total size
+}
+
+// Builds lists the store's builds, newest first.
+func Builds(ctx context.Context, s Store) ([]BuildInfo, error) {
+	ms, cur, err := manifests(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BuildInfo, 0, len(ms))
+	for id, m := range ms {
+		b := BuildInfo{ID: id, Created: m.Created, Current: id == cur}
+		for _, r := range packSet(m) {
+			b.Packs++
+			b.Bytes += r.Size
+		}
+		out = append(out, b)
+	}
+	sortNewestFirst(out)
+	return out, nil
+}
+
+func sortNewestFirst(bs []BuildInfo) {
+	sort.Slice(bs, func(i, j int) bool {
+		if !bs[i].Created.Equal(bs[j].Created) {
+			return bs[i].Created.After(bs[j].Created)
+		}
+		return bs[i].ID < bs[j].ID
+	})
+}
+
+// manifests loads every build's manifest and the current id ("" if none).
+func manifests(ctx context.Context, s Store) (map[string]*Manifest, string, error) {
+	cur, err := s.Current(ctx)
+	if err != nil && !IsNotExist(err) {
+		return nil, "", fmt.Errorf("builds: %w", err)
+	}
+	keys, err := s.List(ctx, "builds/")
+	if err != nil {
+		return nil, "", fmt.Errorf("builds: %w", err)
+	}
+	ms := make(map[string]*Manifest, len(keys))
+	for _, k := range keys {
+		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "builds/"), ".json")
+		if !ok || strings.Contains(id, "/") {
+			continue
+		}
+		m, err := LoadManifest(ctx, s, id)
+		if err != nil {
+			return nil, "", fmt.Errorf("builds: %w", err)
+		}
+		ms[id] = m
+	}
+	return ms, cur, nil
+}
+
+func packSet(m *Manifest) map[string]PackRef {
+	set := map[string]PackRef{}
+	m.Packs(func(r PackRef) { set[r.Key] = r })
+	return set
+}
+
+// Rollback makes build current; with build "" it picks the newest build
+// created before the current one. It refuses a build whose packs are not
+// all in the store, so that a rollback never breaks serving. It returns
+// the id it switched to.
+func Rollback(ctx context.Context, s Store, build string) (string, error) {
+	if build == "" {
+		bs, err := Builds(ctx, s)
+		if err != nil {
+			return "", err
+		}
+		cur := -1
+		for i, b := range bs {
+			if b.Current {
+				cur = i
+			}
+		}
+		switch {
+		case cur < 0:
+			return "", errors.New("rollback: no current build to roll back from; name a build")
+		case cur+1 >= len(bs):
+			return "", fmt.Errorf("rollback: build %s is the oldest; nothing to roll back to", bs[cur].ID)
+		}
+		build = bs[cur+1].ID
+	}
+	m, err := LoadManifest(ctx, s, build)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	if err := checkPacks(ctx, s, m); err != nil {
+		return "", fmt.Errorf("rollback to %s: %w", build, err)
+	}
+	if err := s.SetCurrent(ctx, build); err != nil {
+		return "", fmt.Errorf("rollback to %s: %w", build, err)
+	}
+	return build, nil
+}
+
+// checkPacks stats every pack of m, a few at a time.
+func checkPacks(ctx context.Context, s Store, m *Manifest) error {
+	refs := packSet(m)
+	sem := make(chan struct{}, 16)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, r := range refs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			n, err := s.Stat(ctx, r.Key)
+			if err == nil && n != r.Size {
+				err = fmt.Errorf("pack %s is %d bytes, the manifest says %d", r.Key, n, r.Size)
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 3 {
+		errs = append(errs[:3], fmt.Errorf("and %d more", len(errs)-3))
+	}
+	return errors.Join(errs...)
+}
+
+// GCOptions say what GC keeps and whether it deletes.
+type GCOptions struct {
+	// Keep is how many of the newest builds to keep (at least 1). The
+	// current build is always kept too, even when it is older (after a
+	// rollback).
+	Keep int
+	// Delete does the deletions; without it GC only reports them (the
+	// CLI's default dry run).
+	Delete bool
+	// Orphans also removes packs that no build names at all. Those are
+	// what an interrupted publish leaves behind and what a publish in
+	// progress has written so far, so this must not run while someone
+	// publishes.
+	Orphans bool
+}
+
+// GCReport says what GC removed (or would remove).
+type GCReport struct {
+	Kept           []string // build ids, newest first
+	RemovedBuilds  []string
+	RemovedObjects int // packs (manifests not counted)
+	RemovedBytes   int64
+	Deleted        bool // false for a dry run
+}
+
+// GC removes builds beyond the newest opt.Keep (never the current one) and
+// the packs that only they named. Manifests go first, so that a build is
+// never listed once its packs may be missing. Like any deletion, it must
+// not race a publish: a publish that reuses a pack of a build being removed
+// would lose it.
+func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
+	rep := GCReport{Deleted: opt.Delete}
+	if opt.Keep < 1 {
+		return rep, fmt.Errorf("gc: keep must be at least 1, not %d", opt.Keep)
+	}
+	ms, cur, err := manifests(ctx, s)
+	if err != nil {
+		return rep, fmt.Errorf("gc: %w", err)
+	}
+	if cur != "" && ms[cur] == nil {
+		// Deleting with no idea what is being served would be a guess.
+		return rep, fmt.Errorf("gc: the current build %s has no manifest; refusing to delete anything", cur)
+	}
+	var bs []BuildInfo
+	for id, m := range ms {
+		bs = append(bs, BuildInfo{ID: id, Created: m.Created, Current: id == cur})
+	}
+	sortNewestFirst(bs)
+	keep := map[string]bool{}
+	for i, b := range bs {
+		if i < opt.Keep || b.Current {
+			keep[b.ID] = true
+			rep.Kept = append(rep.Kept, b.ID)
+		} else {
+			rep.RemovedBuilds = append(rep.RemovedBuilds, b.ID)
+		}
+	}
+	needed := map[string]bool{}
+	for id := range keep {
+		for k := range packSet(ms[id]) {
+			needed[k] = true
+		}
+	}
+	var doomed []string
+	if opt.Orphans {
+		keys, err := s.List(ctx, "packs/")
+		if err != nil {
+			return rep, fmt.Errorf("gc: %w", err)
+		}
+		for _, k := range keys {
+			if !needed[k] {
+				doomed = append(doomed, k)
+			}
+		}
+	} else {
+		seen := map[string]bool{}
+		for _, id := range rep.RemovedBuilds {
+			for k := range packSet(ms[id]) {
+				if !needed[k] && !seen[k] {
+					seen[k] = true
+					doomed = append(doomed, k)
+				}
+			}
+		}
+		sort.Strings(doomed)
+	}
+	sizes := map[string]int64{}
+	for _, m := range ms {
+		m.Packs(func(r PackRef) { sizes[r.Key] = r.Size })
+	}
+	for _, k := range doomed {
+		n, ok := sizes[k]
+		if !ok {
+			// An orphan: no manifest knows its size.
+			if n, err = s.Stat(ctx, k); err != nil && !IsNotExist(err) {
+				return rep, fmt.Errorf("gc: %w", err)
+			}
+		}
+		rep.RemovedObjects++
+		rep.RemovedBytes += n
+	}
+	if !opt.Delete {
+		return rep, nil
+	}
+	// The pointer may have moved since we read it (a rollback to a build
+	// we are about to remove); check again before deleting anything.
+	if now, err := s.Current(ctx); (err != nil && !IsNotExist(err)) || now != cur {
+		return rep, fmt.Errorf("gc: the current build changed while collecting (%s → %s, %v); run again", cur, now, err)
+	}
+	for _, id := range rep.RemovedBuilds {
+		if err := s.Delete(ctx, ManifestKey(id)); err != nil {
+			return rep, fmt.Errorf("gc: %w", err)
+		}
+	}
+	for _, k := range doomed {
+		if err := s.Delete(ctx, k); err != nil {
+			return rep, fmt.Errorf("gc: %w", err)
+		}
+	}
+	return rep, nil
+}

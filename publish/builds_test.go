@@ -1,0 +1,193 @@
+package publish_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// publishBuild writes a build naming the given packs (their content is
+// their name) the way the build does: packs, then the manifest, then the
+// pointer. It returns the build id.
+func publishBuild(t *testing.T, s publish.Store, created time.Time, packs ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	m := &publish.Manifest{Created: created, Files: map[string]publish.PackRef{}}
+	for _, p := range packs {
+		data := []byte(p)
+		ref := publish.PackRef{Key: contentKey(data), Size: int64(len(data)), Modified: created}
+		if err := s.Put(ctx, ref.Key, data); err != nil {
+			t.Fatal(err)
+		}
+		m.Files[p] = ref
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := m.BuildID()
+	if err := s.Put(ctx, publish.ManifestKey(id), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetCurrent(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func day(n int) time.Time { return time.Date(2026, 1, n, 0, 0, 0, 0, time.UTC) }
+
+// listing renders builds as "id*:packs/bytes", * marking the current one.
+func listing(bs []publish.BuildInfo) string {
+	var parts []string
+	for _, b := range bs {
+		cur := ""
+		if b.Current {
+			cur = "*"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s:%d/%d", b.ID, cur, b.Packs, b.Bytes))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestBuildsAndRollback(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		if bs, err := publish.Builds(ctx, s); err != nil || len(bs) != 0 {
+			t.Fatalf("Builds on an empty store = %v, %v", bs, err)
+		}
+		if _, err := publish.Rollback(ctx, s, ""); err == nil {
+			t.Error("Rollback on an empty store: no error")
+		}
+		b1 := publishBuild(t, s, day(1), "gen", "exo")
+		b2 := publishBuild(t, s, day(2), "gen", "exo2", "lev")
+		b3 := publishBuild(t, s, day(3), "gen2")
+
+		bs, err := publish.Builds(ctx, s)
+		want := fmt.Sprintf("%s*:1/4 %s:3/10 %s:2/6", b3, b2, b1)
+		if got := listing(bs); err != nil || got != want {
+			t.Errorf("Builds = %s, %v; want %s", got, err, want)
+		}
+
+		for _, c := range []struct {
+			arg, want string
+		}{
+			{"", b2}, // the one before the current
+			{"", b1},
+			{b3, b3}, // forward again, by name
+		} {
+			got, err := publish.Rollback(ctx, s, c.arg)
+			if err != nil || got != c.want {
+				t.Fatalf("Rollback(%q) = %s, %v; want %s", c.arg, got, err, c.want)
+			}
+			if cur, err := s.Current(ctx); err != nil || cur != c.want {
+				t.Fatalf("after Rollback(%q) Current = %s, %v; want %s", c.arg, cur, err, c.want)
+			}
+		}
+
+		// A build with a missing pack is refused; serving stays on b3.
+		if err := s.Delete(ctx, contentKey([]byte("lev"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := publish.Rollback(ctx, s, b2); err == nil {
+			t.Error("Rollback to a build with a missing pack: no error")
+		}
+		if _, err := publish.Rollback(ctx, s, "nosuchbuild"); err == nil {
+			t.Error("Rollback to a build that does not exist: no error")
+		}
+		if cur, err := s.Current(ctx); err != nil || cur != b3 {
+			t.Errorf("after refused rollbacks Current = %s, %v; want %s", cur, err, b3)
+		}
+	})
+}
+
+func TestGC(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		b1 := publishBuild(t, s, day(1), "shared", "only1")
+		b2 := publishBuild(t, s, day(2), "shared", "only2", "in2and4")
+		b3 := publishBuild(t, s, day(3), "shared", "only3")
+		b4 := publishBuild(t, s, day(4), "shared", "in2and4")
+		// An interrupted publish left a pack no manifest names.
+		if err := s.Put(ctx, contentKey([]byte("orphan")), []byte("orphan")); err != nil {
+			t.Fatal(err)
+		}
+		// Serving was rolled back to b2: it must survive keep=1.
+		if _, err := publish.Rollback(ctx, s, b2); err != nil {
+			t.Fatal(err)
+		}
+		key := func(p string) string { return contentKey([]byte(p)) }
+		allKeys := func() string {
+			keys, err := s.List(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.Join(keys, " ")
+		}
+		before := allKeys()
+
+		if _, err := publish.GC(ctx, s, publish.GCOptions{Keep: 0, Delete: true}); err == nil {
+			t.Error("GC with keep 0: no error")
+		}
+		dry, err := publish.GC(ctx, s, publish.GCOptions{Keep: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := allKeys(); got != before {
+			t.Errorf("a dry run changed the store:\n%s\nwas\n%s", got, before)
+		}
+		rep, err := publish.GC(ctx, s, publish.GCOptions{Keep: 1, Delete: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want string
+		}{
+			{"kept", strings.Join(rep.Kept, " "), b4 + " " + b2},
+			{"removed builds", strings.Join(rep.RemovedBuilds, " "), b3 + " " + b1},
+			{"removed objects", fmt.Sprint(rep.RemovedObjects, rep.RemovedBytes), fmt.Sprint(2, len("only1")+len("only3"))},
+			{"dry run reports the same", fmt.Sprint(dry.Kept, dry.RemovedBuilds, dry.RemovedObjects, dry.Deleted), fmt.Sprint(rep.Kept, rep.RemovedBuilds, rep.RemovedObjects, false)},
+		} {
+			if c.got != c.want {
+				t.Errorf("%s = %s; want %s", c.name, c.got, c.want)
+			}
+		}
+		for _, c := range []struct {
+			key  string
+			want bool
+		}{
+			{key("shared"), true}, {key("only2"), true}, {key("in2and4"), true},
+			{key("orphan"), true}, // only with Orphans
+			{key("only1"), false}, {key("only3"), false},
+			{publish.ManifestKey(b1), false}, {publish.ManifestKey(b3), false},
+			{publish.ManifestKey(b2), true}, {publish.ManifestKey(b4), true},
+		} {
+			_, err := s.Stat(ctx, c.key)
+			if got := err == nil; got != c.want {
+				t.Errorf("after GC %s present = %t (%v); want %t", c.key, got, err, c.want)
+			}
+		}
+		// Both kept builds still serve.
+		for _, id := range []string{b4, b2} {
+			if _, err := publish.Rollback(ctx, s, id); err != nil {
+				t.Errorf("kept build %s is broken: %v", id, err)
+			}
+		}
+
+		rep, err = publish.GC(ctx, s, publish.GCOptions{Keep: 2, Delete: true, Orphans: true})
+		if err != nil || rep.RemovedObjects != 1 || rep.RemovedBytes != int64(len("orphan")) {
+			t.Errorf("GC with orphans = %+v, %v; want the orphan removed", rep, err)
+		}
+		if _, err := s.Stat(ctx, key("orphan")); !publish.IsNotExist(err) {
+			t.Errorf("orphan still there: %v", err)
+		}
+	})
+}

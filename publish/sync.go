@@ -1,0 +1,302 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path"
+	"sync"
+	"time"
+)
+
+// Publishing to a remote store is many small uploads over a network that
+// fails now and then. The Uploader runs them in parallel, retries each with
+// backoff, and holds back the switch of the current build until every
+// upload has landed: a publish that fails or is interrupted leaves the
+// previous build current, and a rerun finds the objects that did land
+// (they are content-addressed) and uploads only the rest.
+
+// Object is one object to publish.
+type Object struct {
+	Key  string
+	Data []byte
+}
+
+// SyncOptions tune uploads. Zero values take the defaults.
+type SyncOptions struct {
+	Parallel   int           // uploads in flight; default 16
+	Attempts   int           // tries per object; default 5
+	Backoff    time.Duration // wait after the first failure, doubled after each; default 200ms
+	MaxBackoff time.Duration // cap on one wait; default 5s
+}
+
+func (o *SyncOptions) defaults() {
+	if o.Parallel <= 0 {
+		o.Parallel = 16
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 5 * time.Second
+	}
+}
+
+// SyncReport counts what an upload did.
+type SyncReport struct {
+	Uploaded      int   // objects written
+	UploadedBytes int64 // their bytes
+	Skipped       int   // objects already in the store
+	SkippedBytes  int64
+	Retries       int // failed attempts that were retried
+}
+
+func (r SyncReport) String() string {
+	return fmt.Sprintf("uploaded %d objects (%d bytes), skipped %d already present (%d bytes), %d retries",
+		r.Uploaded, r.UploadedBytes, r.Skipped, r.SkippedBytes, r.Retries)
+}
+
+// Sync uploads the objects the store does not hold yet, in parallel and
+// with retries. Objects are immutable and their keys content addresses, so
+// a key that is present holds the same bytes and is skipped: this is what
+// makes a rerun after an interrupted publish, and a publish where one verse
+// changed, upload only what is missing.
+func Sync(ctx context.Context, s Store, objs []Object, opt SyncOptions) (SyncReport, error) {
+	have, err := present(ctx, s, objs)
+	if err != nil {
+		return SyncReport{}, err
+	}
+	u := NewUploader(s, opt)
+	var rep SyncReport
+	for _, o := range objs {
+		if have[o.Key] {
+			rep.Skipped++
+			rep.SkippedBytes += int64(len(o.Data))
+			continue
+		}
+		if err := u.Put(ctx, o.Key, o.Data); err != nil {
+			break // the error is also Wait's
+		}
+	}
+	up, err := u.Wait(ctx)
+	rep.Uploaded, rep.UploadedBytes, rep.Retries = up.Uploaded, up.UploadedBytes, up.Retries
+	return rep, err
+}
+
+// present lists the store under each parent of the objects' keys: one List
+// per folder ("packs/", "builds/") costs a few requests where a Stat per
+// object would cost thousands.
+func present(ctx context.Context, s Store, objs []Object) (map[string]bool, error) {
+	dirs := map[string]bool{}
+	for _, o := range objs {
+		if err := CheckKey(o.Key); err != nil {
+			return nil, fmt.Errorf("sync: %w: %q", err, o.Key)
+		}
+		d := path.Dir(o.Key)
+		if d == "." {
+			d = ""
+		} else {
+			d += "/"
+		}
+		dirs[d] = true
+	}
+	have := map[string]bool{}
+	for d := range dirs {
+		keys, err := retry(ctx, SyncOptions{Attempts: 3}, nil, func() ([]string, error) { return s.List(ctx, d) })
+		if err != nil {
+			return nil, fmt.Errorf("sync: list %q: %w", d, err)
+		}
+		for _, k := range keys {
+			have[k] = true
+		}
+	}
+	return have, nil
+}
+
+// Uploader is a Store whose Put returns as soon as the upload is queued;
+// uploads run in parallel (at most Parallel at once: Put blocks beyond
+// that) and are retried with backoff. Until an upload lands, Get, GetRange
+// and Stat answer from the queued bytes, so a caller sees its own writes.
+//
+// SetCurrent first waits for every queued upload and fails, leaving the
+// current build as it was, if any of them failed: the pointer never names a
+// build whose objects are not all in place. Wrapping a store with it is all
+// a build needs to publish in parallel:
+//
+//	u := publish.NewUploader(store, publish.SyncOptions{})
+//	… build writes objects to u, then u.SetCurrent(ctx, id) …
+//	rep, err := u.Wait(ctx)
+type Uploader struct {
+	Store
+	opt SyncOptions
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu      sync.Mutex
+	pending map[string][]byte
+	rep     SyncReport
+	errs    []error
+}
+
+// NewUploader wraps s.
+func NewUploader(s Store, opt SyncOptions) *Uploader {
+	opt.defaults()
+	return &Uploader{Store: s, opt: opt, sem: make(chan struct{}, opt.Parallel), pending: map[string][]byte{}}
+}
+
+// Put queues an upload. It fails at once for a bad key, a cancelled
+// context, or when an earlier upload has failed (there is no point going
+// on with a publish that cannot complete).
+func (u *Uploader) Put(ctx context.Context, key string, data []byte) error {
+	if err := CheckKey(key); err != nil {
+		return fmt.Errorf("%w: %q", err, key)
+	}
+	if err := u.failed(); err != nil {
+		return err
+	}
+	select {
+	case u.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	u.mu.Lock()
+	u.pending[key] = data
+	u.mu.Unlock()
+	u.wg.Add(1)
+	go func() {
+		defer func() { <-u.sem; u.wg.Done() }()
+		_, err := retry(ctx, u.opt, u.countRetry, func() (struct{}, error) {
+			return struct{}{}, u.Store.Put(ctx, key, data)
+		})
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if err != nil {
+			u.errs = append(u.errs, fmt.Errorf("upload %s: %w", key, err))
+			// Keep serving reads of it from memory: the store has
+			// not got it.
+			return
+		}
+		// Drop it only if a later Put of the same key did not
+		// replace it meanwhile.
+		if d, ok := u.pending[key]; ok && len(d) == len(data) && (len(d) == 0 || &d[0] == &data[0]) {
+			delete(u.pending, key)
+		}
+		u.rep.Uploaded++
+		u.rep.UploadedBytes += int64(len(data))
+	}()
+	return nil
+}
+
+func (u *Uploader) countRetry() {
+	u.mu.Lock()
+	u.rep.Retries++
+	u.mu.Unlock()
+}
+
+func (u *Uploader) failed() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return errors.Join(u.errs...)
+}
+
+func (u *Uploader) queued(key string) ([]byte, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	d, ok := u.pending[key]
+	return d, ok
+}
+
+// Get reads a queued object from memory, others from the store.
+func (u *Uploader) Get(ctx context.Context, key string) ([]byte, error) {
+	if d, ok := u.queued(key); ok {
+		return append([]byte(nil), d...), nil
+	}
+	return u.Store.Get(ctx, key)
+}
+
+// GetRange reads a queued object from memory, others from the store.
+func (u *Uploader) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if d, ok := u.queued(key); ok {
+		if off < 0 || n < 0 || off+n > int64(len(d)) {
+			return nil, fmt.Errorf("get %s [%d,+%d): out of range of %d bytes", key, off, n, len(d))
+		}
+		return append([]byte(nil), d[off:off+n]...), nil
+	}
+	return u.Store.GetRange(ctx, key, off, n)
+}
+
+// Stat answers for a queued object from memory, others from the store.
+func (u *Uploader) Stat(ctx context.Context, key string) (int64, error) {
+	if d, ok := u.queued(key); ok {
+		return int64(len(d)), nil
+	}
+	return u.Store.Stat(ctx, key)
+}
+
+// Wait waits for every queued upload and reports what was uploaded; the
+// error joins every upload that failed after all its attempts.
+func (u *Uploader) Wait(ctx context.Context) (SyncReport, error) {
+	done := make(chan struct{})
+	go func() { u.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return u.Report(), ctx.Err()
+	}
+	return u.Report(), u.failed()
+}
+
+// Report is what has been uploaded so far.
+func (u *Uploader) Report() SyncReport {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.rep
+}
+
+// SetCurrent switches builds once every queued upload is in place.
+func (u *Uploader) SetCurrent(ctx context.Context, build string) error {
+	if _, err := u.Wait(ctx); err != nil {
+		return fmt.Errorf("switch to %s: not every object was uploaded, the current build is unchanged: %w", build, err)
+	}
+	_, err := retry(ctx, u.opt, u.countRetry, func() (struct{}, error) {
+		return struct{}{}, u.Store.SetCurrent(ctx, build)
+	})
+	return err
+}
+
+// retry calls f until it succeeds, fails permanently, or has been tried
+// opt.Attempts times, waiting with exponential backoff and full jitter
+// between tries (so that parallel uploads that failed together do not
+// retry together).
+func retry[T any](ctx context.Context, opt SyncOptions, onRetry func(), f func() (T, error)) (T, error) {
+	opt.defaults()
+	wait := opt.Backoff
+	for attempt := 1; ; attempt++ {
+		v, err := f()
+		if err == nil || attempt >= opt.Attempts || permanent(ctx, err) {
+			return v, err
+		}
+		if onRetry != nil {
+			onRetry()
+		}
+		t := time.NewTimer(wait/2 + rand.N(wait/2+1))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return v, err
+		}
+		wait = min(2*wait, opt.MaxBackoff)
+	}
+}
+
+// permanent reports errors that another attempt cannot fix.
+func permanent(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, ErrBadKey) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,248 @@
+package publish_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/publish/s3/s3test"
+)
+
+// backends runs f against the directory store and against S3 on a real
+// MinIO, each time on a fresh empty store.
+func backends(t *testing.T, f func(t *testing.T, newStore func(t *testing.T) publish.Store)) {
+	t.Run("dir", func(t *testing.T) {
+		f(t, func(t *testing.T) publish.Store {
+			d, err := publish.OpenDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		})
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := s3test.Shared(t)
+		f(t, func(t *testing.T) publish.Store { return srv.Store(t, "p") })
+	})
+}
+
+// contentKey is a content address, as the build names packs.
+func contentKey(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "packs/" + hex.EncodeToString(sum[:20])
+}
+
+func objects(n int, tag string) []publish.Object {
+	var objs []publish.Object
+	for i := 0; i < n; i++ {
+		data := []byte(fmt.Sprintf("%s object %d", tag, i))
+		objs = append(objs, publish.Object{Key: contentKey(data), Data: data})
+	}
+	return objs
+}
+
+func TestSync(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		first := objects(40, "a")
+		rep, err := publish.Sync(ctx, s, first, publish.SyncOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Uploaded != 40 || rep.Skipped != 0 {
+			t.Errorf("first sync: %v; want 40 uploaded, 0 skipped", rep)
+		}
+		// One object changed: only it is uploaded.
+		second := append(objects(39, "a"), objects(1, "b")...)
+		rep, err = publish.Sync(ctx, s, second, publish.SyncOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := [2]int{rep.Uploaded, rep.Skipped}, [2]int{1, 39}; got != want {
+			t.Errorf("second sync uploaded, skipped = %v; want %v (%v)", got, want, rep)
+		}
+		if want := int64(len(second[39].Data)); rep.UploadedBytes != want {
+			t.Errorf("second sync uploaded %d bytes; want %d", rep.UploadedBytes, want)
+		}
+		for _, o := range second {
+			got, err := s.Get(ctx, o.Key)
+			if err != nil || !bytes.Equal(got, o.Data) {
+				t.Fatalf("Get(%s) = %q, %v; want %q", o.Key, got, err, o.Data)
+			}
+		}
+	})
+}
+
+// flaky fails Puts as a network that drops requests does, in front of a
+// real store: the nth Put of key fails when fail(key, n) says so.
+type flaky struct {
+	publish.Store
+	fail func(key string, n int) bool
+	err  error
+	mu   sync.Mutex
+	seen map[string]int
+	puts atomic.Int64
+}
+
+func newFlaky(s publish.Store, err error, fail func(key string, n int) bool) *flaky {
+	return &flaky{Store: s, fail: fail, err: err, seen: map[string]int{}}
+}
+
+func (f *flaky) Put(ctx context.Context, key string, data []byte) error {
+	f.puts.Add(1)
+	f.mu.Lock()
+	f.seen[key]++
+	n := f.seen[key]
+	f.mu.Unlock()
+	if f.fail(key, n) {
+		return f.err
+	}
+	return f.Store.Put(ctx, key, data)
+}
+
+var errNetwork = errors.New("connection reset by peer")
+
+func TestSyncRetries(t *testing.T) {
+	fast := publish.SyncOptions{Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, Attempts: 3}
+	for _, c := range []struct {
+		name     string
+		failures int // of every key's first Puts
+		err      error
+		wantErr  bool
+		// Puts and retries per object that was tried; once one object
+		// has failed for good, Sync stops queueing more.
+		wantPuts, wantRetries int
+	}{
+		{"transient", 2, errNetwork, false, 3, 2},
+		{"too many failures", 3, errNetwork, true, 3, 2},
+		{"permission denied is not retried", 1, fs.ErrPermission, true, 1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+				ctx := context.Background()
+				f := newFlaky(newStore(t), c.err, func(_ string, n int) bool { return n <= c.failures })
+				rep, err := publish.Sync(ctx, f, objects(10, "r"), fast)
+				if (err != nil) != c.wantErr {
+					t.Fatalf("Sync error = %v; want error: %t", err, c.wantErr)
+				}
+				puts := int(f.puts.Load())
+				tried := puts / c.wantPuts
+				if tried < 1 || puts != tried*c.wantPuts || rep.Retries != tried*c.wantRetries {
+					t.Errorf("puts, retries = %d, %d; want %d and %d per object tried", puts, rep.Retries, c.wantPuts, c.wantRetries)
+				}
+				if !c.wantErr && (rep.Uploaded != 10 || tried != 10) {
+					t.Errorf("uploaded %d of %d tried; want 10", rep.Uploaded, tried)
+				}
+				if c.wantErr && !errors.Is(err, c.err) {
+					t.Errorf("Sync error = %v; want it to wrap %v", err, c.err)
+				}
+			})
+		})
+	}
+}
+
+// TestUploaderHoldsTheSwitch checks the promise publishing rests on: the
+// current pointer moves only when every object is in place, and a failed
+// publish leaves the previous build current; a rerun then uploads only
+// what is missing.
+func TestUploaderHoldsTheSwitch(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		if err := s.SetCurrent(ctx, "old"); err != nil {
+			t.Fatal(err)
+		}
+		objs := objects(20, "u")
+		bad := map[string]bool{}
+		for _, o := range objs[:10] {
+			bad[o.Key] = true
+		}
+		broken := newFlaky(s, errNetwork, func(key string, _ int) bool { return bad[key] })
+		u := publish.NewUploader(broken, publish.SyncOptions{Backoff: time.Millisecond, Attempts: 2})
+		for _, o := range objs {
+			if err := u.Put(ctx, o.Key, o.Data); err != nil {
+				break // an earlier failure stops the publish early: fine
+			}
+		}
+		// The build reads back what it wrote before it lands.
+		if got, err := u.Get(ctx, objs[0].Key); err != nil || !bytes.Equal(got, objs[0].Data) {
+			t.Errorf("Get of a queued object = %q, %v", got, err)
+		}
+		if err := u.SetCurrent(ctx, "new"); err == nil {
+			t.Fatal("SetCurrent succeeded although uploads failed")
+		}
+		if got, err := s.Current(ctx); err != nil || got != "old" {
+			t.Fatalf("after a failed publish Current = %q, %v; want old", got, err)
+		}
+
+		// Rerun on a healthy network.
+		rep, err := publish.Sync(ctx, s, objs, publish.SyncOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Uploaded+rep.Skipped != 20 || rep.Uploaded < 10 || rep.Skipped < 1 {
+			t.Errorf("rerun: %v; want the 10 failed (and any not reached) uploaded, the rest skipped", rep)
+		}
+		u = publish.NewUploader(s, publish.SyncOptions{})
+		if err := u.SetCurrent(ctx, "new"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Current(ctx); err != nil || got != "new" {
+			t.Errorf("Current = %q, %v; want new", got, err)
+		}
+	})
+}
+
+func TestUploaderParallel(t *testing.T) {
+	// A store whose Put takes 20 ms: 32 uploads 16 at a time take about
+	// 40 ms, one at a time 640 ms.
+	d, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inflight, peak atomic.Int64
+	slow := &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: &inflight, peak: &peak}
+	ctx := context.Background()
+	u := publish.NewUploader(slow, publish.SyncOptions{Parallel: 16})
+	for _, o := range objects(32, "p") {
+		if err := u.Put(ctx, o.Key, o.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := u.Wait(ctx)
+	if err != nil || rep.Uploaded != 32 {
+		t.Fatalf("Wait = %v, %v; want 32 uploaded", rep, err)
+	}
+	if got := peak.Load(); got < 8 || got > 16 {
+		t.Errorf("peak uploads in flight = %d; want between 8 and 16", got)
+	}
+}
+
+type slowStore struct {
+	publish.Store
+	delay          time.Duration
+	inflight, peak *atomic.Int64
+}
+
+func (s *slowStore) Put(ctx context.Context, key string, data []byte) error {
+	n := s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	for {
+		p := s.peak.Load()
+		if n <= p || s.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	time.Sleep(s.delay)
+	return s.Store.Put(ctx, key, data)
+}
