@@ -802,7 +802,10 @@ func (p *parser) pos(off int) Pos {
 		off = len(p.src)
 	}
 	if off < p.posOff {
-		p.posOff, p.line, p.lineStart = 0, 1, 0
+		// Rare (a text node placed after a warning inside it): step back.
+		p.line -= strings.Count(p.src[off:p.posOff], "\n")
+		p.lineStart = strings.LastIndexByte(p.src[:off], '\n') + 1
+		p.posOff = off
 	}
 	for {
 		j := strings.IndexByte(p.src[p.posOff:off], '\n')

@@ -271,3 +271,25 @@ func TestSharedAttrs(t *testing.T) {
 		t.Errorf("attrs %v %v %v", a, bb, c)
 	}
 }
+
+// TestPositions checks line and column of nodes, also after a warning
+// inside a text run (attributes) and after CRLF line ends.
+func TestPositions(t *testing.T) {
+	b := mustParse(t, "\\id GEN\r\n\\c 1\r\n\\p \\v 1 \\w a|x=y\\w* b\r\n\\q1 c")
+	var got []string
+	var walk func([]*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			got = append(got, fmt.Sprintf("%v@%d:%d", n.Kind, n.Pos.Line, n.Pos.Col))
+			walk(n.Children)
+		}
+	}
+	walk(b.Nodes)
+	want := "[chapter@2:1 para@3:1 verse@3:4 char@3:9 text@3:12 text@3:20 para@4:1 text@4:5]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("got  %v\nwant %s", got, want)
+	}
+	if len(b.Warnings) != 1 || b.Warnings[0].Pos != (Pos{3, 14}) {
+		t.Errorf("warnings %v, want one at 3:14", b.Warnings)
+	}
+}
