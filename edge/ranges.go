@@ -51,6 +51,12 @@ func parseRange(s []byte, size int64) ([]httpRange, error) {
 			if !ok {
 				return nil, errInvalidRange
 			}
+			if n == 0 {
+				// A zero-length suffix selects nothing (RFC 9110
+				// §14.1.2); net/http answers it with an empty 206.
+				noOverlap = true
+				continue
+			}
 			if n > size {
 				n = size
 			}

@@ -1,0 +1,117 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bibleplatform/platform/bible"
+)
+
+// FuzzPassageID checks that the allocation-free fast path agrees with
+// bible.ParseRef on every id it accepts.
+func FuzzPassageID(f *testing.F) {
+	for _, s := range []string{"JHN.3.16", "jhn.3", "GEN.INTRO", "gen.intro", "PS2.1_1.1", "JHN.3.16-18",
+		"JHN.3.16-4.2", "JHN..3", "JHN.3.", "JHN.12345678", "J.3", "JHN.INTRO.1", "1JN.1.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var p passageID
+		fast := parsePassageID([]byte(s), &p)
+		r, err := bible.ParseRef(s)
+		if !fast {
+			return // the slow path decides
+		}
+		if err != nil {
+			t.Fatalf("%q: fast path accepts, ParseRef says %v", s, err)
+		}
+		want := r.Kind()
+		switch {
+		case p.intro && want != bible.KindIntro,
+			!p.intro && len(p.verse) == 0 && want != bible.KindChapter,
+			len(p.verse) > 0 && want != bible.KindVerse:
+			t.Fatalf("%q: fast path %+v, ParseRef kind %v", s, p, want)
+		}
+		if string(p.book[:]) != string(r.Book) || !p.intro && string(p.chapter) != r.Chapter || string(p.verse) != r.Verse {
+			t.Fatalf("%q: fast path %s/%s/%s, ParseRef %+v", s, p.book, p.chapter, p.verse, r)
+		}
+	})
+}
+
+// FuzzAcceptEncoding checks that negotiation never picks a coding the
+// client refused while an acceptable one exists, nor a worse one.
+func FuzzAcceptEncoding(f *testing.F) {
+	for _, s := range []string{"gzip, deflate, br", "br;q=0.5, gzip;q=0.8", "*;q=0", "identity;q=0, *", "gzip;q=1.001",
+		"BR;Q=0.9", " ,, br ;q= 0.2", "x-gzip", "*", "br;q=0"} {
+		f.Add(s, uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, h string, avail uint8) {
+		avail = avail&3 | 1<<codingIdentity // identity always exists
+		a := parseAcceptEncoding([]byte(h), true)
+		c := a.choose(avail)
+		if avail&(1<<c) == 0 {
+			t.Fatalf("%q: chose unavailable coding %d", h, c)
+		}
+		for o := 0; o < numCodings; o++ {
+			if avail&(1<<o) != 0 && a.q[o] > a.q[c] {
+				t.Fatalf("%q: chose %s (q %d) over %s (q %d)", h, codingNames[c], a.q[c], codingNames[o], a.q[o])
+			}
+		}
+		for _, q := range a.q {
+			if q < 0 || q > 1000 {
+				t.Fatalf("%q: weight %d out of range", h, q)
+			}
+		}
+	})
+}
+
+func TestAcceptEncoding(t *testing.T) {
+	all := uint8(1<<codingBr | 1<<codingGzip | 1<<codingIdentity)
+	tests := []struct {
+		h     string
+		avail uint8
+		want  string
+	}{
+		{"", all, ""},
+		{"gzip, deflate, br", all, "br"},
+		{"gzip, deflate, br", 1<<codingGzip | 1<<codingIdentity, "gzip"},
+		{"br;q=0.5, gzip;q=0.8", all, "gzip"},
+		{"br;q=0, gzip;q=0", all, ""},
+		{"*", all, "br"},
+		{"*;q=0.5, gzip", all, "gzip"},
+		{"identity;q=0, gzip;q=0.1", all, "gzip"},
+		{"identity", all, ""},
+		{"deflate", all, ""},
+		{"GZIP;Q=0.3", all, "gzip"},
+		{"br;q=1.5", all, ""}, // malformed weight: not trusted
+	}
+	for _, tt := range tests {
+		a := parseAcceptEncoding([]byte(tt.h), tt.h != "")
+		if got := codingNames[a.choose(tt.avail)]; got != tt.want {
+			t.Errorf("%q: chose %q, want %q", tt.h, got, tt.want)
+		}
+	}
+}
+
+// FuzzRoute checks that the router never panics and that what it accepts
+// has the segments the handler reads.
+func FuzzRoute(f *testing.F) {
+	for _, s := range []string{"9001", "9001/index", "9001/books/JHN/chapters/3/verses/16", "9001/passages/JHN.3.16",
+		"9001//books", "9001/books/", "/", "", "a/b/c/d/e/f/g/h/i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		var rt route
+		if !parseRoute([]byte(p), &rt) {
+			return
+		}
+		if len(rt.bible) == 0 || strings.Contains(string(rt.bible), "/") {
+			t.Fatalf("%q: bible segment %q", p, rt.bible)
+		}
+		if rt.kind == routePassage && len(rt.passage) == 0 {
+			t.Fatalf("%q: empty passage", p)
+		}
+		if rt.kind >= routeBook && rt.kind <= routeVerse && len(rt.book) == 0 {
+			t.Fatalf("%q: empty book", p)
+		}
+	})
+}
