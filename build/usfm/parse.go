@@ -11,6 +11,10 @@ import (
 // \id, a \c or \v without a number) is an error of type Diag. Anything the
 // parser can recover from, such as an unknown marker or an unclosed
 // character style, is added to Book.Warnings.
+//
+// Node.Attrs maps are shared between nodes with the same attribute list
+// (the same Strong's number repeats thousands of times); treat them as
+// read-only.
 func Parse(file string, src []byte) (*Book, error) {
 	p := &parser{file: file, src: string(src), line: 1}
 	return p.parse()
@@ -39,6 +43,16 @@ type parser struct {
 	table, row     *Node
 	chapter, verse *Node
 	seen           map[string]bool // messages of warnOnce
+	dropped        int             // warnings beyond maxWarnings
+
+	joined *Node           // the text node being extended by join
+	join   strings.Builder // its text
+
+	// closing memoises, per unknown marker name, the offset of the next
+	// \name* (-1: none), and nextVC the offset of the next \v or \c, so
+	// that closedSoon stays linear.
+	closing map[string]int
+	nextVC  int
 
 	slab  []Node                        // see node
 	ptrs  []*Node                       // see add
@@ -81,6 +95,9 @@ func (p *parser) parse() (*Book, error) {
 		}
 	}
 	p.closeBlock(len(s))
+	if p.dropped > 0 {
+		p.book.Warnings = append(p.book.Warnings, p.diag(len(s), fmt.Sprintf("%d more warnings not reported", p.dropped)))
+	}
 	return p.book, nil
 }
 
@@ -289,13 +306,31 @@ func (p *parser) marker() error {
 // closedSoon reports whether \name* follows before the next verse or
 // chapter, which makes an unknown \name a character style.
 func (p *parser) closedSoon(name string) bool {
-	rest := p.src[p.i:]
-	k := strings.Index(rest, `\`+name+`*`)
-	if k < 0 {
+	if p.closing == nil {
+		p.closing = map[string]int{}
+	}
+	at, ok := p.closing[name]
+	if !ok || at >= 0 && at < p.i {
+		at = -1
+		if k := strings.Index(p.src[p.i:], `\`+name+`*`); k >= 0 {
+			at = p.i + k
+		}
+		p.closing[name] = at
+	}
+	if at < 0 {
 		return false
 	}
-	rest = rest[:k]
-	return !strings.Contains(rest, `\v `) && !strings.Contains(rest, `\c `)
+	if p.nextVC < p.i {
+		p.nextVC = len(p.src)
+		rest := p.src[p.i:]
+		if k := strings.Index(rest, `\v `); k >= 0 {
+			p.nextVC = p.i + k
+		}
+		if k := strings.Index(p.src[p.i:p.nextVC], `\c `); k >= 0 {
+			p.nextVC = p.i + k
+		}
+	}
+	return at < p.nextVC
 }
 
 // scanMarker reads the marker at s[i] == '\\'. It returns the name without
@@ -369,13 +404,20 @@ func (p *parser) readNumber() string {
 	return num
 }
 
+// maxInline bounds the search for the end of \va, \vp, \ca, \fig and
+// \cat, so that unclosed ones cannot make parsing quadratic.
+const maxInline = 4 << 10
+
+// maxDepth bounds the nesting of character styles and notes.
+const maxDepth = 32
+
 // readUntilClose reads the content of \name up to \name* (for \va, \vp,
 // \ca, \fig, \cat) and returns it as plain text; character markers inside
 // (\vp \it 1b\it*\vp*) are dropped. When \name* does not come before
 // another kind of marker, the content is only the text up to the next
 // marker, and the rest is parsed as usual.
 func (p *parser) readUntilClose(name string, start int) string {
-	s := p.src
+	s := p.src[:min(len(p.src), p.i+maxInline)]
 	var b strings.Builder
 	for i := p.i; i < len(s); {
 		j := strings.IndexByte(s[i:], '\\')
@@ -406,11 +448,11 @@ func (p *parser) readUntilClose(name string, start int) string {
 		}
 	}
 	p.warn(start, fmt.Sprintf(`\%s not closed with \%s*`, name, name))
-	j := strings.IndexByte(s[p.i:], '\\')
+	j := strings.IndexByte(p.src[p.i:], '\\')
 	if j < 0 {
-		j = len(s) - p.i
+		j = len(p.src) - p.i
 	}
-	val := strings.TrimSpace(norm(s[p.i : p.i+j]))
+	val := strings.TrimSpace(norm(p.src[p.i : p.i+j]))
 	p.i += j
 	return val
 }
@@ -539,6 +581,10 @@ func (p *parser) verseBlock(start int) *Node {
 }
 
 func (p *parser) openChar(name string, start int) {
+	if len(p.stack) >= maxDepth {
+		p.warn(start, fmt.Sprintf(`\%s nested too deep; ignored`, name))
+		return
+	}
 	parent := p.container(start)
 	n := p.node(Char, name, start)
 	p.add(parent, n)
@@ -664,11 +710,20 @@ func (p *parser) addText(raw string, off int) {
 		return
 	}
 	if last >= 0 && top.Children[last].Kind == Text {
+		// Text split by a dropped marker (a milestone, \fig, an unknown
+		// marker) joins the text before it. A builder keeps a run of such
+		// joins linear.
 		prev := top.Children[last]
 		if strings.HasSuffix(prev.Text, " ") && t[0] == ' ' {
 			t = t[1:]
 		}
-		prev.Text += t
+		if p.joined != prev {
+			p.joined = prev
+			p.join = strings.Builder{}
+			p.join.WriteString(prev.Text)
+		}
+		p.join.WriteString(t)
+		prev.Text = p.join.String()
 		return
 	}
 	n := p.node(Text, "", off)
@@ -749,7 +804,15 @@ func isBlank(s string) bool {
 	return true
 }
 
+// maxWarnings caps the warnings kept for one file; a file that breaks
+// every line would otherwise bury its first, useful, warnings.
+const maxWarnings = 1000
+
 func (p *parser) warn(off int, msg string) {
+	if len(p.book.Warnings) >= maxWarnings {
+		p.dropped++
+		return
+	}
 	p.book.Warnings = append(p.book.Warnings, p.diag(off, msg))
 }
 

@@ -293,3 +293,13 @@ func TestPositions(t *testing.T) {
 		t.Errorf("warnings %v, want one at 3:14", b.Warnings)
 	}
 }
+
+func TestWarningsCapped(t *testing.T) {
+	b := mustParse(t, "\\id GEN\n\\c 1\n\\p \\v 1 "+strings.Repeat("\\xyz ", maxWarnings+5))
+	if len(b.Warnings) != maxWarnings+1 {
+		t.Fatalf("%d warnings, want %d", len(b.Warnings), maxWarnings+1)
+	}
+	if got, want := b.Warnings[maxWarnings].Msg, "5 more warnings not reported"; got != want {
+		t.Errorf("last warning %q, want %q", got, want)
+	}
+}

@@ -69,47 +69,58 @@ func countNodes(nodes []*Node) (chapters, verses int) {
 // chapter and verse counts against each folder's MANIFEST.tsv.
 func TestRealData(t *testing.T) {
 	shared := sharedDir(t)
-	var summary []string
-	for _, bible := range realBibles {
-		dir := filepath.Join(shared, "bibles", bible)
-		entries := readManifest(t, dir)
-		if len(entries) == 0 {
-			t.Errorf("%s: empty manifest", bible)
+	summary := make([]string, len(realBibles))
+	t.Run("bibles", func(t *testing.T) {
+		for i, bible := range realBibles {
+			t.Run(bible, func(t *testing.T) {
+				t.Parallel()
+				summary[i] = checkBible(t, filepath.Join(shared, "bibles", bible))
+			})
 		}
-		files, warnings := 0, 0
-		byMsg := map[string]int{}
-		for _, e := range entries {
-			src := readGz(t, filepath.Join(dir, e.file))
-			book, err := Parse(e.file, src)
-			if err != nil {
-				t.Errorf("%s: %v", bible, err)
-				continue
-			}
-			files++
-			if book.ID != e.id {
-				t.Errorf("%s/%s: ID %q, manifest says %q", bible, e.file, book.ID, e.id)
-			}
-			c, v := countNodes(book.Nodes)
-			if c != e.chapters || v != e.verses {
-				t.Errorf("%s/%s: %d chapters, %d verses; manifest says %d, %d", bible, e.file, c, v, e.chapters, e.verses)
-			}
-			warnings += len(book.Warnings)
-			for _, w := range book.Warnings {
-				byMsg[w.Msg]++
-				if testing.Verbose() {
-					t.Logf("%s: %v", bible, w)
-				}
-			}
+	})
+	fmt.Printf("usfm real data: %s\n", strings.Join(summary, "; "))
+}
+
+// checkBible parses every book listed in dir/MANIFEST.tsv, checks its
+// counts, and returns a summary.
+func checkBible(t *testing.T, dir string) string {
+	bible := filepath.Base(dir)
+	entries := readManifest(t, dir)
+	if len(entries) == 0 {
+		t.Errorf("%s: empty manifest", bible)
+	}
+	files, warnings := 0, 0
+	byMsg := map[string]int{}
+	for _, e := range entries {
+		src := readGz(t, filepath.Join(dir, e.file))
+		book, err := Parse(e.file, src)
+		if err != nil {
+			t.Errorf("%s: %v", bible, err)
+			continue
 		}
-		msgs := make([]string, 0, len(byMsg))
-		for m, n := range byMsg {
-			msgs = append(msgs, fmt.Sprintf("%d× %s", n, m))
+		files++
+		if book.ID != e.id {
+			t.Errorf("%s/%s: ID %q, manifest says %q", bible, e.file, book.ID, e.id)
 		}
-		sort.Strings(msgs)
-		summary = append(summary, fmt.Sprintf("%s %d/%d files, %d warnings", bible, files, len(entries), warnings))
-		if len(msgs) > 0 {
-			t.Logf("%s warnings: %s", bible, strings.Join(msgs, "; "))
+		c, v := countNodes(book.Nodes)
+		if c != e.chapters || v != e.verses {
+			t.Errorf("%s/%s: %d chapters, %d verses; manifest says %d, %d", bible, e.file, c, v, e.chapters, e.verses)
+		}
+		warnings += len(book.Warnings)
+		for _, w := range book.Warnings {
+			byMsg[w.Msg]++
+			if testing.Verbose() {
+				t.Logf("%s: %v", bible, w)
+			}
 		}
 	}
-	fmt.Printf("usfm real data: %s\n", strings.Join(summary, "; "))
+	msgs := make([]string, 0, len(byMsg))
+	for m, n := range byMsg {
+		msgs = append(msgs, fmt.Sprintf("%d× %s", n, m))
+	}
+	sort.Strings(msgs)
+	if len(msgs) > 0 {
+		t.Logf("%s warnings: %s", bible, strings.Join(msgs, "; "))
+	}
+	return fmt.Sprintf("%s %d/%d files, %d warnings", bible, files, len(entries), warnings)
 }
