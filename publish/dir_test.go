@@ -1,6 +1,7 @@
 package publish_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bibleplatform/platform/publish"
@@ -19,7 +20,7 @@ func TestDirConformance(t *testing.T) {
 
 func TestPackRoundTrip(t *testing.T) {
 	w := publish.NewPackWriter()
-	long := []byte(`{"content":"` + string(make([]byte, 0)) + `In the beginning, God created the heavens and the earth. In the beginning, God created the heavens and the earth."}`)
+	long := []byte(`{"content":"` + strings.Repeat("In the beginning, God created the heavens and the earth. ", 8) + `"}`)
 	w.Add("b", publish.JSON, "public", long)
 	w.Add("a", publish.JSON, "public", []byte(`{}`))
 	w.AddRaw("segments", publish.JSON, long)
@@ -61,5 +62,14 @@ func TestPackRoundTrip(t *testing.T) {
 	w2.Add("c", publish.JSON, "public", nil)
 	if w2.Key() == key {
 		t.Errorf("another entry made the same key")
+	}
+}
+
+func BenchmarkEncodePassage(b *testing.B) {
+	body := []byte(`{"id":"GEN.1.2","content":"<div><div class=\"p\"><span class=\"yv-v\" v=\"2\"></span><span class=\"yv-vlbl\">2</span>The earth was formless and empty. Darkness was on the surface of the deep and God’s Spirit was hovering over the surface of the waters.</div></div>","reference":"Genesis 1:2"}`)
+	e := publish.NewEncoder()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		e.Encode([32]byte{byte(i), byte(i >> 8), byte(i >> 16)}, body)
 	}
 }

@@ -21,7 +21,8 @@ type Manifest struct {
 	// Site holds the catalogues that are not one Bible's: organizations,
 	// licences, fonts, the verse-of-the-day calendar.
 	Site *PackRef `json:"site,omitempty"`
-	// Files are published static files (font files), by path.
+	// Files are published static files (font files), by path; each is a
+	// pack with one raw entry named by the path below fonts/.
 	Files map[string]PackRef `json:"files,omitempty"`
 }
 

@@ -154,7 +154,7 @@ func (w *PackWriter) AddRaw(name, ctype string, body []byte) {
 
 // packFormat changes whenever the bytes Bytes makes for the same entries
 // would change (layout, encoder settings), so that keys change with them.
-const packFormat = "BPK1 br9 gz9\n"
+const packFormat = "BPK1 br9 gz6\n"
 
 func (w *PackWriter) sort() {
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
@@ -249,12 +249,20 @@ type Encoder struct {
 	BrotliLevel, GzipLevel int
 	mu                     sync.Mutex
 	memo                   map[[32]byte][]Compressed
+	brPool                 [25]sync.Pool // by window size
+	gzPool                 sync.Pool
 }
 
 // NewEncoder returns an Encoder with the levels the build uses.
 func NewEncoder() *Encoder {
-	return &Encoder{BrotliLevel: 9, GzipLevel: gzip.BestCompression, memo: make(map[[32]byte][]Compressed)}
+	return &Encoder{BrotliLevel: 9, GzipLevel: 6, memo: make(map[[32]byte][]Compressed)}
 }
+
+// minBrotliWindow is the smallest log2 window brotli allows. A window no
+// larger than the body compresses as well as a big one, and a small one
+// makes a writer cheap to reset, which dominates for the many small
+// passages. (gzip level 6 makes the same bytes as 9 on passages, faster.)
+const minBrotliWindow = 10
 
 // Encode returns the encodings worth storing: those smaller than body.
 func (e *Encoder) Encode(sum [32]byte, body []byte) []Compressed {
@@ -265,12 +273,28 @@ func (e *Encoder) Encode(sum [32]byte, body []byte) []Compressed {
 		return c
 	}
 	var br, gz bytes.Buffer
-	bw := brotli.NewWriterLevel(&br, e.BrotliLevel)
+	lgwin := minBrotliWindow
+	for lgwin < 24 && 1<<lgwin < len(body) {
+		lgwin++
+	}
+	bw, ok := e.brPool[lgwin].Get().(*brotli.Writer)
+	if ok {
+		bw.Reset(&br)
+	} else {
+		bw = brotli.NewWriterOptions(&br, brotli.WriterOptions{Quality: e.BrotliLevel, LGWin: lgwin})
+	}
 	bw.Write(body)
 	bw.Close()
-	gw, _ := gzip.NewWriterLevel(&gz, e.GzipLevel)
+	e.brPool[lgwin].Put(bw)
+	gw, ok := e.gzPool.Get().(*gzip.Writer)
+	if ok {
+		gw.Reset(&gz)
+	} else {
+		gw, _ = gzip.NewWriterLevel(&gz, e.GzipLevel)
+	}
 	gw.Write(body)
 	gw.Close()
+	e.gzPool.Put(gw)
 	for _, x := range []Compressed{{Brotli, br.Bytes()}, {Gzip, gz.Bytes()}} {
 		if len(x.Data) < len(body) {
 			c = append(c, x)

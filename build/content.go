@@ -1,0 +1,183 @@
+// Package build turns sources into published content: `publish import`
+// brings USFM into a content directory, and `publish build` renders every
+// representation the edge serves and writes it to a publish.Store.
+//
+// The content directory (git-friendly, documented in the README):
+//
+//	bibles/<id>/bible.json      the Bible's metadata (BibleMeta)
+//	bibles/<id>/<BOOK>.usfm     one USFM file per book, as imported
+//	organizations/<uuid>.json   organizations
+//	licenses/<id>.json, .html   licences and their texts
+//	fonts/<id>.json, files/…    font families and their files
+//	verse_of_the_day.json       the verse-of-the-day calendar
+package build
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bibleplatform/platform/bible"
+	"golang.org/x/text/language"
+)
+
+// BibleMeta is bibles/<id>/bible.json: what the API says of a Bible beyond
+// its books, plus what the build needs (licence, direction).
+type BibleMeta struct {
+	ID                    int32  `json:"id"`
+	Abbreviation          string `json:"abbreviation"`
+	Title                 string `json:"title"`
+	LocalizedTitle        string `json:"localized_title,omitempty"`
+	LocalizedAbbreviation string `json:"localized_abbreviation,omitempty"`
+	LanguageTag           string `json:"language_tag"`
+	LicenseID             int    `json:"license_id"`
+	OrganizationID        string `json:"organization_id,omitempty"`
+	Copyright             string `json:"copyright,omitempty"`
+	PromotionalContent    string `json:"promotional_content,omitempty"`
+	Info                  string `json:"info,omitempty"`
+	PublisherURL          string `json:"publisher_url,omitempty"`
+	// TextDirection is "ltr" or "rtl"; empty means derived from the
+	// language's script.
+	TextDirection string `json:"text_direction,omitempty"`
+}
+
+// Validate checks the fields a Bible cannot be published without.
+func (m *BibleMeta) Validate() error {
+	var miss []string
+	if m.ID <= 0 {
+		miss = append(miss, "id (a positive integer)")
+	}
+	if m.Abbreviation == "" {
+		miss = append(miss, "abbreviation")
+	}
+	if m.Title == "" {
+		miss = append(miss, "title")
+	}
+	if _, err := language.Parse(m.LanguageTag); err != nil {
+		miss = append(miss, fmt.Sprintf("language_tag (%q is not BCP 47)", m.LanguageTag))
+	}
+	if m.TextDirection != "" && m.TextDirection != "ltr" && m.TextDirection != "rtl" {
+		miss = append(miss, "text_direction (ltr or rtl)")
+	}
+	if len(miss) > 0 {
+		return fmt.Errorf("bible %d: missing or bad %s", m.ID, strings.Join(miss, ", "))
+	}
+	return nil
+}
+
+// Direction is the Bible's text direction.
+func (m *BibleMeta) Direction() string {
+	if m.TextDirection != "" {
+		return m.TextDirection
+	}
+	return directionOf(m.LanguageTag)
+}
+
+// rtlScripts are the ISO 15924 scripts written right to left that Bibles
+// are published in.
+var rtlScripts = map[string]bool{
+	"Arab": true, "Hebr": true, "Syrc": true, "Thaa": true, "Nkoo": true, "Adlm": true,
+	"Rohg": true, "Mand": true, "Samr": true, "Mend": true, "Yezi": true, "Armi": true,
+}
+
+func directionOf(tag string) string {
+	t, err := language.Parse(tag)
+	if err != nil {
+		return "ltr"
+	}
+	if s, _ := t.Script(); rtlScripts[s.String()] {
+		return "rtl"
+	}
+	return "ltr"
+}
+
+// Bible returns the API's Bible object for the given books. readerURL is
+// the base of the operator's reader, to which the Bible id is appended for
+// platform_deep_link.
+func (m *BibleMeta) Bible(books []bible.BookID, readerURL string) bible.Bible {
+	b := bible.Bible{
+		ID: m.ID, Abbreviation: m.Abbreviation, PromotionalContent: m.PromotionalContent,
+		Copyright: m.Copyright, Info: m.Info, PublisherURL: m.PublisherURL,
+		LanguageTag: m.LanguageTag, LocalizedAbbreviation: m.LocalizedAbbreviation,
+		LocalizedTitle: m.LocalizedTitle, Title: m.Title, Books: books,
+		PlatformDeepLink: readerURL + strconv.Itoa(int(m.ID)),
+	}
+	if b.LocalizedAbbreviation == "" {
+		b.LocalizedAbbreviation = m.Abbreviation
+	}
+	if b.LocalizedTitle == "" {
+		b.LocalizedTitle = m.Title
+	}
+	if b.Books == nil {
+		b.Books = []bible.BookID{}
+	}
+	if m.OrganizationID != "" {
+		id := m.OrganizationID
+		b.OrganizationID = &id
+	}
+	return b
+}
+
+// ContentBible is one Bible found in a content directory.
+type ContentBible struct {
+	Dir   string
+	Meta  BibleMeta
+	Books map[bible.BookID]string // book → file path
+}
+
+// ReadBibles lists the Bibles in a content directory, by id.
+func ReadBibles(content string) ([]*ContentBible, error) {
+	dirs, err := filepath.Glob(filepath.Join(content, "bibles", "*", "bible.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*ContentBible
+	for _, p := range dirs {
+		cb := &ContentBible{Dir: filepath.Dir(p), Books: map[bible.BookID]string{}}
+		if err := readJSON(p, &cb.Meta); err != nil {
+			return nil, err
+		}
+		if err := cb.Meta.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.usfm"))
+		for _, f := range files {
+			id := bible.BookID(strings.TrimSuffix(filepath.Base(f), ".usfm"))
+			cb.Books[id] = f
+		}
+		out = append(out, cb)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Meta.ID < out[j].Meta.ID })
+	for i := 1; i < len(out); i++ {
+		if out[i].Meta.ID == out[i-1].Meta.ID {
+			return nil, fmt.Errorf("bible id %d is used by %s and %s", out[i].Meta.ID, out[i-1].Dir, out[i].Dir)
+		}
+	}
+	return out, nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,191 @@
+package build
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// License is licenses/<id>.json plus its text from licenses/<id>.html, and
+// what the build derives: the Bibles offered under it.
+type License struct {
+	ID             int     `json:"id"`
+	Name           string  `json:"name"`
+	Version        int     `json:"version"`
+	OrganizationID string  `json:"organization_id"`
+	HTML           string  `json:"html"`
+	BibleIDs       []int32 `json:"bible_ids"`
+	URI            string  `json:"uri"`
+	// Open licences need no agreement: every app may read their Bibles.
+	Open bool `json:"open"`
+}
+
+// VerseOfTheDay is one day of the calendar.
+type VerseOfTheDay struct {
+	Day       int    `json:"day"`
+	PassageID string `json:"passage_id"`
+}
+
+// site is what the content directory holds besides Bibles.
+type site struct {
+	organizations []json.RawMessage
+	licenses      []License
+	fonts         []json.RawMessage
+	fontFiles     map[string]string // name under fonts/ → file path
+	votd          []VerseOfTheDay
+}
+
+func (s *site) open(license int) bool {
+	for _, l := range s.licenses {
+		if l.ID == license {
+			return l.Open
+		}
+	}
+	return false
+}
+
+func readSite(content string) (*site, error) {
+	s := &site{fontFiles: map[string]string{}}
+	var err error
+	if s.organizations, err = readRawDir(filepath.Join(content, "organizations")); err != nil {
+		return nil, err
+	}
+	if s.fonts, err = readRawDir(filepath.Join(content, "fonts")); err != nil {
+		return nil, err
+	}
+	files, _ := filepath.Glob(filepath.Join(content, "licenses", "*.json"))
+	for _, p := range files {
+		var l License
+		if err := readJSON(p, &l); err != nil {
+			return nil, err
+		}
+		html, err := os.ReadFile(strings.TrimSuffix(p, ".json") + ".html")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		l.HTML = strings.TrimSpace(string(html))
+		s.licenses = append(s.licenses, l)
+	}
+	sort.Slice(s.licenses, func(i, j int) bool { return s.licenses[i].ID < s.licenses[j].ID })
+	fontDir := filepath.Join(content, "fonts", "files")
+	_ = filepath.WalkDir(fontDir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(filepath.Join(content, "fonts"), p)
+			s.fontFiles[filepath.ToSlash(rel)] = p
+		}
+		return nil
+	})
+	p := filepath.Join(content, "verse_of_the_day.json")
+	if err := readJSON(p, &s.votd); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, v := range s.votd {
+		if v.Day < 1 || v.Day > 366 {
+			return nil, fmt.Errorf("%s: day %d is not in 1..366", p, v.Day)
+		}
+		if _, err := bible.ParseRef(v.PassageID); err != nil {
+			return nil, fmt.Errorf("%s: day %d: %w", p, v.Day, err)
+		}
+	}
+	sort.Slice(s.votd, func(i, j int) bool { return s.votd[i].Day < s.votd[j].Day })
+	return s, nil
+}
+
+// readRawDir reads every *.json in dir as one JSON value each, sorted by
+// file name.
+func readRawDir(dir string) ([]json.RawMessage, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Strings(files)
+	out := []json.RawMessage{}
+	for _, p := range files {
+		var v json.RawMessage
+		if err := readJSON(p, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Site pack entries.
+const (
+	NameOrganizations = "organizations"
+	NameLicenses      = "licenses"
+	NameFonts         = "fonts"
+	NameVerseOfDays   = "verse_of_the_days"
+)
+
+// sitePack publishes the catalogues that are not one Bible's, and the font
+// files as objects of their own.
+func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bibles []*ContentBible) error {
+	for i := range s.licenses {
+		l := &s.licenses[i]
+		l.BibleIDs = []int32{}
+		for _, cb := range bibles {
+			if cb.Meta.LicenseID == l.ID {
+				l.BibleIDs = append(l.BibleIDs, cb.Meta.ID)
+			}
+		}
+	}
+	if s.licenses == nil {
+		s.licenses = []License{}
+	}
+	if s.votd == nil {
+		s.votd = []VerseOfTheDay{}
+	}
+	w := publish.NewPackWriter()
+	w.Add(NameOrganizations, publish.JSON, CachePublic, mustJSON(s.organizations))
+	w.Add(NameLicenses, publish.JSON, CachePublic, mustJSON(s.licenses))
+	w.Add(NameFonts, publish.JSON, CachePublic, mustJSON(s.fonts))
+	w.Add(NameVerseOfDays, publish.JSON, CachePublic, mustJSON(dataOf(s.votd)))
+	ref, err := b.put(ctx, w)
+	if err != nil {
+		return err
+	}
+	m.Site = &ref
+	names := make([]string, 0, len(s.fontFiles))
+	for n := range s.fontFiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		data, err := os.ReadFile(s.fontFiles[n])
+		if err != nil {
+			return err
+		}
+		w := publish.NewPackWriter()
+		w.AddRaw(n, fontType(n), data)
+		ref, err := b.put(ctx, w)
+		if err != nil {
+			return err
+		}
+		if m.Files == nil {
+			m.Files = map[string]publish.PackRef{}
+		}
+		m.Files["fonts/"+n] = ref
+	}
+	return nil
+}
+
+func fontType(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".woff2":
+		return "font/woff2"
+	case ".woff":
+		return "font/woff"
+	case ".ttf":
+		return "font/ttf"
+	case ".otf":
+		return "font/otf"
+	}
+	return "application/octet-stream"
+}

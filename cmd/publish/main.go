@@ -1,0 +1,31 @@
+// Command publish is the content team's tool: import sources into a content
+// directory, build and publish them, and administer apps and keys.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+type cli struct {
+	Import importCmd `cmd:"" help:"Import USFM (a folder, .usfm.gz files or a .zip) into the content directory."`
+	Build  buildCmd  `cmd:"" help:"Render the content directory and publish it to a store."`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var c cli
+	k := kong.Parse(&c, kong.Name("publish"),
+		kong.Description("Import, build and publish Bible content."),
+		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
+	if err := k.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "publish:", err)
+		os.Exit(1)
+	}
+}
