@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -128,7 +129,8 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 
 	err := g.client.DoTimeout(req, resp, g.timeout)
 	if err != nil {
-		if errors.Is(err, fasthttp.ErrTimeout) {
+		var ne net.Error
+		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
 			message(ctx, fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time.")
 			return
 		}

@@ -43,11 +43,17 @@ func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
 	if err := srv.SetAccess(testSnapshot()); err != nil {
 		t.Fatal(err)
 	}
+	return &testEdge{srv: srv, store: store, build: build, client: newTestEdgeClient(t, srv)}
+}
+
+// newTestEdgeClient serves srv on an in-memory listener and returns a
+// client connected to it.
+func newTestEdgeClient(t testing.TB, srv *Server) *http.Client {
 	ln := fasthttputil.NewInmemoryListener()
 	fs := &fasthttp.Server{Handler: srv.Handler, NoDefaultServerHeader: true, NoDefaultContentType: true}
 	go fs.Serve(ln)
 	t.Cleanup(func() { fs.Shutdown(); ln.Close() })
-	client := &http.Client{
+	return &http.Client{
 		Transport: &http.Transport{
 			DialContext:        func(ctx context.Context, _, _ string) (net.Conn, error) { return ln.Dial() },
 			DisableCompression: true, // the tests look at encodings themselves
@@ -55,7 +61,6 @@ func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Timeout:       10 * time.Second,
 	}
-	return &testEdge{srv: srv, store: store, build: build, client: client}
 }
 
 // do sends one request; headers are "Name: value" lines.

@@ -1,0 +1,91 @@
+package edge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// upstream stands in for the network peer at --dynamic: a plain HTTP
+// server that records what reached it, so the test can see what the edge
+// forwards. It implements none of dynamic's behaviour.
+type upstream struct {
+	mu   sync.Mutex
+	seen []http.Header
+	uris []string
+}
+
+func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.mu.Lock()
+	u.seen = append(u.seen, r.Header.Clone())
+	u.uris = append(u.uris, r.RequestURI)
+	u.mu.Unlock()
+	if r.URL.Path == "/v1/slow" || strings.HasPrefix(r.URL.Path, "/v1/apps/slow") {
+		time.Sleep(time.Second)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Upstream", "yes")
+	w.WriteHeader(http.StatusCreated)
+	w.Write([]byte(`{"ok":true}`))
+}
+
+func TestGatewayForwardsVerifiedIdentity(t *testing.T) {
+	up := &upstream{}
+	ts := httptest.NewServer(up)
+	defer ts.Close()
+	e := newTestEdge(t, func(c *Config) {
+		c.DynamicURL = ts.URL
+		c.EdgeToken = "edge-secret"
+		c.DynamicTimeout = 500 * time.Millisecond
+	})
+	resp, body := e.do(t, "POST", "/v1/highlights?x=1", demo,
+		"X-Verified-App-Id: forged", "X-Edge-Token: forged", "Authorization: Bearer user-token")
+	if resp.StatusCode != 201 || string(body) != `{"ok":true}` || resp.Header.Get("X-Upstream") != "yes" {
+		t.Fatalf("forwarded: %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp.Header.Get("X-RateLimit-Limit") == "" {
+		t.Error("rate-limit headers lost on a forwarded answer")
+	}
+	h := up.seen[0]
+	if got := h.Values("X-Verified-App-Id"); len(got) != 1 || got[0] != appDemo {
+		t.Errorf("X-Verified-App-Id upstream = %q, want [%s]", got, appDemo)
+	}
+	if got := h.Values("X-Edge-Token"); len(got) != 1 || got[0] != "edge-secret" {
+		t.Errorf("X-Edge-Token upstream = %q", got)
+	}
+	if h.Get("Authorization") != "Bearer user-token" || up.uris[0] != "/v1/highlights?x=1" {
+		t.Errorf("upstream got Authorization %q, URI %q", h.Get("Authorization"), up.uris[0])
+	}
+
+	// The browser flow names the app in the query.
+	resp, _ = e.do(t, "GET", "/data-exchange?token=t&x-svc-app-key="+keyDemo)
+	if resp.StatusCode != 201 || up.seen[1].Get("X-Verified-App-Id") != appDemo {
+		t.Errorf("data exchange by key: %d, app %q", resp.StatusCode, up.seen[1].Get("X-Verified-App-Id"))
+	}
+	resp, _ = e.do(t, "GET", "/data-exchange?token=t&x-svc-app-id="+appDemo)
+	if resp.StatusCode != 201 || up.seen[2].Get("X-Verified-App-Id") != appDemo {
+		t.Errorf("data exchange by app id: %d", resp.StatusCode)
+	}
+	runSteps(t, e, []step{
+		{name: "unknown app id", path: "/data-exchange?token=t&x-svc-app-id=nope", status: 412},
+		{name: "no key", path: "/v1/licenses", status: 401},
+		{name: "archived", path: "/v1/licenses", headers: []string{archived}, status: 412},
+		{name: "504 on a slow upstream", path: "/v1/apps/slow", headers: []string{demo}, status: 504, body: []string{`"message"`}},
+		{name: "unknown path is not forwarded", path: "/v1/highlightsX", headers: []string{demo}, status: 404},
+	})
+	if n := len(up.seen); n != 4 { // three above plus the slow one
+		t.Errorf("upstream saw %d requests, want 4", n)
+	}
+}
+
+func TestGatewayUpstreamDown(t *testing.T) {
+	ts := httptest.NewServer(&upstream{})
+	url := ts.URL
+	ts.Close()
+	e := newTestEdge(t, func(c *Config) { c.DynamicURL = url })
+	runSteps(t, e, []step{{name: "502", path: "/v1/licenses", headers: []string{demo}, status: 502,
+		body: []string{"unavailable"}}})
+}
