@@ -71,7 +71,7 @@ func Sync(ctx context.Context, s Store, objs []Object, opt SyncOptions) (SyncRep
 	if err != nil {
 		return SyncReport{}, err
 	}
-	u := NewUploader(s, opt)
+	u := NewUploader(ctx, s, opt)
 	var rep SyncReport
 	for _, o := range objs {
 		if have[o.Key] {
@@ -128,11 +128,12 @@ func present(ctx context.Context, s Store, objs []Object) (map[string]bool, erro
 // build whose objects are not all in place. Wrapping a store with it is all
 // a build needs to publish in parallel:
 //
-//	u := publish.NewUploader(store, publish.SyncOptions{})
+//	u := publish.NewUploader(ctx, store, publish.SyncOptions{})
 //	… build writes objects to u, then u.SetCurrent(ctx, id) …
 //	rep, err := u.Wait(ctx)
 type Uploader struct {
 	Store
+	ctx context.Context // bounds every upload
 	opt SyncOptions
 	sem chan struct{}
 	wg  sync.WaitGroup
@@ -143,10 +144,13 @@ type Uploader struct {
 	errs    []error
 }
 
-// NewUploader wraps s.
-func NewUploader(s Store, opt SyncOptions) *Uploader {
+// NewUploader wraps s. Cancelling ctx abandons the uploads still running;
+// the context given to Put only bounds the wait for a free slot, because
+// an upload outlives the call that queued it (a build may cancel a
+// worker's context as soon as its own part is done).
+func NewUploader(ctx context.Context, s Store, opt SyncOptions) *Uploader {
 	opt.defaults()
-	return &Uploader{Store: s, opt: opt, sem: make(chan struct{}, opt.Parallel), pending: map[string][]byte{}}
+	return &Uploader{Store: s, ctx: ctx, opt: opt, sem: make(chan struct{}, opt.Parallel), pending: map[string][]byte{}}
 }
 
 // Put queues an upload. It fails at once for a bad key, a cancelled
@@ -170,8 +174,8 @@ func (u *Uploader) Put(ctx context.Context, key string, data []byte) error {
 	u.wg.Add(1)
 	go func() {
 		defer func() { <-u.sem; u.wg.Done() }()
-		_, err := retry(ctx, u.opt, u.countRetry, func() (struct{}, error) {
-			return struct{}{}, u.Store.Put(ctx, key, data)
+		_, err := retry(u.ctx, u.opt, u.countRetry, func() (struct{}, error) {
+			return struct{}{}, u.Store.Put(u.ctx, key, data)
 		})
 		u.mu.Lock()
 		defer u.mu.Unlock()

@@ -168,7 +168,7 @@ func TestUploaderHoldsTheSwitch(t *testing.T) {
 			bad[o.Key] = true
 		}
 		broken := newFlaky(s, errNetwork, func(key string, _ int) bool { return bad[key] })
-		u := publish.NewUploader(broken, publish.SyncOptions{Backoff: time.Millisecond, Attempts: 2})
+		u := publish.NewUploader(ctx, broken, publish.SyncOptions{Backoff: time.Millisecond, Attempts: 2})
 		for _, o := range objs {
 			if err := u.Put(ctx, o.Key, o.Data); err != nil {
 				break // an earlier failure stops the publish early: fine
@@ -193,7 +193,7 @@ func TestUploaderHoldsTheSwitch(t *testing.T) {
 		if rep.Uploaded+rep.Skipped != 20 || rep.Uploaded < 10 || rep.Skipped < 1 {
 			t.Errorf("rerun: %v; want the 10 failed (and any not reached) uploaded, the rest skipped", rep)
 		}
-		u = publish.NewUploader(s, publish.SyncOptions{})
+		u = publish.NewUploader(ctx, s, publish.SyncOptions{})
 		if err := u.SetCurrent(ctx, "new"); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestUploaderParallel(t *testing.T) {
 	var inflight, peak atomic.Int64
 	slow := &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: &inflight, peak: &peak}
 	ctx := context.Background()
-	u := publish.NewUploader(slow, publish.SyncOptions{Parallel: 16})
+	u := publish.NewUploader(ctx, slow, publish.SyncOptions{Parallel: 16})
 	for _, o := range objects(32, "p") {
 		if err := u.Put(ctx, o.Key, o.Data); err != nil {
 			t.Fatal(err)
@@ -245,4 +245,30 @@ func (s *slowStore) Put(ctx context.Context, key string, data []byte) error {
 	}
 	time.Sleep(s.delay)
 	return s.Store.Put(ctx, key, data)
+}
+
+// TestUploaderOutlivesPutContext: a build cancels a worker's context as
+// soon as its part is done; uploads it queued must still land.
+func TestUploaderOutlivesPutContext(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		u := publish.NewUploader(ctx, s, publish.SyncOptions{})
+		worker, cancel := context.WithCancel(ctx)
+		objs := objects(20, "w")
+		for _, o := range objs {
+			if err := u.Put(worker, o.Key, o.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+		if rep, err := u.Wait(ctx); err != nil || rep.Uploaded != len(objs) {
+			t.Fatalf("Wait = %v, %v; want %d uploaded", rep, err, len(objs))
+		}
+		for _, o := range objs {
+			if _, err := s.Stat(ctx, o.Key); err != nil {
+				t.Errorf("Stat(%s): %v", o.Key, err)
+			}
+		}
+	})
 }

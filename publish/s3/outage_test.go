@@ -54,7 +54,7 @@ func TestPublishSurvivesOutage(t *testing.T) {
 	}
 
 	w := &stopAfter{Store: s, n: 40, stop: func() { srv.Stop(t) }, stopped: make(chan struct{})}
-	u := publish.NewUploader(w, publish.SyncOptions{Parallel: 4, Attempts: 2, Backoff: 10 * time.Millisecond})
+	u := publish.NewUploader(ctx, w, publish.SyncOptions{Parallel: 4, Attempts: 2, Backoff: 10 * time.Millisecond})
 	for _, o := range objs {
 		if err := u.Put(ctx, o.Key, o.Data); err != nil {
 			break // uploads have started failing: the publish gives up
@@ -85,7 +85,7 @@ func TestPublishSurvivesOutage(t *testing.T) {
 	if rep.Skipped < landed || rep.Skipped+rep.Uploaded != len(objs) || rep.Uploaded == 0 {
 		t.Errorf("rerun: %v; want at least %d skipped, the rest of %d uploaded", rep, landed, len(objs))
 	}
-	if err := publish.NewUploader(s, publish.SyncOptions{}).SetCurrent(ctx, "next"); err != nil {
+	if err := publish.NewUploader(ctx, s, publish.SyncOptions{}).SetCurrent(ctx, "next"); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range objs {
