@@ -141,6 +141,8 @@ type DB interface {
 	// Grants.
 	Grants(ctx context.Context, userID, appID string) ([]string, error)
 	HasGrant(ctx context.Context, userID, appID, permission string) (bool, error)
+	// Grant records permissions outside the consent flow (admin, demo).
+	Grant(ctx context.Context, userID, appID string, permissions []string, at time.Time) error
 
 	// Highlights.
 	Highlights(ctx context.Context, userID string, bibleID int32, verses []string) ([]Highlight, error)

@@ -29,6 +29,13 @@ func (db *DB) HasGrant(ctx context.Context, userID, appID, permission string) (b
 	return ok, translate(err, "grant")
 }
 
+func (db *DB) Grant(ctx context.Context, userID, appID string, permissions []string, at time.Time) error {
+	_, err := db.pool.Exec(ctx, `INSERT INTO grants (user_id, app_id, permission, granted_at)
+		SELECT $1::uuid, $2::uuid, p, $4 FROM unnest($3::text[]) AS p ON CONFLICT DO NOTHING`,
+		userID, appID, permissions, at)
+	return translate(err, "grant")
+}
+
 // Highlights returns the user's highlights among verses, in the order of
 // verses. The primary key serves the lookup; every read goes to the primary,
 // so a user reads their own writes.

@@ -1,0 +1,141 @@
+package dynamic
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// getApp answers GET /v1/apps/{app_id} with the app's public summary.
+func (s *Server) getApp(w http.ResponseWriter, r *http.Request, _ caller) {
+	id := r.PathValue("app_id")
+	if !isUUID(id) {
+		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		return
+	}
+	a, err := s.cfg.DB.App(r.Context(), strings.ToLower(id))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"app_id": a.ID, "name": a.Name,
+		"description": a.Description, "website_url": a.WebsiteURL, "status": a.Status})
+}
+
+// getPermissions answers GET /v1/apps/{app_id}/permissions: what the user
+// granted the calling app, [] when nothing. Only the app itself may ask.
+func (s *Server) getPermissions(w http.ResponseWriter, r *http.Request, c caller) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("app_id")
+	if !isUUID(id) {
+		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		return
+	}
+	if strings.ToLower(id) != c.AppID {
+		message(w, http.StatusForbidden, "An app may only read its own permissions.")
+		return
+	}
+	perms, err := s.cfg.DB.Grants(r.Context(), user, c.AppID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string][]string{"permissions": perms})
+}
+
+// licenseOut is the spec's License object.
+type licenseOut struct {
+	ID             int     `json:"id"`
+	Name           string  `json:"name"`
+	Version        int     `json:"version"`
+	OrganizationID string  `json:"organization_id"`
+	HTML           string  `json:"html"`
+	BibleIDs       []int32 `json:"bible_ids"`
+	URI            string  `json:"uri"`
+	AgreedDT       string  `json:"agreed_dt,omitempty"`
+	SvcUserID      string  `json:"svc_user_id,omitempty"`
+}
+
+// getLicenses answers GET /v1/licenses (spec, Licenses): all licences by
+// default; with developer_id only those the developer agreed to, or with
+// all_available=true all of them with the developer's agreement where
+// present; with bible_id only the licence that Bible is published under.
+func (s *Server) getLicenses(w http.ResponseWriter, r *http.Request, _ caller) {
+	q := r.URL.Query()
+	var ds []detail
+	var bibleID int32
+	hasBible := q.Has("bible_id")
+	if hasBible {
+		n, err := strconv.ParseInt(q.Get("bible_id"), 10, 32)
+		if err != nil {
+			ds = append(ds, detail{Loc: []string{"query", "bible_id"}, Msg: "Input should be a valid 32-bit integer", Type: "int_parsing"})
+		}
+		bibleID = int32(n)
+	}
+	dev := q.Get("developer_id")
+	if q.Has("developer_id") && !isUUID(dev) {
+		ds = append(ds, detail{Loc: []string{"query", "developer_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+	}
+	all := false
+	if q.Has("all_available") {
+		b, err := strconv.ParseBool(q.Get("all_available"))
+		if err != nil {
+			ds = append(ds, detail{Loc: []string{"query", "all_available"}, Msg: "Input should be a valid boolean", Type: "bool_parsing"})
+		}
+		all = b
+	}
+	if ds != nil {
+		validation(w, ds...)
+		return
+	}
+	lics, err := s.content.Licenses(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	agreed := map[int]Agreement{}
+	if dev != "" {
+		as, err := s.cfg.DB.DeveloperAgreements(r.Context(), strings.ToLower(dev))
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for _, a := range as {
+			if prev, ok := agreed[a.LicenseID]; !ok || a.AgreedAt.Before(prev.AgreedAt) {
+				agreed[a.LicenseID] = a
+			}
+		}
+	}
+	out := []licenseOut{}
+	for _, l := range lics {
+		a, ok := agreed[l.ID]
+		if dev != "" && !all && !ok {
+			continue
+		}
+		if hasBible && !slices.Contains(l.BibleIDs, bibleID) {
+			continue
+		}
+		o := licenseOut{ID: l.ID, Name: l.Name, Version: l.Version, OrganizationID: l.OrganizationID,
+			HTML: l.HTML, BibleIDs: l.BibleIDs, URI: l.URI}
+		if o.BibleIDs == nil {
+			o.BibleIDs = []int32{}
+		}
+		if ok {
+			o.AgreedDT = a.AgreedAt.UTC().Format(time.RFC3339)
+			o.SvcUserID = a.DeveloperID
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		// Nothing matches: 204, not an error (spec, Errors).
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string][]licenseOut{"data": out})
+}

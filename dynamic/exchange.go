@@ -1,0 +1,317 @@
+package dynamic
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/templates"
+)
+
+// ExchangeTokenLifetime is the spec's data-exchange token lifetime.
+const ExchangeTokenLifetime = 300 * time.Second
+
+// permissionText describes each permission on the approval page.
+var permissionText = map[string]string{
+	PermissionHighlights: "see, add, change and remove your verse highlights",
+}
+
+func hashToken(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+// postExchangeToken answers POST /data-exchange/token: the user (bearer
+// token) lets the calling app start a consent flow for the permissions it
+// asks. The token is shown once and stored as its hash.
+func (s *Server) postExchangeToken(w http.ResponseWriter, r *http.Request, c caller) {
+	user, ok := s.user(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Permissions *[]string `json:"requested_permissions"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&body); err != nil {
+		validation(w, bodyError(err))
+		return
+	}
+	loc := []string{"body", "requested_permissions"}
+	if body.Permissions == nil {
+		validation(w, detail{Loc: loc, Msg: "Field required", Type: "missing"})
+		return
+	}
+	if len(*body.Permissions) == 0 {
+		validation(w, detail{Loc: loc, Msg: "List should have at least 1 item after validation, not 0", Type: "too_short"})
+		return
+	}
+	var perms []string
+	for i, p := range *body.Permissions {
+		if _, ok := permissionText[p]; !ok {
+			validation(w, detail{Loc: append(loc, strconv.Itoa(i)), Msg: "Input should be 'highlights'", Type: "enum"})
+			return
+		}
+		if !slices.Contains(perms, p) {
+			perms = append(perms, p)
+		}
+	}
+	if _, ok := s.liveApp(w, r, c.AppID); !ok {
+		return
+	}
+	var b [32]byte
+	rand.Read(b[:])
+	tok := base64.RawURLEncoding.EncodeToString(b[:])
+	now := s.now()
+	err := s.cfg.DB.CreateExchangeToken(r.Context(), ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
+		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(ExchangeTokenLifetime)})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"token": tok, "token_type": "data_exchange",
+		"expires_in": int(ExchangeTokenLifetime / time.Second)})
+}
+
+// liveApp loads the calling app; an unknown or archived app is 412 (spec,
+// App status).
+func (s *Server) liveApp(w http.ResponseWriter, r *http.Request, id string) (*App, bool) {
+	a, err := s.cfg.DB.App(r.Context(), id)
+	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
+		message(w, http.StatusPreconditionFailed, "The app is archived or unknown.")
+		return nil, false
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return nil, false
+	}
+	return a, true
+}
+
+// page renders an HTML page with the headers every page of the flow
+// carries: a CSP that allows only the page's own inline stylesheet (by
+// nonce) and form posts to ourselves and the app's callback (browsers
+// apply form-action to the redirect too), no framing (clickjacking), no
+// caching, no referrer (the token is in the URL).
+func (s *Server) page(w http.ResponseWriter, status int, name string, callbackOrigin string, data func(nonce string) any) {
+	var nb [16]byte
+	rand.Read(nb[:])
+	nonce := base64.RawStdEncoding.EncodeToString(nb[:])
+	var buf bytes.Buffer
+	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
+		s.log.Error("dynamic: render page", "page", name, "err", err)
+		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		return
+	}
+	formAction := "'self'"
+	if callbackOrigin != "" {
+		formAction += " " + callbackOrigin
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; "+
+		"form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, status int, title, msg string) {
+	s.page(w, status, "error.html", "", func(nonce string) any {
+		return templates.ErrorPage{Nonce: nonce, Title: title, Message: msg}
+	})
+}
+
+// tokenProblem shows why a token cannot be used. It never redirects: the
+// state table sends only a valid token's outcome back to the app.
+func (s *Server) tokenProblem(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, ErrTokenUsed):
+		s.errorPage(w, http.StatusGone, "This link has already been used",
+			"This permission request was already answered. Each request can be answered only once.")
+	case errors.Is(err, ErrTokenExpired):
+		s.errorPage(w, http.StatusGone, "This link has expired",
+			"Permission requests are valid for five minutes, and this one has expired.")
+	case errors.Is(err, ErrNotFound):
+		s.errorPage(w, http.StatusNotFound, "Unknown permission request",
+			"This link does not belong to any permission request.")
+	default:
+		s.log.Error("dynamic: data exchange", "err", err)
+		s.errorPage(w, http.StatusInternalServerError, "Something went wrong",
+			"The request could not be completed. Please try again later.")
+	}
+}
+
+// exchangeContext loads the token named in the query and its app, and
+// checks the app is the one the edge verified. It answers with an error
+// page itself when it cannot go on (false).
+func (s *Server) exchangeContext(w http.ResponseWriter, r *http.Request, c caller) (string, *ExchangeToken, *App, bool) {
+	tok := r.URL.Query().Get("token")
+	if tok == "" {
+		s.errorPage(w, http.StatusBadRequest, "Missing permission request",
+			"The link is incomplete: it has no token.")
+		return "", nil, nil, false
+	}
+	t, err := s.cfg.DB.ExchangeToken(r.Context(), hashToken(tok))
+	if err == nil {
+		switch {
+		case t.ConsumedAt != nil:
+			err = ErrTokenUsed
+		case !s.now().Before(t.ExpiresAt):
+			err = ErrTokenExpired
+		}
+	}
+	if err != nil {
+		s.tokenProblem(w, r, err)
+		return "", nil, nil, false
+	}
+	if t.AppID != c.AppID {
+		s.errorPage(w, http.StatusForbidden, "Wrong app",
+			"This permission request was made by another app.")
+		return "", nil, nil, false
+	}
+	a, err := s.cfg.DB.App(r.Context(), t.AppID)
+	if err != nil || a.Status == access.StatusArchived {
+		s.errorPage(w, http.StatusPreconditionFailed, "App unavailable",
+			"The app that made this request is no longer available.")
+		return "", nil, nil, false
+	}
+	if _, err := url.Parse(a.CallbackURL); a.CallbackURL == "" || err != nil {
+		s.errorPage(w, http.StatusConflict, "App not set up",
+			"The app has no registered address to return to, so it cannot ask for permissions yet.")
+		return "", nil, nil, false
+	}
+	return tok, t, a, true
+}
+
+const csrfCookie = "dx_csrf"
+
+// csrfValue binds the form to this browser (the cookie) and this token: a
+// page on another site can neither read the value nor send the cookie
+// (SameSite=Strict), so it cannot forge an approval.
+func (s *Server) csrfValue(tokenHash []byte, cookie string) string {
+	m := hmac.New(sha256.New, s.cfg.CSRFKey)
+	m.Write(tokenHash)
+	m.Write([]byte{0})
+	m.Write([]byte(cookie))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// getExchange renders the approval page.
+func (s *Server) getExchange(w http.ResponseWriter, r *http.Request, c caller) {
+	tok, t, a, ok := s.exchangeContext(w, r, c)
+	if !ok {
+		return
+	}
+	var cb [24]byte
+	rand.Read(cb[:])
+	cookie := base64.RawURLEncoding.EncodeToString(cb[:])
+	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: cookie, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: isHTTPS(r), MaxAge: int(ExchangeTokenLifetime / time.Second)})
+	// The form posts back to the same URL: the token, and the app's
+	// identification for the edge (spec, Authentication 4).
+	q := url.Values{"token": {tok}}
+	for _, k := range []string{"x-svc-app-key", "x-svc-app-id"} {
+		if v := r.URL.Query().Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	perms := make([]templates.Permission, 0, len(t.Permissions))
+	for _, p := range t.Permissions {
+		perms = append(perms, templates.Permission{Name: p, Description: permissionText[p]})
+	}
+	website := a.WebsiteURL
+	if u, err := url.Parse(website); err != nil || u.Scheme != "https" && u.Scheme != "http" {
+		website = "" // never render a javascript: or other odd link
+	}
+	s.page(w, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
+		return templates.ApprovalPage{Nonce: nonce, AppName: a.Name, AppWebsite: website, Permissions: perms,
+			Action: "?" + q.Encode(), CSRF: s.csrfValue(t.Hash, cookie)}
+	})
+}
+
+func isHTTPS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// postExchange takes the user's decision: the token is consumed and the
+// browser is sent (303) to the app's registered callback with the outcome.
+// The callback is never taken from the request.
+func (s *Server) postExchange(w http.ResponseWriter, r *http.Request, c caller) {
+	_, t, a, ok := s.exchangeContext(w, r, c)
+	if !ok {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	decision := r.PostFormValue("decision")
+	cookie, _ := r.Cookie(csrfCookie)
+	csrfOK := cookie != nil && hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(s.csrfValue(t.Hash, cookie.Value)))
+
+	result := url.Values{}
+	grant := false
+	switch {
+	case !csrfOK:
+		result.Set("data_exchange_status", "error")
+		result.Set("error", "invalid_request")
+		result.Set("error_description", "The approval form could not be verified (it was not sent from the approval page in this browser).")
+	case decision == "approve":
+		grant = true
+		result.Set("data_exchange_status", "granted")
+		result.Set("granted_permissions", strings.Join(t.Permissions, ","))
+	case decision == "cancel":
+		result.Set("data_exchange_status", "cancelled")
+		result.Set("denied_permissions", strings.Join(t.Permissions, ","))
+		result.Set("error", "access_denied")
+	default:
+		result.Set("data_exchange_status", "error")
+		result.Set("error", "invalid_request")
+		result.Set("error_description", "The form carried no decision.")
+	}
+	if _, err := s.cfg.DB.ConsumeExchangeToken(r.Context(), t.Hash, s.now(), grant); err != nil {
+		// Lost a race with another submission, or expired meanwhile.
+		s.tokenProblem(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: isHTTPS(r)})
+	w.Header().Set("Location", withQuery(a.CallbackURL, result))
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// withQuery adds params to a URL, keeping the query it already has.
+func withQuery(raw string, params url.Values) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	for k, vs := range params {
+		q[k] = vs
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
