@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -120,8 +123,9 @@ func present(ctx context.Context, s Store, objs []Object) (map[string]bool, erro
 
 // Uploader is a Store whose Put returns as soon as the upload is queued;
 // uploads run in parallel (at most Parallel at once: Put blocks beyond
-// that) and are retried with backoff. Until an upload lands, Get, GetRange
-// and Stat answer from the queued bytes, so a caller sees its own writes.
+// that) and are retried with backoff. Until an upload lands, Get, GetRange,
+// Stat and List answer from the queued bytes, so a caller sees its own
+// writes. Delete is not ordered after queued uploads: Wait first.
 //
 // SetCurrent first waits for every queued upload and fails, leaving the
 // current build as it was, if any of them failed: the pointer never names a
@@ -240,6 +244,23 @@ func (u *Uploader) Stat(ctx context.Context, key string) (int64, error) {
 		return int64(len(d)), nil
 	}
 	return u.Store.Stat(ctx, key)
+}
+
+// List lists the store and the queued objects under prefix.
+func (u *Uploader) List(ctx context.Context, prefix string) ([]string, error) {
+	keys, err := u.Store.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	for k := range u.pending {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	u.mu.Unlock()
+	sort.Strings(keys)
+	return slices.Compact(keys), nil
 }
 
 // Wait waits for every queued upload and reports what was uploaded; the

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -177,6 +178,9 @@ func TestUploaderHoldsTheSwitch(t *testing.T) {
 		// The build reads back what it wrote before it lands.
 		if got, err := u.Get(ctx, objs[0].Key); err != nil || !bytes.Equal(got, objs[0].Data) {
 			t.Errorf("Get of a queued object = %q, %v", got, err)
+		}
+		if keys, err := u.List(ctx, "packs/"); err != nil || !slices.Contains(keys, objs[0].Key) || !slices.IsSorted(keys) {
+			t.Errorf("List = %v, %v; want it sorted, with the queued %s", keys, err, objs[0].Key)
 		}
 		if err := u.SetCurrent(ctx, "new"); err == nil {
 			t.Fatal("SetCurrent succeeded although uploads failed")
