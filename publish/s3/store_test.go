@@ -3,6 +3,7 @@ package s3store_test
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -178,5 +179,29 @@ func TestOpenCreatesBucket(t *testing.T) {
 	}
 	if got, err := s2.Current(ctx); err != nil || got != "b1" {
 		t.Errorf("Current = %q, %v; want b1", got, err)
+	}
+}
+
+// TestGetRangePastTheEnd: S3 answers a range that runs past the end with
+// the bytes it has, and one that starts past the end with 416; both must be
+// the Store's "past the end" error, never a short read or "no such key".
+func TestGetRangePastTheEnd(t *testing.T) {
+	srv := s3test.Shared(t)
+	ctx := context.Background()
+	s := srv.Store(t, "")
+	if err := s.Put(ctx, "r", []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ off, n int64 }{{9, 2}, {10, 1}, {20, 1}, {20, 0}, {-1, 1}, {0, -1}} {
+		got, err := s.GetRange(ctx, "r", c.off, c.n)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("GetRange(%d, %d) = %q, %v; want a past-the-end error", c.off, c.n, got, err)
+		}
+		if c.off >= 0 && c.n >= 0 && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("GetRange(%d, %d): %v; want io.ErrUnexpectedEOF, as the directory store", c.off, c.n, err)
+		}
+	}
+	if got, err := s.GetRange(ctx, "r", 10, 0); err != nil || len(got) != 0 {
+		t.Errorf("GetRange(10, 0) = %q, %v; want empty", got, err)
 	}
 }
