@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/lang"
 	"golang.org/x/text/language"
 )
 
@@ -74,7 +75,8 @@ func (m *BibleMeta) Direction() string {
 	if m.TextDirection != "" {
 		return m.TextDirection
 	}
-	return directionOf(m.LanguageTag)
+	dir, _ := directionOf(m.LanguageTag)
+	return dir
 }
 
 // rtlScripts are the ISO 15924 scripts written right to left that Bibles
@@ -84,12 +86,32 @@ var rtlScripts = map[string]bool{
 	"Rohg": true, "Mand": true, "Samr": true, "Mend": true, "Yezi": true, "Armi": true,
 }
 
-func directionOf(tag string) string {
+// directionOf derives a text direction from a language tag: an explicit
+// script first, then the CLDR catalogue's direction for the language, then
+// the script x/text thinks likely. A language none of them knows (such as
+// hbo, Ancient Hebrew) is ltr unless bible.json says otherwise; import
+// warns about it.
+func directionOf(tag string) (dir string, known bool) {
 	t, err := language.Parse(tag)
 	if err != nil {
-		return "ltr"
+		return "ltr", false
 	}
-	if s, _ := t.Script(); rtlScripts[s.String()] {
+	if s, c := t.Script(); c == language.Exact {
+		return scriptDirection(s.String()), true
+	}
+	if id, err := lang.Canonical(tag); err == nil {
+		if l, ok := lang.Lookup(id); ok && l.TextDirection != "" {
+			return l.TextDirection, true
+		}
+	}
+	if s, c := t.Script(); c != language.No {
+		return scriptDirection(s.String()), true
+	}
+	return "ltr", false
+}
+
+func scriptDirection(script string) string {
+	if rtlScripts[script] {
 		return "rtl"
 	}
 	return "ltr"

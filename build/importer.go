@@ -51,6 +51,9 @@ func Import(content, source string, meta BibleMeta) (*ImportReport, error) {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	rep := &ImportReport{}
+	if _, known := directionOf(meta.LanguageTag); !known && meta.TextDirection == "" {
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: the text direction of %q is not known; assuming ltr (set text_direction or --direction)", meta.ID, meta.LanguageTag))
+	}
 	books := map[bible.BookID][]byte{}
 	for _, f := range files {
 		b, err := usfm.Parse(f.name, f.data)

@@ -1,0 +1,339 @@
+package build_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/internal/repotest"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// sharedBibles are the real Bibles beside the repository, with the
+// metadata an import would be given.
+var sharedBibles = []build.BibleMeta{
+	{ID: 206, Abbreviation: "WEB", Title: "World English Bible", LanguageTag: "en", LicenseID: 1},
+	{ID: 3034, Abbreviation: "BSB", Title: "Berean Standard Bible", LanguageTag: "en", LicenseID: 1},
+	{ID: 1611, Abbreviation: "KJV1611", Title: "King James Version 1611", LanguageTag: "en", LicenseID: 1},
+	{ID: 1909, Abbreviation: "RV1909", Title: "Reina-Valera 1909", LanguageTag: "es", LicenseID: 1},
+	{ID: 8001, Abbreviation: "UHB", Title: "unfoldingWord Hebrew Bible", LanguageTag: "hbo", LicenseID: 2, TextDirection: "rtl"},
+}
+
+var sharedDirs = map[int32]string{206: "eng-web", 3034: "eng-bsb", 1611: "eng-kjv1611", 1909: "spa-rv1909", 8001: "hbo-uhb"}
+
+// TestSharedBibles imports and builds every Bible beside the repository and
+// checks the published result against the data's own manifests and the
+// index recorded from the live service.
+func TestSharedBibles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds five whole Bibles")
+	}
+	ctx := context.Background()
+	content, storeDir := t.TempDir(), t.TempDir()
+	for _, m := range sharedBibles {
+		rep, err := build.Import(content, repotest.Shared(t, "bibles", sharedDirs[m.ID]), m)
+		if err != nil {
+			t.Fatalf("import %d: %v", m.ID, err)
+		}
+		if len(rep.Errors) > 0 {
+			t.Errorf("import %d: %v", m.ID, rep.Errors)
+		}
+	}
+	store, err := publish.OpenDir(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("build: %d written, %s", rep.Written, rep.Duration)
+	man, _, err := publish.LoadCurrent(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sharedBibles {
+		idx := readIndex(t, store, man, m.ID)
+		checkManifestCounts(t, m.ID, idx, repotest.Shared(t, "bibles", sharedDirs[m.ID], "MANIFEST.tsv"))
+	}
+	t.Run("WEBIndexMatchesLiveService", func(t *testing.T) {
+		var want bible.Index
+		b, err := os.ReadFile(repotest.Shared(t, "reference", "youversion-fixtures", "bible_206_index.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		got := readIndex(t, store, man, 206)
+		if got.TextDirection != want.TextDirection {
+			t.Errorf("text_direction = %q; want %q", got.TextDirection, want.TextDirection)
+		}
+		if len(want.Books) != 80 {
+			t.Fatalf("reference has %d books", len(want.Books))
+		}
+		for _, wb := range want.Books {
+			gb := got.Book(wb.ID)
+			if gb == nil {
+				t.Errorf("book %s missing", wb.ID)
+				continue
+			}
+			gb.Intro = nil // the live index has no intros; ours adds them
+			gj, wj := mustJSON(t, gb), mustJSON(t, wb)
+			if gj != wj {
+				t.Errorf("book %s differs from the live index:\n got %.300s\nwant %.300s", wb.ID, gj, wj)
+			}
+		}
+	})
+	t.Run("WEBGenesis1v1", func(t *testing.T) {
+		p := passage(t, store, man, 206, "GEN", "1", publish.PassageName("1", "html"))
+		want := `<div><div class="p"><span class="yv-v" v="1"></span><span class="yv-vlbl">1</span>In the beginning, God created the heavens and the earth.</div></div>`
+		if p.Content != want || p.ID != "GEN.1.1" || p.Reference != "Genesis 1:1" {
+			t.Errorf("GEN.1.1 html = %+v;\nwant content %s", p, want)
+		}
+		p = passage(t, store, man, 206, "GEN", "1", publish.PassageName("1", "text"))
+		if p.Content != "In the beginning, God created the heavens and the earth." {
+			t.Errorf("GEN.1.1 text = %q", p.Content)
+		}
+		p = passage(t, store, man, 206, "GEN", "1", publish.PassageName("1", "html-n"))
+		if !strings.Contains(p.Content, `<span class="yv-n f"><span class="fr">1:1 </span>`) {
+			t.Errorf("GEN.1.1 with notes has no footnote: %s", p.Content)
+		}
+	})
+	t.Run("SpanishReference", func(t *testing.T) {
+		p := passage(t, store, man, 1909, "JHN", "3", publish.PassageName("16", "text"))
+		if !strings.HasPrefix(p.Reference, "S") && !strings.HasPrefix(p.Reference, "J") || !strings.HasSuffix(p.Reference, " 3:16") {
+			t.Errorf("RV1909 JHN.3.16 reference = %q; want the Spanish book name", p.Reference)
+		}
+	})
+	t.Run("HebrewIsRTL", func(t *testing.T) {
+		if d := readIndex(t, store, man, 8001).TextDirection; d != "rtl" {
+			t.Errorf("hbo text_direction = %q", d)
+		}
+	})
+}
+
+// checkManifestCounts compares chapter and verse counts per book with the
+// data's MANIFEST.tsv (a verse range counts once, as the index lists it).
+func checkManifestCounts(t *testing.T, id int32, idx *bible.Index, manifest string) {
+	t.Helper()
+	f, err := os.Open(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < 4 || strings.HasPrefix(cols[0], "#") {
+			continue
+		}
+		book := bible.BookID(cols[1])
+		if !book.Canonical() {
+			if idx.Book(book) != nil {
+				t.Errorf("bible %d: peripheral book %s is in the index", id, book)
+			}
+			continue
+		}
+		wantC, _ := strconv.Atoi(cols[2])
+		wantV, _ := strconv.Atoi(cols[3])
+		b := idx.Book(book)
+		if b == nil {
+			t.Errorf("bible %d: book %s missing", id, book)
+			continue
+		}
+		gotV := 0
+		for _, c := range b.Chapters {
+			gotV += len(c.Verses)
+		}
+		if len(b.Chapters) != wantC || gotV != wantV {
+			t.Errorf("bible %d %s: %d chapters, %d verses; manifest says %d, %d", id, book, len(b.Chapters), gotV, wantC, wantV)
+		}
+	}
+}
+
+func readIndex(t *testing.T, s publish.Store, m *publish.Manifest, id int32) *bible.Index {
+	t.Helper()
+	be := m.Bible(id)
+	if be == nil {
+		t.Fatalf("bible %d not published", id)
+	}
+	var idx bible.Index
+	readEntry(t, s, be.Pack, publish.NameIndex, &idx)
+	return &idx
+}
+
+func passage(t *testing.T, s publish.Store, m *publish.Manifest, id int32, book, chapter, name string) bible.Passage {
+	t.Helper()
+	for _, b := range m.Bible(id).Books {
+		if string(b.ID) != book {
+			continue
+		}
+		for _, c := range b.Chapters {
+			if c.ID == chapter {
+				var p bible.Passage
+				readEntry(t, s, c.Pack, name, &p)
+				return p
+			}
+		}
+	}
+	t.Fatalf("%d %s.%s not published", id, book, chapter)
+	return bible.Passage{}
+}
+
+func readEntry(t *testing.T, s publish.Store, ref publish.PackRef, name string, v any) {
+	t.Helper()
+	p, err := publish.LoadPack(context.Background(), s, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Entry(name)
+	if e == nil {
+		t.Fatalf("pack %s has no entry %s", ref.Key, name)
+	}
+	if err := json.Unmarshal(p.Body(&e.Reps[0]), v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// copyDir copies a content tree so a test may change it.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIncremental checks that an unchanged rebuild writes nothing and a
+// one-verse change writes only the chapter holding it (and the manifest).
+func TestIncremental(t *testing.T) {
+	ctx := context.Background()
+	content := t.TempDir()
+	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Switched || first.Written == 0 {
+		t.Fatalf("cold build: %+v", first)
+	}
+	again, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Switched || again.Written != 0 || again.Build != first.Build || again.Rendered != 0 {
+		t.Errorf("unchanged rebuild: %+v; want nothing written, same build %s", again, first.Build)
+	}
+	p := filepath.Join(content, "bibles", "9001", "JHN.usfm")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(src), `\v 16 `)
+	if i < 0 {
+		t.Fatal("fixture JHN has no verse 16")
+	}
+	changed := string(src[:i+6]) + "Truly, " + string(src[i+6:])
+	if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _, _ := publish.LoadCurrent(ctx, store)
+	third, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !third.Switched || third.Written != 2 || third.Rendered != 1 {
+		t.Errorf("one-verse change: %+v; want 2 objects written (the chapter pack, the manifest), 1 book rendered", third)
+	}
+	after, _, _ := publish.LoadCurrent(ctx, store)
+	var changedKeys []string
+	old := map[string]bool{}
+	before.Packs(func(r publish.PackRef) { old[r.Key] = true })
+	after.Packs(func(r publish.PackRef) {
+		if !old[r.Key] {
+			changedKeys = append(changedKeys, r.Key)
+		}
+	})
+	var chapter3 string
+	for _, b := range after.Bible(9001).Books {
+		if b.ID == "JHN" {
+			for _, c := range b.Chapters {
+				if c.ID == "3" {
+					chapter3 = c.Pack.Key
+				}
+			}
+		}
+	}
+	if len(changedKeys) != 1 || changedKeys[0] != chapter3 {
+		t.Errorf("changed packs %v; want only JHN 3's %s", changedKeys, chapter3)
+	}
+}
+
+// TestImportKeepsGoing imports a folder with a broken book: the error
+// names file:line:col and the good book is imported.
+func TestImportKeepsGoing(t *testing.T) {
+	src, content := t.TempDir(), t.TempDir()
+	good := "\\id JUD test\n\\h Jude\n\\c 1\n\\p\n\\v 1 Jude, a servant.\n"
+	bad := "\\c 1\n\\v 1 no id line\n"
+	if err := os.WriteFile(filepath.Join(src, "65-JUD.usfm"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "66-BAD.SFM"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := build.Import(content, src, build.BibleMeta{ID: 7, Abbreviation: "T", Title: "Test", LanguageTag: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Books) != 1 || rep.Books[0] != "JUD" {
+		t.Errorf("imported %v; want [JUD]", rep.Books)
+	}
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Error(), "66-BAD.SFM:1:1") {
+		t.Errorf("errors %v; want one naming 66-BAD.SFM:1:1", rep.Errors)
+	}
+	if _, err := os.Stat(filepath.Join(content, "bibles", "7", "JUD.usfm")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDirection(t *testing.T) {
+	for tag, want := range map[string]string{"he": "rtl", "ar": "rtl", "en": "ltr", "es": "ltr", "syr": "rtl", "sr-Cyrl": "ltr", "az-Arab": "rtl", "hbo": "ltr"} {
+		m := build.BibleMeta{LanguageTag: tag}
+		if got := m.Direction(); got != want {
+			t.Errorf("direction of %s = %s; want %s", tag, got, want)
+		}
+	}
+}
