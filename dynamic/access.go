@@ -31,7 +31,8 @@ type accessFeed struct {
 	changed chan struct{} // closed and replaced on every new snapshot
 	build   string        // content build the snapshot used
 
-	kick chan struct{}
+	kick     chan struct{}
+	longPoll time.Duration
 }
 
 func newAccessFeed(db DB, content *Content, log *slog.Logger, now func() time.Time) *accessFeed {
@@ -180,12 +181,9 @@ func (f *accessFeed) poke() {
 	}
 }
 
-// longPoll is how long GET /internal/access?version=N waits for a change.
-const longPoll = 20 * time.Second
-
 // serveAccess answers GET /internal/access[?version=N]: the snapshot at once
 // when it is newer than N (or N is absent), else after the next change, or
-// 304 Not Modified when nothing changed within longPoll.
+// 304 Not Modified when nothing changed within f.longPoll.
 func (f *accessFeed) serveAccess(w http.ResponseWriter, r *http.Request) {
 	have := int64(-1)
 	if v := r.URL.Query().Get("version"); v != "" {
@@ -196,7 +194,7 @@ func (f *accessFeed) serveAccess(w http.ResponseWriter, r *http.Request) {
 		}
 		have = n
 	}
-	timer := time.NewTimer(longPoll)
+	timer := time.NewTimer(f.longPoll)
 	defer timer.Stop()
 	for {
 		snap, version, changed := f.current()

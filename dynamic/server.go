@@ -39,7 +39,10 @@ type Config struct {
 	CSRFKey []byte
 	// Now is the clock (tokens expire by it); nil means time.Now.
 	Now func() time.Time
-	Log *slog.Logger
+	// LongPoll is how long GET /internal/access?version=N waits for a
+	// change before answering 304; zero means 20 s.
+	LongPoll time.Duration
+	Log      *slog.Logger
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -76,6 +79,10 @@ func New(cfg Config) *Server {
 	}
 	s.content = NewContent(cfg.Store)
 	s.feed = newAccessFeed(cfg.DB, s.content, s.log, s.now)
+	s.feed.longPoll = cfg.LongPoll
+	if s.feed.longPoll <= 0 {
+		s.feed.longPoll = 20 * time.Second
+	}
 	s.handler = s.routes()
 	return s
 }
