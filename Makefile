@@ -3,8 +3,11 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin
+# The whole suite builds five real Bibles and starts PostgreSQL and MinIO;
+# go test's default 10-minute limit per package is too tight on 2 cores.
+TEST_TIMEOUT ?= 45m
 
-.PHONY: build test vet fmt
+.PHONY: build test vet fmt run bench-build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
@@ -12,9 +15,17 @@ vet:
 	$(GO) vet ./...
 
 fmt:
-	gofmt -l . | tee /dev/stderr | (! read)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: build vet
-	$(GO) test -count=1 ./...
+test: build vet fmt
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# Build the fixture content (or CONTENT=DIR) into .run/store and serve it.
+run: build
+	@scripts/run.sh
+
+# Cold, unchanged and one-verse builds of the WEB, with their figures.
+bench-build: build
+	@scripts/bench-build.sh
 
 -include mk/*.mk

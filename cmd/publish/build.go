@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -87,22 +87,29 @@ func (c *importCmd) Run() error {
 
 type buildCmd struct {
 	Content   string `help:"Content directory." default:"content" env:"CONTENT" type:"path"`
-	Store     string `help:"Where to publish: a directory." default:".run/store" env:"STORE"`
+	Store     string `help:"Where to publish: a directory or s3://bucket[/prefix]?endpoint=…" default:".run/store" env:"STORE"`
 	ReaderURL string `name:"reader-url" help:"Base of platform_deep_link; the Bible id is appended." default:"https://read.bibleplatform.org/versions/" env:"READER_URL"`
 	Workers   int    `help:"Books rendered in parallel (0: one per core)." default:"0"`
 	Warnings  bool   `help:"Print every warning, not only their count."`
 }
 
 func (c *buildCmd) Run(ctx context.Context) error {
-	st, err := openStore(ctx, c.Store)
+	st, err := storeurl.Open(ctx, c.Store)
 	if err != nil {
 		return err
 	}
+	// Uploads run in parallel with retries; the build's switch to the new
+	// build waits for all of them and is refused if any failed, so an
+	// interrupted publish leaves the previous build current.
+	up := publish.NewUploader(ctx, st, publish.SyncOptions{})
 	bar := newProgress(os.Stderr)
 	rep, err := build.Build(ctx, build.Options{
-		Content: c.Content, Store: st, ReaderURL: c.ReaderURL, Workers: c.Workers, Progress: bar.update,
+		Content: c.Content, Store: up, ReaderURL: c.ReaderURL, Workers: c.Workers, Progress: bar.update,
 	})
 	bar.done()
+	if _, werr := up.Wait(ctx); err == nil {
+		err = werr
+	}
 	if err != nil {
 		return err
 	}
@@ -115,18 +122,11 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	if !rep.Switched {
 		state = "unchanged, already current"
 	}
+	fmt.Printf("uploads: %s\n", up.Report())
 	fmt.Printf("build %s %s: %d objects written, %d skipped, %s written, %d books rendered, %d reused, %d warnings, %s\n",
 		rep.Build, state, rep.Written, rep.Skipped, humanBytes(rep.Bytes), rep.Rendered, rep.Reused,
 		len(rep.Warnings), rep.Duration.Round(time.Millisecond))
 	return nil
-}
-
-// openStore opens the store named on the command line.
-func openStore(ctx context.Context, s string) (publish.Store, error) {
-	if strings.Contains(s, "://") {
-		return nil, errors.New("only directory stores are supported by this build of publish: " + s)
-	}
-	return publish.OpenDir(s)
 }
 
 func joinIDs[T ~string](ids []T) string {
