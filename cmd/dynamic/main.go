@@ -1,0 +1,116 @@
+// Command dynamic is the service that owns apps, keys, licence agreements,
+// highlights and the consent flow, on PostgreSQL: flags and environment,
+// signals, and wiring of the dynamic package.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/bibleplatform/platform/cmd/internal/storeurl"
+	"github.com/bibleplatform/platform/dynamic"
+	"github.com/bibleplatform/platform/dynamic/jwt"
+	"github.com/bibleplatform/platform/dynamic/postgres"
+)
+
+type cli struct {
+	LogLevel slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"DYNAMIC_LOG_LEVEL"`
+
+	Serve   serveCmd   `cmd:"" default:"withargs" help:"Serve the dynamic API (the default); migrates first."`
+	Migrate migrateCmd `cmd:"" help:"Apply the database migrations and exit."`
+}
+
+type migrateCmd struct {
+	DatabaseURL string `help:"PostgreSQL URL." required:"" env:"DATABASE_URL"`
+}
+
+type serveCmd struct {
+	Listen      string `help:"Address to listen on (behind the edge: keep it private)." default:"127.0.0.1:8081" env:"DYNAMIC_LISTEN"`
+	DatabaseURL string `help:"PostgreSQL URL." required:"" env:"DATABASE_URL"`
+	Store       string `help:"Published store (a directory, or s3://bucket[/prefix]): Bible indexes and licences." required:"" env:"DYNAMIC_STORE"`
+	EdgeToken   string `help:"Shared secret the edge sends as X-Edge-Token." required:"" env:"EDGE_TOKEN"`
+
+	JWTKeys     string `help:"PEM file of public keys (or certificates, or a private key) that sign user tokens." type:"existingfile" env:"JWT_KEYS"`
+	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." env:"JWKS_URL"`
+	JWTIssuer   string `help:"Required iss of user tokens." default:"bible-platform-dev" env:"JWT_ISSUER"`
+	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
+	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var c cli
+	k := kong.Parse(&c, kong.Name("dynamic"),
+		kong.Description("Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL."),
+		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
+	k.Bind(log)
+	if err := k.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "dynamic:", err)
+		os.Exit(1)
+	}
+}
+
+func (c *migrateCmd) Run(ctx context.Context) error {
+	db, err := postgres.Open(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Migrate(ctx)
+}
+
+func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
+	var keys jwt.KeySet
+	switch {
+	case c.JWTKeys != "" && c.JWKSURL != "":
+		return errors.New("give --jwt-keys or --jwks-url, not both")
+	case c.JWTKeys != "":
+		b, err := os.ReadFile(c.JWTKeys)
+		if err != nil {
+			return err
+		}
+		if keys, err = jwt.ParsePEM(b); err != nil {
+			return fmt.Errorf("--jwt-keys: %w", err)
+		}
+	case c.JWKSURL != "":
+		keys = jwt.NewJWKS(c.JWKSURL)
+	default:
+		log.Warn("no --jwt-keys or --jwks-url: every user bearer token will be refused")
+	}
+	store, err := storeurl.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	db, err := postgres.Open(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log}
+	if keys != nil {
+		cfg.Users = &jwt.Verifier{Keys: keys, Issuer: c.JWTIssuer, Audience: c.JWTAudience}
+	}
+	if c.CSRFKey != "" {
+		cfg.CSRFKey = []byte(c.CSRFKey)
+	}
+	srv := dynamic.New(cfg)
+	if err := srv.Open(ctx, c.Listen); err != nil {
+		return err
+	}
+	log.Info("dynamic: serving", "addr", srv.Addr())
+	<-ctx.Done()
+	log.Info("dynamic: shutting down")
+	return srv.Close()
+}
