@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
@@ -67,11 +68,16 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 		return nil, fmt.Errorf("decode pack %s: %w", ref.Key, err)
 	}
 	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)), size: int64(len(data))}
+	in := make(interner)
 	for i := range p.Entries {
 		e := &p.Entries[i]
-		r := newResource(p, e, ref.Modified)
+		r := newResource(p, e, ref.Modified, in)
 		v.res[e.Name] = r
-		v.size += r.size() - int64(len(r.reps[codingIdentity].body)) + int64(len(e.Name)) + 64
+		// Bodies are slices of data, already counted.
+		v.size += int64(unsafe.Sizeof(*r)) + int64(2*len(e.Name)) + 64
+		for _, x := range r.reps {
+			v.size += int64(2 * len(x.etag))
+		}
 	}
 	return v, nil
 }

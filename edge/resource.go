@@ -3,6 +3,7 @@ package edge
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -58,15 +59,32 @@ func cacheControls(cc string) (public, private string) {
 	return cc, strings.Join(append([]string{"private"}, keep...), ", ")
 }
 
+// interner shares the header values that repeat across a pack's entries
+// (Content-Type, Cache-Control, Last-Modified): a chapter pack has hundreds
+// of entries and one or two distinct values of each.
+type interner map[string][]byte
+
+func (in interner) bytes(s string) []byte {
+	if b, ok := in[s]; ok {
+		return b
+	}
+	b := []byte(s)
+	in[s] = b
+	return b
+}
+
 // newResource prepares a pack entry for serving.
-func newResource(p *publish.Pack, e *publish.Entry, mod time.Time) *resource {
+func newResource(p *publish.Pack, e *publish.Entry, mod time.Time, in interner) *resource {
 	pub, priv := cacheControls(e.Cache)
 	r := &resource{
-		ctype:     []byte(e.Type),
-		ccPublic:  []byte(pub),
-		ccPrivate: []byte(priv),
+		ctype:     in.bytes(e.Type),
+		ccPublic:  in.bytes(pub),
+		ccPrivate: in.bytes(priv),
 	}
 	r.setModified(mod)
+	if len(r.lastMod) > 0 {
+		r.lastMod = in.bytes(string(r.lastMod))
+	}
 	for i := range e.Reps {
 		x := &e.Reps[i]
 		c := -1
@@ -95,9 +113,11 @@ func (r *resource) setModified(mod time.Time) {
 	r.lastMod = fasthttp.AppendHTTPDate(nil, r.mod)
 }
 
-// size is the memory the resource pins beyond its pack's bytes.
+// size is the memory the resource holds: its struct, tags and bodies.
+// Header values shared through an interner are counted once per resource,
+// which over-counts a little and keeps the bound safe.
 func (r *resource) size() int64 {
-	n := int64(len(r.ctype) + len(r.ccPublic) + len(r.ccPrivate) + len(r.lastMod) + 64)
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.ctype)+len(r.ccPublic)+len(r.ccPrivate)+len(r.lastMod))
 	for _, x := range r.reps {
 		n += int64(len(x.etag)*2 + len(x.body))
 	}

@@ -92,7 +92,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
 	}
 	if cfg.PackCacheBytes <= 0 {
-		cfg.PackCacheBytes = 256 << 20
+		cfg.PackCacheBytes = 1 << 30
 	}
 	if cfg.ComposeCacheBytes <= 0 {
 		cfg.ComposeCacheBytes = 64 << 20

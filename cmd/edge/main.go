@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -54,12 +56,13 @@ type serveCmd struct {
 	Rate         float64       `help:"Default requests per second per app (apps may carry their own)." default:"20" env:"EDGE_RATE"`
 	Burst        int           `help:"Default burst per app." default:"40" env:"EDGE_BURST"`
 	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
-	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"268435456" env:"EDGE_PACK_CACHE"`
+	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"1073741824" env:"EDGE_PACK_CACHE"`
 	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
 	MaxVerses    int           `help:"Largest verse range composed on request." default:"200" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll         time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
 	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency  int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
+	DebugListen  string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
 }
 
 type exportCmd struct {
@@ -157,6 +160,15 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		IdleTimeout:           120 * time.Second,
 		MaxRequestBodySize:    1 << 20,
 		Logger:                slogPrinter{log},
+	}
+	if c.DebugListen != "" {
+		// net/http/pprof registers on the default mux; only this
+		// listener serves it.
+		go func() {
+			if err := http.ListenAndServe(c.DebugListen, nil); err != nil {
+				log.Error("debug listener", "err", err)
+			}
+		}()
 	}
 	errc := make(chan error, 2)
 	ln, err := net.Listen("tcp", c.Listen)

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# bench-edge: the edge against nginx serving the same representations from
+# disk with gzip_static, and against a minimal fasthttp server (the
+# ceiling). Called by `make bench-edge`; see docs/edge.md for what it shows.
+#
+# Environment: BIN (built binaries), BENCH_DIR (work dir, reused between
+# runs), BENCH_SECONDS, BENCH_CONNS, BIBLES (shared Bible sources).
+set -euo pipefail
+
+BIN=${BIN:-bin}
+BENCH_DIR=${BENCH_DIR:-.run/bench-edge}
+BENCH_SECONDS=${BENCH_SECONDS:-15}
+BENCH_CONNS=${BENCH_CONNS:-64}
+BENCH_WARMUP=${BENCH_WARMUP:-10}
+BIBLES=${BIBLES:-../shared/bibles}
+EDGE_PORT=${EDGE_PORT:-18181}
+NGINX_PORT=${NGINX_PORT:-18182}
+CEILING_PORT=${CEILING_PORT:-18183}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 && return
+	echo "installing $2 from Debian packages" >&2
+	local sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get install -y "$2" >/dev/null 2>&1 || { $sudo apt-get update >/dev/null && $sudo apt-get install -y "$2" >/dev/null; }
+}
+need wrk wrk
+need nginx nginx
+PATH=$PATH:/usr/sbin
+
+mkdir -p "$BENCH_DIR"
+dir=$(cd "$BENCH_DIR" && pwd)
+key=$(sed -n 's/.*"app_key": *"\([^"]*\)".*/\1/p' fixtures/demo-keys.json)
+
+# Content: eng-web imported and built once, kept between runs.
+if [ ! -s "$dir/store/CURRENT" ]; then
+	rm -rf "$dir/content" "$dir/store"
+	"$BIN/publish" import --content "$dir/content" --id 206 --language en --abbreviation WEB \
+		--title "World English Bible" --license 1 "$BIBLES/eng-web"
+	cp -r fixtures/content/licenses "$dir/content/" 2>/dev/null || true
+	"$BIN/publish" build --content "$dir/content" --store "$dir/store"
+fi
+build=$(cat "$dir/store/CURRENT")
+
+go run ./edge/internal/benchmix -store "$dir/store" -bible 206 -out "$dir" -key "$key" -access fixtures/access.json
+if [ "$(cat "$dir/www.build" 2>/dev/null)" != "$build" ]; then
+	rm -rf "$dir/www"
+	"$BIN/edge" export --store "$dir/store" --out "$dir/www" --passages "$dir/ranges.txt" 2>/dev/null
+	echo "$build" >"$dir/www.build"
+fi
+go build -o "$dir/ceiling" ./edge/internal/ceiling
+
+mkdir -p "$dir/nginx-tmp"
+cat >"$dir/nginx.conf" <<NGINX
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	tcp_nodelay on;
+	keepalive_requests 10000000;
+	open_file_cache max=400000 inactive=120s;
+	open_file_cache_valid 120s;
+	client_body_temp_path $dir/nginx-tmp;
+	proxy_temp_path $dir/nginx-tmp;
+	fastcgi_temp_path $dir/nginx-tmp;
+	uwsgi_temp_path $dir/nginx-tmp;
+	scgi_temp_path $dir/nginx-tmp;
+	default_type application/json;
+	server {
+		listen 127.0.0.1:$NGINX_PORT;
+		root $dir/www;
+		gzip_static on;
+		gzip_vary on;
+		etag on;
+	}
+}
+NGINX
+
+# The server under test gets CPU 0, wrk the rest, when there is more than
+# one CPU, so that the load generator does not steal from the server.
+cpus=$(nproc)
+srv_pin=() wrk_pin=()
+if [ "$cpus" -gt 1 ] && command -v taskset >/dev/null; then
+	srv_pin=(taskset -c 0) wrk_pin=(taskset -c "1-$((cpus - 1))")
+fi
+wrk_threads=$(( cpus > 2 ? cpus - 1 : 1 ))
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+wait_up() {
+	for _ in $(seq 100); do
+		curl -s -o /dev/null "$1" && return
+		sleep 0.1
+	done
+	echo "bench-edge: $1 did not come up" >&2
+	exit 1
+}
+
+GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" \
+	--access-cache "$dir/access-cache.json" --listen "127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
+pids+=($!)
+"${srv_pin[@]}" nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' 2>"$dir/nginx.log" &
+pids+=($!)
+GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -listen "127.0.0.1:$CEILING_PORT" &
+pids+=($!)
+wait_up "http://127.0.0.1:$EDGE_PORT/readyz"
+wait_up "http://127.0.0.1:$NGINX_PORT/"
+wait_up "http://127.0.0.1:$CEILING_PORT/"
+
+# Check that both answer the mix before timing it.
+first=$(sed -n '2p' "$dir/edge.lua" | tr -d '",')
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-SVC-App-Key: $key" "http://127.0.0.1:$EDGE_PORT$first")
+[ "$code" = 200 ] || { echo "bench-edge: edge answered $code for $first" >&2; exit 1; }
+first=$(sed -n '2p' "$dir/nginx.lua" | tr -d '",')
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$first")
+[ "$code" = 200 ] || { echo "bench-edge: nginx answered $code for $first" >&2; exit 1; }
+
+run() { # name url [script]
+	local name=$1 url=$2 script=${3:-}
+	local args=(-t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_SECONDS}s" --latency)
+	[ -n "$script" ] && args+=(-s "$script")
+	# Warm caches (the edge's packs and composed ranges, nginx's open files
+	# and page cache) for BENCH_WARMUP seconds before measuring.
+	"${wrk_pin[@]}" wrk "${args[@]/${BENCH_SECONDS}s/${BENCH_WARMUP}s}" "$url" >/dev/null
+	"${wrk_pin[@]}" wrk "${args[@]}" "$url" | tee "$dir/$name.txt" >&2
+}
+run edge "http://127.0.0.1:$EDGE_PORT" "$dir/edge.lua"
+run nginx "http://127.0.0.1:$NGINX_PORT" "$dir/nginx.lua"
+run ceiling "http://127.0.0.1:$CEILING_PORT/"
+
+rps() { awk '/^Requests\/sec:/ {print $2}' "$dir/$1.txt"; }
+pct() { # file percentile → milliseconds
+	awk -v p="$2" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} print v}' "$dir/$1.txt"
+}
+for f in edge nginx ceiling; do
+	if grep -q "Non-2xx" "$dir/$f.txt"; then
+		echo "bench-edge: $f: $(grep Non-2xx "$dir/$f.txt")" >&2
+	fi
+	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms\n' "$f" "$(rps $f)" "$(pct $f 50%)" "$(pct $f 99%)"
+done
+awk -v e="$(rps edge)" -v n="$(rps nginx)" -v c="$(rps ceiling)" -v p="$(pct edge 99%)" 'BEGIN {
+	printf "edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%.2f edge_vs_ceiling=%.2f edge_p99_ms=%.2f\n", e, n, c, e/n, e/c, p }'

@@ -1,0 +1,178 @@
+// Command benchmix writes the request mix make bench-edge sends: verse,
+// chapter and range passages of one published Bible, picked with a Zipf
+// distribution (a few passages are read far more than the rest, as John
+// 3:16 is), as wrk Lua scripts for the edge and for nginx serving the same
+// representations as files (edge export's layout). It also writes the
+// ranges for edge export to compose, and an access file whose demo app has
+// a limit high enough not to throttle the benchmark.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+func main() {
+	storeDir := flag.String("store", "", "published store (a directory)")
+	bibleID := flag.Int("bible", 206, "Bible id")
+	n := flag.Int("n", 50000, "requests in the mix (wrk cycles through them)")
+	out := flag.String("out", "", "directory for edge.lua, nginx.lua, ranges.txt, access.json")
+	accessIn := flag.String("access", "fixtures/access.json", "access file to copy")
+	key := flag.String("key", "", "App Key to send")
+	brShare := flag.Float64("br", 0.8, "share of requests that accept br")
+	flag.Parse()
+	if err := run(*storeDir, int32(*bibleID), *n, *out, *accessIn, *key, *brShare); err != nil {
+		log.Fatal(err)
+	}
+}
+
+type item struct {
+	edge, nginx string
+}
+
+func run(storeDir string, id int32, n int, out, accessIn, key string, brShare float64) error {
+	ctx := context.Background()
+	store, err := publish.OpenDir(storeDir)
+	if err != nil {
+		return err
+	}
+	m, _, err := publish.LoadCurrent(ctx, store)
+	if err != nil {
+		return err
+	}
+	be := m.Bible(id)
+	if be == nil {
+		return fmt.Errorf("Bible %d is not published in %s", id, storeDir)
+	}
+	p, err := publish.LoadPack(ctx, store, be.Pack)
+	if err != nil {
+		return err
+	}
+	e := p.Entry(publish.NameIndex)
+	if e == nil {
+		return fmt.Errorf("Bible %d has no index", id)
+	}
+	var idx bible.Index
+	if err := json.Unmarshal(p.Body(&e.Reps[0]), &idx); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := fmt.Sprintf("/v1/bibles/%d/passages/", id)
+	var verses, chapters, ranges []item
+	var rangeIDs []string
+	// A passage request: html half of the time; chapters default to
+	// headings and notes (passage rule 2), verses and ranges to neither.
+	add := func(list *[]item, pid string, whole bool) {
+		if rng.IntN(2) == 0 {
+			*list = append(*list, item{base + pid + "?format=text", base + pid + "/text.json"})
+			return
+		}
+		variant := "html"
+		if whole {
+			variant = "html-hn"
+		}
+		*list = append(*list, item{base + pid + "?format=html", base + pid + "/" + variant + ".json"})
+	}
+	for _, b := range idx.Books {
+		for _, c := range b.Chapters {
+			add(&chapters, c.PassageID, true)
+			for _, v := range c.Verses {
+				add(&verses, v.PassageID, false)
+			}
+			// A few ranges per chapter: 2 to 8 verses.
+			for k := 0; k < 2 && len(c.Verses) > 2; k++ {
+				i := rng.IntN(len(c.Verses) - 1)
+				j := min(len(c.Verses)-1, i+1+rng.IntN(7))
+				r := bible.Ref{Book: b.ID, Chapter: c.ID, Verse: c.Verses[i].ID, EndChapter: c.ID, EndVerse: c.Verses[j].ID}
+				rangeIDs = append(rangeIDs, fmt.Sprintf("%d %s", id, r))
+				add(&ranges, r.String(), false)
+			}
+		}
+	}
+	for _, l := range [][]item{verses, chapters, ranges} {
+		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+	}
+	zipf := func(l []item) func() item {
+		z := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, uint64(len(l)-1))
+		return func() item { return l[z.Uint64()] }
+	}
+	pickVerse, pickChapter, pickRange := zipf(verses), zipf(chapters), zipf(ranges)
+	mix := make([]item, n)
+	for i := range mix {
+		switch x := rng.Float64(); {
+		case x < 0.6:
+			mix[i] = pickVerse()
+		case x < 0.85:
+			mix[i] = pickChapter()
+		default:
+			mix[i] = pickRange()
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := writeLua(filepath.Join(out, "edge.lua"), mix, func(it item) string { return it.edge }, key, brShare); err != nil {
+		return err
+	}
+	if err := writeLua(filepath.Join(out, "nginx.lua"), mix, func(it item) string { return it.nginx }, key, brShare); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "ranges.txt"), []byte(strings.Join(rangeIDs, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	snap, err := access.ReadFile(accessIn)
+	if err != nil {
+		return err
+	}
+	for i := range snap.Apps {
+		snap.Apps[i].RateLimit = access.Rate{PerSecond: 1e9, Burst: 1e9}
+	}
+	b, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return err
+	}
+	log.Printf("mix: %d requests over %d verses, %d chapters, %d ranges", n, len(verses), len(chapters), len(ranges))
+	return os.WriteFile(filepath.Join(out, "access.json"), b, 0o644)
+}
+
+// writeLua writes a wrk script cycling through paths; each thread starts at
+// a different offset. brShare of the requests accept br, the rest gzip only.
+func writeLua(path string, mix []item, pick func(item) string, key string, brShare float64) error {
+	var b strings.Builder
+	b.WriteString("local paths = {\n")
+	for _, it := range mix {
+		fmt.Fprintf(&b, "%q,\n", pick(it))
+	}
+	b.WriteString("}\n")
+	every := int(1/(1-brShare) + 0.5) // 0.8 → every 5th request is gzip-only
+	fmt.Fprintf(&b, `local n = #paths
+local i = 0
+local key = %q
+local threads = 0
+function setup(thread)
+  thread:set("offset", threads * 7919)
+  threads = threads + 1
+end
+function init(args)
+  i = offset or 0
+end
+function request()
+  i = i + 1
+  local ae = "br, gzip"
+  if i %% %d == 0 then ae = "gzip" end
+  return wrk.format("GET", paths[(i %% n) + 1], {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = ae})
+end
+`, key, every)
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
