@@ -1,0 +1,11 @@
+# The dynamic service: benchmark of highlights through the edge, next to
+# pgbench on the same PostgreSQL in the same run. See docs/dynamic.md.
+
+BENCH_DYNAMIC_DURATION ?= 10s
+BENCH_DYNAMIC_CONCURRENCY ?= 16
+
+.PHONY: bench-dynamic
+bench-dynamic:
+	@url=$$(scripts/db.sh) && \
+	$(GO) run ./dynamic/internal/bench -database-url "$$url" \
+		-duration $(BENCH_DYNAMIC_DURATION) -concurrency $(BENCH_DYNAMIC_CONCURRENCY)
