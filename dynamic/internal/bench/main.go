@@ -373,4 +373,3 @@ func allChapters(x *bible.Index) []string {
 	}
 	return out
 }
-
