@@ -107,8 +107,18 @@ func URL(t testing.TB) string {
 			return
 		}
 		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: drop %s: %v", name, err)
+		// FORCE ends our own leftover sessions, but only a superuser may end
+		// an autovacuum worker busy in the database: wait for it instead.
+		for try := 0; ; try++ {
+			_, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			if err == nil {
+				return
+			}
+			if try == 50 {
+				t.Logf("pgtest: leaving database %s behind: %v", name, err)
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 	})
 	db, err := postgres.Open(ctx, dbURL)
