@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
-# make run: publish the fixture content (or $CONTENT) into the local store
-# and serve it with the edge on 127.0.0.1:$PORT until interrupted. Prints the
-# base URL and the demo credentials and writes them to .run/demo.json.
+# make run: publish the fixture content (or $CONTENT) into the local store,
+# start PostgreSQL, the dynamic service and the edge on 127.0.0.1, print the
+# base URL and the demo credentials, write them to $RUN_DIR/demo.json, and
+# run until interrupted (Ctrl-C stops everything this script started).
+#
+# Environment: PORT (edge, default 8080), DYNAMIC_PORT (default PORT+1),
+# CONTENT (default fixtures/content), RUN_DIR (default .run), DATABASE_URL
+# (default: the local cluster scripts/db.sh starts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PORT=${PORT:-8080}
+DYNAMIC_PORT=${DYNAMIC_PORT:-$((PORT + 1))}
 CONTENT=${CONTENT:-fixtures/content}
-RUN=.run
+RUN=${RUN_DIR:-.run}
 STORE=$RUN/store
+DEMO_USER=7d3f2c1a-5b6e-4f80-9a1b-2c3d4e5f6a70
 mkdir -p "$RUN"
 
+DATABASE_URL=$(scripts/db.sh)
+export DATABASE_URL
+# The secret the edge proves itself with to dynamic; new every run.
+EDGE_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export EDGE_TOKEN
+
 bin/publish build --content "$CONTENT" --store "$STORE"
+bin/dynamic migrate
+bin/publish seed --store "$STORE"
+# Creates the local signing key (and its public half) on first use.
+bin/publish users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 
 pids=()
 cleanup() {
@@ -21,33 +38,35 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
+dynamic=http://127.0.0.1:$DYNAMIC_PORT
+base=http://127.0.0.1:$PORT
+bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "$STORE" \
+	--jwt-keys "$RUN/jwt-ed25519.pub.pem" 2>>"$RUN/dynamic.log" &
+pids+=($!)
 bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" \
-	--access fixtures/access.json --access-cache "$RUN/access-cache.json" &
+	--access "$dynamic/internal/access" --dynamic "$dynamic" \
+	--access-cache "$RUN/access-cache.json" 2>>"$RUN/edge.log" &
 pids+=($!)
 
-base="http://127.0.0.1:$PORT"
-for _ in $(seq 1 100); do
-	curl -fsS "$base/healthz" >/dev/null 2>&1 && break
-	sleep 0.1
+for _ in $(seq 1 150); do
+	curl -fsS -o /dev/null "$base/readyz" 2>/dev/null && break
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || { echo "a service exited; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
+	done
+	sleep 0.2
 done
-curl -fsS "$base/readyz" >/dev/null
+curl -fsS -o /dev/null "$base/readyz"
 
-python3 - "$base" fixtures/demo-keys.json "$RUN/demo.json" <<'PY'
-import json, sys
-base, keys, out = sys.argv[1:]
-d = json.load(open(keys))
-demo = {"base_url": base, "app_key": d["app_key"], "app_id": d["app_id"],
-        "archived_app_key": d["archived_app_key"], "unlicensed_app_key": d["unlicensed_app_key"],
-        "unlicensed_bible_id": d["unlicensed_bible_id"]}
-json.dump(demo, open(out, "w"), indent=2)
-PY
+jq -n --arg base "$base" --slurpfile k fixtures/demo-keys.json '$k[0] + {base_url: $base}' >"$RUN/demo.json"
+bin/publish users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" --demo-json "$RUN/demo.json" >/dev/null
 
 cat <<MSG
 
-Serving the fixture content at $base
-  App Key (X-SVC-App-Key): $(python3 -c 'import json;print(json.load(open(".run/demo.json"))["app_key"])')
-  Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" $base/v1/bibles/9001/passages/JHN.3.16
-  Demo data for scripts: $RUN/demo.json
+Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
+  Demo App Key (X-SVC-App-Key): $(jq -r .app_key "$RUN/demo.json")
+  Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
+  Everything for scripts: $RUN/demo.json
+  Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/9001/passages/JHN.3.16-18?format=html'
 Press Ctrl-C to stop.
 MSG
 wait -n "${pids[@]}"

@@ -18,6 +18,8 @@ type cli struct {
 	Builds   buildsCmd   `cmd:"" help:"List the builds in a store, newest first; * marks the current one."`
 	Rollback rollbackCmd `cmd:"" help:"Make an earlier build current again."`
 	GC       gcCmd       `cmd:"" name:"gc" help:"Remove builds beyond the newest few and the objects only they use (dry run by default)."`
+
+	adminCmds `embed:""`
 }
 
 func main() {
