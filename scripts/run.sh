@@ -5,7 +5,8 @@
 # run until interrupted (Ctrl-C stops everything this script started).
 #
 # Environment: PORT (edge, default 8080), DYNAMIC_PORT (default PORT+1),
-# CONTENT (default fixtures/content), RUN_DIR (default .run), DATABASE_URL
+# CONTENT (default fixtures/content), RUN_DIR (default .run), STORE (a
+# directory or s3:// URL; default $RUN_DIR/store), DATABASE_URL
 # (default: the local cluster scripts/db.sh starts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ PORT=${PORT:-8080}
 DYNAMIC_PORT=${DYNAMIC_PORT:-$((PORT + 1))}
 CONTENT=${CONTENT:-fixtures/content}
 RUN=${RUN_DIR:-.run}
-STORE=$RUN/store
+STORE=${STORE:-$RUN/store}
 DEMO_USER=7d3f2c1a-5b6e-4f80-9a1b-2c3d4e5f6a70
 mkdir -p "$RUN"
 
