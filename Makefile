@@ -7,7 +7,7 @@ BIN := bin
 # go test's default 10-minute limit per package is too tight on 2 cores.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: build test vet fmt run bench-build
+.PHONY: build test vet fmt run bench-build bench-publish
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
@@ -27,5 +27,9 @@ run: build
 # Cold, unchanged and one-verse builds of the WEB, with their figures.
 bench-build: build
 	@scripts/bench-build.sh
+
+# Cold and one-verse publishes of the WEB to MinIO next to the directory store.
+bench-publish: build minio-install
+	@scripts/bench-publish.sh
 
 -include mk/*.mk
