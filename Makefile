@@ -19,6 +19,8 @@ fmt:
 
 test: build vet fmt
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@# The USFM oracle's figure, which go test keeps to itself when it passes.
+	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usfm | grep '^usfm oracle'
 
 # Build the fixture content (or CONTENT=DIR) into .run/store and serve it.
 run: build

@@ -1,7 +1,9 @@
 package build_test
 
 import (
+	"archive/zip"
 	"bufio"
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -335,5 +337,46 @@ func TestDirection(t *testing.T) {
 		if got := m.Direction(); got != want {
 			t.Errorf("direction of %s = %s; want %s", tag, got, want)
 		}
+	}
+}
+
+// TestImportZip imports an eBible-style *_usfm.zip.
+func TestImportZip(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "eng-test_usfm.zip")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, body := range map[string]string{
+		"65-JUDeng-test.usfm": "\\id JUD\n\\toc2 Jude\n\\c 1\n\\p\n\\v 1 Jude, a servant.\n",
+		"00-FRTeng-test.usfm": "\\id FRT\n\\h Preface\n\\ip A preface.\n",
+		"copr.htm":            "<p>not a book</p>",
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	content := t.TempDir()
+	rep, err := build.Import(content, src, build.BibleMeta{ID: 8, Abbreviation: "T", Title: "Test", LanguageTag: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rep.Books, rep.Peripheral) != "[JUD] [FRT]" || len(rep.Errors) != 0 {
+		t.Errorf("imported %v, peripheral %v, errors %v; want [JUD] [FRT] and no errors", rep.Books, rep.Peripheral, rep.Errors)
+	}
+	store, _ := publish.OpenDir(t.TempDir())
+	if _, err := build.Build(context.Background(), build.Options{Content: content, Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	m, _, _ := publish.LoadCurrent(context.Background(), store)
+	if b := m.Bible(8); b == nil || len(b.Books) != 1 || b.Books[0].ID != "JUD" {
+		t.Errorf("published books %+v; want JUD only (FRT is peripheral)", b)
 	}
 }
