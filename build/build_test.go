@@ -3,9 +3,9 @@ package build_test
 import (
 	"archive/zip"
 	"bufio"
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
