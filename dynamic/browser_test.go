@@ -21,22 +21,8 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/dynamic"
+	"github.com/bibleplatform/platform/internal/repotest"
 )
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
 
 // vnuVersion pins the Nu Html Checker (the W3C validator) from npm.
 const vnuVersion = "26.9.27"
@@ -45,7 +31,7 @@ const vnuVersion = "26.9.27"
 // use. It needs java and npm; it fails, never skips, without them.
 func vnu(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), ".cache", "vnu-"+vnuVersion)
+	dir := filepath.Join(repotest.Root(t), ".cache", "vnu-"+vnuVersion)
 	jar := filepath.Join(dir, "node_modules", "vnu-jar", "build", "dist", "vnu.jar")
 	if _, err := os.Stat(jar); err == nil {
 		return jar
@@ -100,7 +86,7 @@ func TestPagesAreValidHTML(t *testing.T) {
 // receives the grant; the page's CSP (form-action) lets the redirect
 // through and nothing on the page needs JavaScript.
 func TestApprovalInChromium(t *testing.T) {
-	out, err := exec.Command(filepath.Join(repoRoot(t), "scripts", "chromium.sh")).Output()
+	out, err := exec.Command(filepath.Join(repotest.Root(t), "scripts", "chromium.sh")).Output()
 	if err != nil {
 		t.Fatalf("no Chromium: %v", err)
 	}

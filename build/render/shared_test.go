@@ -1,42 +1,17 @@
 package render
 
 import (
-	"compress/gzip"
 	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
 
 	"github.com/bibleplatform/platform/build/usfm"
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
-// sharedDir finds the shared data beside the repository: it walks up from
-// the test's directory to the one holding go.mod, then takes ../shared.
-func sharedDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "bibles")); err != nil {
-		tb.Skipf("shared data not available: %v", err)
-	}
-	return shared
-}
+func sharedDir(tb testing.TB) string { return repotest.Shared(tb) }
 
 // parsedBible is one Bible folder parsed once per test binary.
 type parsedBible struct {
@@ -66,7 +41,7 @@ func parseBible(tb testing.TB, name string) []*usfm.Book {
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			src, err := readGzip(f)
+			src, err := repotest.ReadGzip(f)
 			if err != nil {
 				p.err = err
 				return
@@ -83,19 +58,6 @@ func parseBible(tb testing.TB, name string) []*usfm.Book {
 		tb.Fatal(p.err)
 	}
 	return p.books
-}
-
-func readGzip(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(z)
 }
 
 // renderBible renders every canonical book of a shared Bible folder.

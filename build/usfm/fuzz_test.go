@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
 // FuzzParse checks that Parse never panics and that what it returns is
@@ -22,7 +24,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	if shared, err := findShared(); err == nil {
+	if shared, err := repotest.FindShared(); err == nil {
 		root := filepath.Join(shared, "bibles", "usfm-tests", "tcdocs", "tests")
 		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && d.Name() == "origin.usfm" {

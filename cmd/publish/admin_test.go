@@ -20,6 +20,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/dynamic/postgres"
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
+	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -180,7 +181,7 @@ func TestUsersToken(t *testing.T) {
 // The seed reproduces the fixture's demo apps and keys, with licence
 // agreements that give each app the restricted Bibles it lists.
 func TestSeed(t *testing.T) {
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	url := pgtest.URL(t)
 	store, err := publish.OpenDir(t.TempDir())
 	if err != nil {
@@ -270,19 +271,5 @@ func writeLicenses(t *testing.T, store publish.Store) {
 	}
 	if err := store.SetCurrent(ctx, m.BuildID()); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func repoRoot(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		t.Fatal("no go.mod above the test")
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bibleplatform/platform/dynamic/postgres"
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
 var (
@@ -36,7 +36,7 @@ var (
 // needed.
 func ServerURL() (string, error) {
 	serverOnce.Do(func() {
-		root, err := repoRoot()
+		root, err := repotest.FindRoot()
 		if err != nil {
 			serverErr = err
 			return
@@ -52,23 +52,6 @@ func ServerURL() (string, error) {
 		serverURL = strings.TrimSpace(string(out))
 	})
 	return serverURL, serverErr
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("pgtest: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // URL creates a fresh database with the migrations applied and returns its

@@ -13,7 +13,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,6 +26,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/bibleplatform/platform/internal/repotest"
 	s3store "github.com/bibleplatform/platform/publish/s3"
 )
 
@@ -56,7 +56,7 @@ func Start(t testing.TB) *Server {
 		}
 		return s
 	}
-	root, err := repoRoot()
+	root, err := repotest.FindRoot()
 	if err != nil {
 		unavailable(t, err)
 	}
@@ -83,7 +83,7 @@ func Shared(t testing.TB) *Server {
 		return Start(t)
 	}
 	shared.once.Do(func() {
-		root, err := repoRoot()
+		root, err := repotest.FindRoot()
 		if err != nil {
 			shared.err = err
 			return
@@ -257,23 +257,4 @@ func firstEnv(keys ...string) string {
 		}
 	}
 	return ""
-}
-
-// repoRoot walks up from the working directory (a package directory under
-// go test) to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("s3test: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
