@@ -15,33 +15,13 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// License is licenses/<id>.json plus its text from licenses/<id>.html, and
-// what the build derives: the Bibles offered under it.
-type License struct {
-	ID             int     `json:"id"`
-	Name           string  `json:"name"`
-	Version        int     `json:"version"`
-	OrganizationID string  `json:"organization_id"`
-	HTML           string  `json:"html"`
-	BibleIDs       []int32 `json:"bible_ids"`
-	URI            string  `json:"uri"`
-	// Open licences need no agreement: every app may read their Bibles.
-	Open bool `json:"open"`
-}
-
-// VerseOfTheDay is one day of the calendar.
-type VerseOfTheDay struct {
-	Day       int    `json:"day"`
-	PassageID string `json:"passage_id"`
-}
-
 // site is what the content directory holds besides Bibles.
 type site struct {
 	organizations []json.RawMessage
-	licenses      []License
+	licenses      []publish.License
 	fonts         []json.RawMessage
 	fontFiles     map[string]string // name under fonts/ → file path
-	votd          []VerseOfTheDay
+	votd          []publish.VerseOfTheDay
 }
 
 func (s *site) open(license int) bool {
@@ -64,7 +44,8 @@ func readSite(content string) (*site, error) {
 	}
 	files, _ := filepath.Glob(filepath.Join(content, "licenses", "*.json"))
 	for _, p := range files {
-		var l License
+		// licenses/<id>.json, with its text from licenses/<id>.html.
+		var l publish.License
 		if err := readJSON(p, &l); err != nil {
 			return nil, err
 		}
@@ -116,14 +97,6 @@ func readRawDir(dir string) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// Site pack entries.
-const (
-	NameOrganizations = "organizations"
-	NameLicenses      = "licenses"
-	NameFonts         = "fonts"
-	NameVerseOfDays   = "verse_of_the_days"
-)
-
 // sitePack publishes the catalogues that are not one Bible's, and the font
 // files as objects of their own.
 func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bibles []*ContentBible) error {
@@ -137,16 +110,16 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 		}
 	}
 	if s.licenses == nil {
-		s.licenses = []License{}
+		s.licenses = []publish.License{}
 	}
 	if s.votd == nil {
-		s.votd = []VerseOfTheDay{}
+		s.votd = []publish.VerseOfTheDay{}
 	}
 	w := publish.NewPackWriter()
-	w.Add(NameOrganizations, publish.JSON, CachePublic, mustJSON(s.organizations))
-	w.Add(NameLicenses, publish.JSON, CachePublic, mustJSON(s.licenses))
-	w.Add(NameFonts, publish.JSON, CachePublic, mustJSON(s.fonts))
-	w.Add(NameVerseOfDays, publish.JSON, CachePublic, mustJSON(dataOf(s.votd)))
+	w.Add(publish.NameOrganizations, publish.JSON, CachePublic, mustJSON(s.organizations))
+	w.Add(publish.NameLicenses, publish.JSON, CachePublic, mustJSON(s.licenses))
+	w.Add(publish.NameFonts, publish.JSON, CachePublic, mustJSON(s.fonts))
+	w.Add(publish.NameVerseOfDays, publish.JSON, CachePublic, mustJSON(dataOf(s.votd)))
 	ref, err := b.put(ctx, w)
 	if err != nil {
 		return err

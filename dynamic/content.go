@@ -12,23 +12,8 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// siteLicenses is the site pack's entry holding the licences: a JSON array
-// of the spec's License objects without agreement fields, plus "open" (the
-// build writes it; see build.NameLicenses).
-const siteLicenses = "licenses"
-
 // License is a published licence.
-type License struct {
-	ID             int     `json:"id"`
-	Name           string  `json:"name"`
-	Version        int     `json:"version"`
-	OrganizationID string  `json:"organization_id"`
-	HTML           string  `json:"html"`
-	BibleIDs       []int32 `json:"bible_ids"`
-	URI            string  `json:"uri"`
-	// Open licences need no agreement: every app may read their Bibles.
-	Open bool `json:"open"`
-}
+type License = publish.License
 
 // Content reads what dynamic needs from the published content (Bible
 // indexes to check passage ids, licences) and keeps it in memory per build.
@@ -140,7 +125,7 @@ func (c *Content) Licenses(ctx context.Context) ([]License, error) {
 		if err != nil {
 			return nil, fmt.Errorf("content: site pack: %w", err)
 		}
-		if err := decodeEntry(p, siteLicenses, &ls); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := decodeEntry(p, publish.NameLicenses, &ls); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("content: %w", err)
 		}
 	}
