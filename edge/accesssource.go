@@ -75,9 +75,9 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 	q := u.Query()
 	q.Set("version", strconv.FormatInt(have, 10))
 	u.RawQuery = q.Encode()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	pollCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(pollCtx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +86,9 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
+		if ctx.Err() == nil && pollCtx.Err() != nil {
+			return nil, nil // a long-poll that outlived our wait: nothing changed
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
