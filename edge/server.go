@@ -145,7 +145,10 @@ func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() !
 
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	start := s.cfg.Now()
+	var start time.Time
+	if s.cfg.AccessLog {
+		start = s.cfg.Now()
+	}
 	class := s.dispatch(ctx)
 	status := ctx.Response.StatusCode()
 	// Every answer but the gateway's 401 and the rate limiter's 429 may be
