@@ -1,0 +1,383 @@
+package acceptance
+
+import (
+	"crypto/rand"
+	"fmt"
+	"html"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// The demo apps' callback (publish seed's default), where the consent flow
+// lands.
+const callback = "http://localhost:3000/callback"
+
+var (
+	formAction = regexp.MustCompile(`<form[^>]*action="([^"]*)"`)
+	csrfField  = regexp.MustCompile(`name="csrf" value="([^"]*)"`)
+)
+
+// consent drives the browser half of the data-exchange flow over HTTP with
+// a cookie jar: open the approval page, submit the form with decision, and
+// return the page and the answer to the submission.
+func consent(c *C, token, appParam, decision string) (page, done *resp) {
+	jar, _ := cookiejar.New(nil)
+	browser := newClient()
+	browser.Jar = jar
+	page = c.doWith(browser, "GET", "/data-exchange?token="+url.QueryEscape(token)+"&"+appParam, noKey, "")
+	c.status(page, 200)
+	if ct := page.h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		c.Errorf("approval page Content-Type %q, want text/html", ct)
+	}
+	am, cm := formAction.FindSubmatch(page.body), csrfField.FindSubmatch(page.body)
+	if am == nil || cm == nil {
+		c.Fatalf("approval page without a form action or a csrf field: %.300q", page.body)
+	}
+	action := html.UnescapeString(string(am[1]))
+	target := "/data-exchange"
+	switch {
+	case strings.HasPrefix(action, "?"):
+		target += action
+	case strings.HasPrefix(action, "/"):
+		target = action
+	case action == "":
+		target += "?token=" + url.QueryEscape(token) + "&" + appParam
+	default:
+		c.Fatalf("form action %q is neither relative nor absolute-path", action)
+	}
+	form := url.Values{"csrf": {string(cm[1])}, "decision": {decision}}.Encode()
+	done = c.doWith(browser, "POST", target, hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}, form)
+	return page, done
+}
+
+// callbackQuery checks a 303 to the app's callback and returns its query.
+func callbackQuery(c *C, r *resp) url.Values {
+	c.status(r, 303)
+	loc, err := url.Parse(r.h.Get("Location"))
+	if err != nil {
+		c.Fatalf("Location %q: %v", r.h.Get("Location"), err)
+	}
+	if got := loc.Scheme + "://" + loc.Host + loc.Path; got != callback {
+		c.Errorf("redirect to %s, want the app's callback %s", got, callback)
+	}
+	return loc.Query()
+}
+
+// dynamicRules: user data behind the gateway. They run in order: the grant
+// the consent rules obtain is what the highlight rules use.
+func dynamicRules(e *env, fx *fixtures) {
+	user := hdr{"Authorization": "Bearer " + e.demo.UserToken}
+	with := func(h hdr, kv ...string) hdr {
+		out := hdr{}
+		for k, v := range h {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	const otherApp = "5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a02" // fixtures/access.json: the unlicensed app
+
+	e.rule("dynamic/apps.summary", func(c *C) {
+		r := c.get("/v1/apps/"+e.demo.AppID, nil)
+		c.status(r, 200)
+		a := obj(c.json(r, appSchema))
+		if str(a["app_id"]) != e.demo.AppID {
+			c.Errorf("app_id %q, want %q", a["app_id"], e.demo.AppID)
+		}
+	})
+	e.rule("dynamic/apps.404-unknown", func(c *C) {
+		c.errMessage(c.get("/v1/apps/"+newUUID(), nil), 404)
+	})
+	e.rule("dynamic/apps.422-not-a-uuid", func(c *C) {
+		c.wantLoc(c.get("/v1/apps/not-a-uuid", nil), "app_id")
+	})
+	e.rule("dynamic/permissions.none-granted-yet", func(c *C) {
+		r := c.get("/v1/apps/"+e.demo.AppID+"/permissions", user)
+		c.status(r, 200)
+		if p := arr(obj(c.json(r, permissionsSchema))["permissions"]); len(p) != 0 {
+			c.Errorf("permissions %v before any consent, want []", p)
+		}
+	})
+	e.rule("dynamic/permissions.401-without-user-token", func(c *C) {
+		if r := c.get("/v1/apps/"+e.demo.AppID+"/permissions", nil); r.status != 401 {
+			c.Errorf("%s, want 401", r)
+		}
+	})
+	e.rule("dynamic/permissions.403-for-another-app", func(c *C) {
+		c.errMessage(c.get("/v1/apps/"+otherApp+"/permissions", user), 403)
+	})
+	e.rule("dynamic/gateway.client-cannot-claim-an-app", func(c *C) {
+		// The gateway injects the verified app id; a client's own claim
+		// must not get it another app's answer.
+		r := c.get("/v1/apps/"+otherApp+"/permissions", with(user, "X-Verified-App-Id", otherApp))
+		if r.status != 403 {
+			c.Errorf("%s, want 403: the edge must drop a client's X-Verified-App-Id", r)
+		}
+	})
+	hl := func(passage, color string) string {
+		return fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":9001,"passage_id":%q,"color":%q}}`, newUUID(), passage, color)
+	}
+	e.rule("dynamic/highlights.401-without-user-token", func(c *C) {
+		if r := c.do("POST", "/v1/highlights", nil, hl("JHN.3.16", "ffcc00")); r.status != 401 {
+			c.Errorf("%s, want 401", r)
+		}
+		if r := c.get("/v1/highlights?bible_id=9001&passage_id=JHN.3", nil); r.status != 401 {
+			c.Errorf("%s, want 401", r)
+		}
+	})
+	e.rule("dynamic/highlights.403-without-grant", func(c *C) {
+		c.errMessage(c.do("POST", "/v1/highlights", user, hl("JHN.3.16", "ffcc00")), 403)
+		c.errMessage(c.get("/v1/highlights?bible_id=9001&passage_id=JHN.3", user), 403)
+	})
+
+	token := func(c *C, key string) string {
+		r := c.do("POST", "/data-exchange/token", with(user, "X-SVC-App-Key", key), `{"requested_permissions":["highlights"]}`)
+		c.status(r, 201)
+		return str(obj(c.json(r, exchangeTokenSchema))["token"])
+	}
+	e.rule("dynamic/exchange-token.201", func(c *C) {
+		r := c.do("POST", "/data-exchange/token", user, `{"requested_permissions":["highlights"]}`)
+		c.status(r, 201)
+		v := obj(c.json(r, exchangeTokenSchema))
+		if num(v["expires_in"]) != 300 || str(v["token"]) == "" {
+			c.Errorf("token %v, want a token that expires in 300 s", v)
+		}
+	})
+	e.rule("dynamic/exchange-token.401-without-user-token", func(c *C) {
+		if r := c.do("POST", "/data-exchange/token", nil, `{"requested_permissions":["highlights"]}`); r.status != 401 {
+			c.Errorf("%s, want 401", r)
+		}
+	})
+	e.rule("dynamic/exchange-token.422", func(c *C) {
+		for _, body := range []string{`{"requested_permissions":[]}`, `{"requested_permissions":["photos"]}`, `{}`, `{"requested_permissions":"highlights"}`} {
+			c.wantLoc(c.do("POST", "/data-exchange/token", user, body), "requested_permissions")
+		}
+	})
+	e.rule("dynamic/exchange-token.412-archived-app", func(c *C) {
+		r := c.do("POST", "/data-exchange/token", with(user, "X-SVC-App-Key", e.demo.ArchivedAppKey), `{"requested_permissions":["highlights"]}`)
+		c.errMessage(r, 412)
+	})
+	e.rule("dynamic/consent.cancel-303", func(c *C) {
+		_, done := consent(c, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID, "cancel")
+		q := callbackQuery(c, done)
+		if q.Get("data_exchange_status") != "cancelled" || q.Get("denied_permissions") != "highlights" || q.Get("error") != "access_denied" {
+			c.Errorf("callback query %v, want data_exchange_status=cancelled, denied_permissions=highlights, error=access_denied", q)
+		}
+		r := c.get("/v1/apps/"+e.demo.AppID+"/permissions", user)
+		if p := arr(obj(c.json(r, permissionsSchema))["permissions"]); len(p) != 0 {
+			c.Errorf("permissions %v after a cancel, want []", p)
+		}
+	})
+	var consumed string
+	e.rule("dynamic/consent.approve-303", func(c *C) {
+		consumed = token(c, e.demo.AppKey)
+		_, done := consent(c, consumed, "x-svc-app-key="+url.QueryEscape(e.demo.AppKey), "approve")
+		q := callbackQuery(c, done)
+		if q.Get("data_exchange_status") != "granted" || q.Get("granted_permissions") != "highlights" {
+			c.Errorf("callback query %v, want data_exchange_status=granted, granted_permissions=highlights", q)
+		}
+	})
+	e.rule("dynamic/consent.token-single-use", func(c *C) {
+		if consumed == "" {
+			c.Fatalf("no consumed token (the approve rule failed)")
+		}
+		r := c.get("/data-exchange?token="+url.QueryEscape(consumed)+"&x-svc-app-key="+url.QueryEscape(e.demo.AppKey), noKey)
+		if r.status < 400 || r.status > 499 {
+			c.Errorf("%s: a consumed token opened the page again, want a 4xx", r)
+		}
+		r = c.do("POST", "/data-exchange?token="+url.QueryEscape(consumed)+"&x-svc-app-key="+url.QueryEscape(e.demo.AppKey),
+			hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}, "decision=approve&csrf=x")
+		if r.status < 400 || r.status > 499 {
+			c.Errorf("%s: a consumed token was accepted again, want a 4xx", r)
+		}
+	})
+	e.rule("dynamic/permissions.granted", func(c *C) {
+		r := c.get("/v1/apps/"+e.demo.AppID+"/permissions", user)
+		c.status(r, 200)
+		p := arr(obj(c.json(r, permissionsSchema))["permissions"])
+		if len(p) != 1 || str(p[0]) != "highlights" {
+			c.Errorf("permissions %v after approval, want [highlights]", p)
+		}
+	})
+
+	get := func(c *C, passage string) map[string]string {
+		r := c.get("/v1/highlights?bible_id=9001&passage_id="+passage, user)
+		if r.status == 204 {
+			c.emptyBody(r)
+			return map[string]string{}
+		}
+		c.status(r, 200)
+		out := map[string]string{}
+		for _, h := range arr(obj(c.json(r, collection(highlightSchema, false, false)))["data"]) {
+			out[str(obj(h)["passage_id"])] = str(obj(h)["color"])
+		}
+		return out
+	}
+	e.rule("dynamic/highlights.create-201", func(c *C) {
+		r := c.do("POST", "/v1/highlights", user, hl("JHN.3.16", "ffcc00"))
+		c.status(r, 201)
+		h := obj(c.json(r, highlightSchema))
+		if num(h["bible_id"]) != 9001 || str(h["passage_id"]) != "JHN.3.16" || str(h["color"]) != "ffcc00" {
+			c.Errorf("created %v, want 9001 JHN.3.16 ffcc00", h)
+		}
+	})
+	e.rule("dynamic/highlights.retry-with-same-request-id", func(c *C) {
+		body := hl("JHN.2.1", "a1b2c3")
+		first := c.do("POST", "/v1/highlights", user, body)
+		c.status(first, 201)
+		again := c.do("POST", "/v1/highlights", user, body)
+		if again.status != first.status || string(again.body) != string(first.body) {
+			c.Errorf("retry answered %d %q, first %d %q: want the same answer", again.status, again.body, first.status, first.body)
+		}
+	})
+	e.rule("dynamic/highlights.409-already-there", func(c *C) {
+		r := c.do("POST", "/v1/highlights", user, hl("JHN.3.16", "ffcc00"))
+		if r.status != 409 {
+			c.Errorf("%s, want 409", r)
+		}
+	})
+	e.rule("dynamic/highlights.recolour", func(c *C) {
+		c.status(c.do("POST", "/v1/highlights", user, hl("JHN.3.16", "00aaff")), 200, 201)
+		if got := get(c, "JHN.3.16")["JHN.3.16"]; got != "00aaff" {
+			c.Errorf("colour after recolouring %q, want 00aaff", got)
+		}
+	})
+	e.rule("dynamic/highlights.range-is-stored-per-verse", func(c *C) {
+		c.status(c.do("POST", "/v1/highlights", user, hl("JHN.3.17-18", "112233")), 201)
+		got := get(c, "JHN.3")
+		want := map[string]string{"JHN.3.16": "00aaff", "JHN.3.17": "112233", "JHN.3.18": "112233"}
+		for k, v := range want {
+			if got[k] != v {
+				c.Errorf("highlights of JHN.3 %v, want %v", got, want)
+				break
+			}
+		}
+		if len(got) != len(want) {
+			c.Errorf("highlights of JHN.3 %v, want exactly %v", got, want)
+		}
+	})
+	e.rule("dynamic/highlights.422", func(c *C) {
+		c.wantLoc(c.get("/v1/highlights?passage_id=JHN.3", user), "bible_id")
+		c.wantLoc(c.get("/v1/highlights?bible_id=9001", user), "passage_id")
+		c.wantLoc(c.get("/v1/highlights?bible_id=x&passage_id=JHN.3", user), "bible_id")
+		for _, tc := range []struct{ body, loc string }{
+			{fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":9001,"passage_id":"JHN.3.16","color":"FFCC00"}}`, newUUID()), "color"},
+			{fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":9001,"passage_id":"JHN.3.16","color":"#ffcc00"}}`, newUUID()), "color"},
+			{`{"highlight":{"bible_id":9001,"passage_id":"JHN.3.16","color":"ffcc00"}}`, "request_id"},
+			{`{"request_id":"not-a-uuid","highlight":{"bible_id":9001,"passage_id":"JHN.3.16","color":"ffcc00"}}`, "request_id"},
+			{fmt.Sprintf(`{"request_id":%q}`, newUUID()), "highlight"},
+			{fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":"9001","passage_id":"JHN.3.16","color":"ffcc00"}}`, newUUID()), "bible_id"},
+		} {
+			c.wantLoc(c.do("POST", "/v1/highlights", user, tc.body), tc.loc)
+		}
+	})
+	e.rule("dynamic/highlights.404-unknown-verse", func(c *C) {
+		c.errMessage(c.do("POST", "/v1/highlights", user, hl("JHN.3.99", "ffcc00")), 404)
+		c.errMessage(c.get("/v1/highlights?bible_id=99999&passage_id=JHN.3", user), 404)
+	})
+	e.rule("dynamic/highlights.delete", func(c *C) {
+		r := c.do("DELETE", "/v1/highlights/JHN.3.16?bible_id=9001", user, "")
+		if r.status < 200 || r.status > 299 {
+			c.Fatalf("%s, want success", r)
+		}
+		got := get(c, "JHN.3")
+		if _, ok := got["JHN.3.16"]; ok || len(got) != 2 {
+			c.Errorf("after deleting JHN.3.16: %v, want JHN.3.17 and JHN.3.18 only", got)
+		}
+		r = c.do("DELETE", "/v1/highlights/JHN.3?bible_id=9001", user, "")
+		if r.status < 200 || r.status > 299 {
+			c.Fatalf("%s, want success", r)
+		}
+		if got := get(c, "JHN.3"); len(got) != 0 {
+			c.Errorf("after deleting JHN.3: %v, want none", got)
+		}
+	})
+	e.rule("dynamic/highlights.none-is-204", func(c *C) {
+		r := c.get("/v1/highlights?bible_id=9001&passage_id=GEN.1", user)
+		c.status(r, 204)
+		c.emptyBody(r)
+	})
+
+	e.rule("dynamic/licenses.all", func(c *C) {
+		r := c.get("/v1/licenses", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, collection(licenseSchema, false, false)))
+		var ids []int
+		for _, l := range arr(v["data"]) {
+			lic := obj(l)
+			id := int(num(lic["id"]))
+			ids = append(ids, id)
+			want := fx.biblesUnder(id)
+			got := map[int]bool{}
+			for _, b := range arr(lic["bible_ids"]) {
+				got[int(num(b))] = true
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				c.Errorf("licence %d bible_ids %v, want %v", id, keysInt(got), keysInt(want))
+			}
+		}
+		sort.Ints(ids)
+		var want []int
+		for id := range fx.licenses {
+			want = append(want, id)
+		}
+		sort.Ints(want)
+		if fmt.Sprint(ids) != fmt.Sprint(want) {
+			c.Errorf("licences %v, want %v", ids, want)
+		}
+	})
+	e.rule("dynamic/licenses.bible_id", func(c *C) {
+		r := c.get("/v1/licenses?bible_id=9002", nil)
+		c.status(r, 200)
+		data := arr(obj(c.json(r, collection(licenseSchema, false, false)))["data"])
+		if len(data) != 1 || int(num(obj(data[0])["id"])) != fx.bibles[9002].LicenseID {
+			c.Errorf("licences for Bible 9002: %d, want only licence %d", len(data), fx.bibles[9002].LicenseID)
+		}
+	})
+	e.rule("dynamic/licenses.all_available-and-developer_id", func(c *C) {
+		r := c.get("/v1/licenses?all_available=true", nil)
+		c.status(r, 200)
+		c.json(r, collection(licenseSchema, false, false))
+		r = c.get("/v1/licenses?developer_id="+newUUID(), nil)
+		if r.status == 204 {
+			c.emptyBody(r)
+		} else {
+			c.status(r, 200)
+			if d := arr(obj(c.json(r, collection(licenseSchema, false, false)))["data"]); len(d) != 0 {
+				c.Errorf("a developer who agreed to nothing has %d licences", len(d))
+			}
+		}
+		r = c.get("/v1/licenses?developer_id="+newUUID()+"&all_available=true", nil)
+		c.status(r, 200)
+		if d := arr(obj(c.json(r, collection(licenseSchema, false, false)))["data"]); len(d) != len(fx.licenses) {
+			c.Errorf("developer_id with all_available=true: %d licences, want all %d", len(d), len(fx.licenses))
+		}
+	})
+	e.rule("dynamic/licenses.422", func(c *C) {
+		c.wantLoc(c.get("/v1/licenses?bible_id=abc", nil), "bible_id")
+		c.wantLoc(c.get("/v1/licenses?developer_id=not-a-uuid", nil), "developer_id")
+		c.wantLoc(c.get("/v1/licenses?all_available=perhaps", nil), "all_available")
+	})
+}
+
+func keysInt(m map[int]bool) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
