@@ -133,6 +133,12 @@ const disagreements = [
     test: (issue, value) => issue.path.at(-1) === 'intro' && at(value, issue.path) === null,
     note: 'spec: Book.intro "object or null"; SDK BibleBookSchema: intro optional but not nullable, so null is refused (DESIGN: leave the key out)',
   },
+  {
+    test: (issue, value) =>
+      issue.path.at(-1) === 'id' &&
+      ['es-419', 'es-ES', 'pt-BR', 'pt-PT', 'zh-Hant-HK', 'zh-Hant-TW'].includes(at(value, issue.path)),
+    note: 'spec: Language.id may be one of the region variants es-419, es-ES, pt-BR, pt-PT, zh-Hant-HK, zh-Hant-TW; SDK LanguageSchema.id allows only language or language+script',
+  },
 ];
 const noted = new Set();
 function at(v, path) {
