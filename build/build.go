@@ -23,7 +23,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-1"
+const renderVersion = "render-2"
 
 // Cache-Control values. Public-domain (open) texts may be kept by shared
 // caches; a licensed text is "private" so that a CDN never hands one app's
@@ -267,7 +267,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	w.Add(publish.NameChapters, publish.JSON, CachePublic, mustJSON(dataOf(book.Chapters)))
 	if book.Intro != nil {
 		ref := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
-		addPassages(w, "", ref, ref.Label(book.Title, book.Intro.Title), rb.Intro, cache, true)
+		addPassages(w, bible.IntroChapter, ref, ref.Label(book.Title, book.Intro.Title), rb.Intro, cache)
 	}
 	if e.Pack, err = b.put(ctx, w); err != nil {
 		return err
@@ -305,18 +305,18 @@ func chapterPack(book *bible.Book, i int, verses [][]bible.Segment, cache string
 		w.Add(publish.VerseName(v.ID), publish.JSON, CachePublic, mustJSON(v))
 		ref := bible.Ref{Book: book.ID, Chapter: c.ID, Verse: v.ID}
 		label.Verse = v.Title
-		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k], cache, false)
+		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k], cache)
 		all = append(all, verses[k]...)
 	}
 	label.Verse = ""
-	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all, cache, true)
+	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all, cache)
 	w.AddRaw(publish.NameSegments, publish.JSON, mustJSON(verses))
 	return w
 }
 
 // addPassages adds the text passage and the four html ones. Identical
 // bodies are stored once by the pack.
-func addPassages(w *publish.PackWriter, verse string, ref bible.Ref, label string, segs []bible.Segment, cache string, _ bool) {
+func addPassages(w *publish.PackWriter, verse string, ref bible.Ref, label string, segs []bible.Segment, cache string) {
 	id := ref.String()
 	w.Add(publish.PassageName(verse, "text"), publish.JSON, cache,
 		mustJSON(bible.Passage{ID: id, Content: bible.ComposeText(segs), Reference: label}))

@@ -289,6 +289,11 @@ func TestIncremental(t *testing.T) {
 			changedKeys = append(changedKeys, r.Key)
 		}
 	})
+	var intro bible.Passage
+	readEntry(t, store, after.Bible(9001).Books[0].Pack, publish.PassageName(bible.IntroChapter, "html-hn"), &intro)
+	if intro.ID != "GEN.INTRO" || !strings.Contains(intro.Content, "yv-h") {
+		t.Errorf("GEN.INTRO = %+v; want the introduction with its headings", intro)
+	}
 	var chapter3 string
 	for _, b := range after.Bible(9001).Books {
 		if b.ID == "JHN" {
