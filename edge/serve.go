@@ -18,7 +18,6 @@ var (
 	hdrAcceptRanges  = []byte("Accept-Ranges")
 	hdrContentRange  = []byte("Content-Range")
 	hdrACAO          = []byte("Access-Control-Allow-Origin")
-	hdrACEH          = []byte("Access-Control-Expose-Headers")
 	hdrAllow         = []byte("Allow")
 	hdrRetryAfter    = []byte("Retry-After")
 	hdrRateLimit     = []byte("X-Ratelimit-Limit")
@@ -28,7 +27,6 @@ var (
 	valAcceptEncoding = []byte("Accept-Encoding")
 	valBytes          = []byte("bytes")
 	valStar           = []byte("*")
-	valExposed        = []byte("ETag, Last-Modified, Content-Range, Accept-Ranges, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset")
 	valNoStore        = []byte("no-store")
 	codingNamesB      = [numCodings][]byte{[]byte("br"), []byte("gzip"), nil}
 )
