@@ -18,6 +18,13 @@ type upstream struct {
 	uris []string
 }
 
+// got returns what reached the upstream so far.
+func (u *upstream) got() ([]http.Header, []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]http.Header(nil), u.seen...), append([]string(nil), u.uris...)
+}
+
 func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	u.seen = append(u.seen, r.Header.Clone())
@@ -49,24 +56,27 @@ func TestGatewayForwardsVerifiedIdentity(t *testing.T) {
 	if resp.Header.Get("X-RateLimit-Limit") == "" {
 		t.Error("rate-limit headers lost on a forwarded answer")
 	}
-	h := up.seen[0]
+	seen, uris := up.got()
+	h := seen[0]
 	if got := h.Values("X-Verified-App-Id"); len(got) != 1 || got[0] != appDemo {
 		t.Errorf("X-Verified-App-Id upstream = %q, want [%s]", got, appDemo)
 	}
 	if got := h.Values("X-Edge-Token"); len(got) != 1 || got[0] != "edge-secret" {
 		t.Errorf("X-Edge-Token upstream = %q", got)
 	}
-	if h.Get("Authorization") != "Bearer user-token" || up.uris[0] != "/v1/highlights?x=1" {
-		t.Errorf("upstream got Authorization %q, URI %q", h.Get("Authorization"), up.uris[0])
+	if h.Get("Authorization") != "Bearer user-token" || uris[0] != "/v1/highlights?x=1" {
+		t.Errorf("upstream got Authorization %q, URI %q", h.Get("Authorization"), uris[0])
 	}
 
 	// The browser flow names the app in the query.
 	resp, _ = e.do(t, "GET", "/data-exchange?token=t&x-svc-app-key="+keyDemo)
-	if resp.StatusCode != 201 || up.seen[1].Get("X-Verified-App-Id") != appDemo {
-		t.Errorf("data exchange by key: %d, app %q", resp.StatusCode, up.seen[1].Get("X-Verified-App-Id"))
+	seen, _ = up.got()
+	if resp.StatusCode != 201 || seen[1].Get("X-Verified-App-Id") != appDemo {
+		t.Errorf("data exchange by key: %d, app %q", resp.StatusCode, seen[1].Get("X-Verified-App-Id"))
 	}
 	resp, _ = e.do(t, "GET", "/data-exchange?token=t&x-svc-app-id="+appDemo)
-	if resp.StatusCode != 201 || up.seen[2].Get("X-Verified-App-Id") != appDemo {
+	seen, _ = up.got()
+	if resp.StatusCode != 201 || seen[2].Get("X-Verified-App-Id") != appDemo {
 		t.Errorf("data exchange by app id: %d", resp.StatusCode)
 	}
 	runSteps(t, e, []step{
@@ -76,8 +86,8 @@ func TestGatewayForwardsVerifiedIdentity(t *testing.T) {
 		{name: "504 on a slow upstream", path: "/v1/apps/slow", headers: []string{demo}, status: 504, body: []string{`"message"`}},
 		{name: "unknown path is not forwarded", path: "/v1/highlightsX", headers: []string{demo}, status: 404},
 	})
-	if n := len(up.seen); n != 4 { // three above plus the slow one
-		t.Errorf("upstream saw %d requests, want 4", n)
+	if seen, _ = up.got(); len(seen) != 4 { // three above plus the slow one
+		t.Errorf("upstream saw %d requests, want 4", len(seen))
 	}
 }
 
