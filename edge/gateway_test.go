@@ -50,7 +50,8 @@ func TestGatewayForwardsVerifiedIdentity(t *testing.T) {
 	})
 	resp, body := e.do(t, "POST", "/v1/highlights?x=1", demo,
 		"X-Verified-App-Id: forged", "X-Edge-Token: forged", "Authorization: Bearer user-token")
-	if resp.StatusCode != 201 || string(body) != `{"ok":true}` || resp.Header.Get("X-Upstream") != "yes" {
+	if resp.StatusCode != 201 || string(body) != `{"ok":true}` || resp.Header.Get("X-Upstream") != "yes" ||
+		resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("forwarded: %d %s %v", resp.StatusCode, body, resp.Header)
 	}
 	if resp.Header.Get("X-RateLimit-Limit") == "" {

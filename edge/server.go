@@ -151,12 +151,13 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	class := s.dispatch(ctx)
 	status := ctx.Response.StatusCode()
-	// Every answer but the gateway's 401 and the rate limiter's 429 may be
-	// read by browser scripts (spec, Authentication 5 and Errors 4). No
+	// Every answer but a 401 and the rate limiter's 429 may be read by
+	// browser scripts (spec, Authentication 5 and Errors 4), the answers
+	// dynamic gives through the gateway included. No
 	// Access-Control-Expose-Headers: a cross-origin request carrying
 	// X-SVC-App-Key needs a preflight, which the spec makes fail (OPTIONS is
 	// 405), so the list would only add bytes to every answer.
-	if status != fasthttp.StatusUnauthorized && status != fasthttp.StatusTooManyRequests && class != classGateway {
+	if status != fasthttp.StatusUnauthorized && status != fasthttp.StatusTooManyRequests {
 		ctx.Response.Header.SetCanonical(hdrACAO, valStar)
 	}
 	sent := 0
