@@ -7,12 +7,16 @@ BIN := bin
 # go test's default 10-minute limit per package is too tight on 2 cores.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: build test vet fmt run bench-build bench-publish
+.PHONY: build test vet fmt lint run bench-build bench-publish
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck is pinned in go.mod as a tool.
+lint:
+	$(GO) tool staticcheck ./...
 
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

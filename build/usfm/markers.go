@@ -149,13 +149,3 @@ func isDigits(s string) bool {
 	}
 	return true
 }
-
-// inlineClass reports whether a marker of class c can appear inside a
-// paragraph without ending it.
-func inlineClass(c class) bool {
-	switch c {
-	case clChar, clNoteChar, clNoteNested, clAltNumber, clSkipChar, clMilestone:
-		return true
-	}
-	return false
-}

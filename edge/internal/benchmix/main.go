@@ -53,7 +53,7 @@ func run(storeDir string, id int32, n int, out, accessIn, key string, brShare fl
 	}
 	be := m.Bible(id)
 	if be == nil {
-		return fmt.Errorf("Bible %d is not published in %s", id, storeDir)
+		return fmt.Errorf("bible %d is not published in %s", id, storeDir)
 	}
 	p, err := publish.LoadPack(ctx, store, be.Pack)
 	if err != nil {
@@ -61,7 +61,7 @@ func run(storeDir string, id int32, n int, out, accessIn, key string, brShare fl
 	}
 	e := p.Entry(publish.NameIndex)
 	if e == nil {
-		return fmt.Errorf("Bible %d has no index", id)
+		return fmt.Errorf("bible %d has no index", id)
 	}
 	var idx bible.Index
 	if err := json.Unmarshal(p.Body(&e.Reps[0]), &idx); err != nil {

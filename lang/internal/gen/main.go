@@ -722,7 +722,6 @@ func composeName(id string, langs, scripts, regions, pat map[string]string) (str
 type tally struct {
 	speaking, writing float64
 	byCountry         map[string]float64
-	official          map[string]bool
 }
 
 func (t *tally) add(country string, speakers, writers float64, official bool) {
