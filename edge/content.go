@@ -55,11 +55,14 @@ func newSite(build string, m *publish.Manifest) *site {
 	return s
 }
 
-// packView is a decoded pack with its entries ready to serve.
+// packView is a decoded pack with its entries ready to serve: the whole
+// pack, or (partial != nil) only its header, with the entries fetched so
+// far by ranged reads.
 type packView struct {
-	pack *publish.Pack
-	res  map[string]*resource
-	size int64
+	pack    *publish.Pack
+	res     map[string]*resource // every entry; unused when partial
+	size    int64
+	partial *partialPack
 }
 
 func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
@@ -91,11 +94,18 @@ func (v *packView) raw(name string) ([]byte, bool) {
 	return v.pack.Body(&e.Reps[0]), true
 }
 
-// packs is the bounded cache of decoded packs, loading misses from the
-// store once however many requests want them at the same moment.
+// packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
+// bounded local disk (optional), and in the store. A miss loads once
+// however many requests want the pack at the same moment. Large packs not
+// cached are read by ranges: the header, then only the entries asked for
+// (see storecache.go).
 type packs struct {
-	store  publish.Store
-	cache  *lru[*packView]
+	store    publish.Store // observed: its errors feed readiness and metrics
+	cache    *lru[*packView]
+	disk     *diskCache // nil when off
+	wholeMax int64      // packs up to this size are fetched whole; 0: always whole
+	tiers    tierCounters
+
 	mu     sync.Mutex
 	flight map[string]*packCall
 }
@@ -110,12 +120,26 @@ func newPacks(store publish.Store, maxBytes int64) *packs {
 	return &packs{store: store, cache: newLRU[*packView](maxBytes), flight: make(map[string]*packCall)}
 }
 
+// get returns the whole pack.
 func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error) {
-	if v, ok := p.cache.get(ref.Key); ok {
+	if v, ok := p.cache.get(ref.Key); ok && v.partial == nil {
+		p.tiers.memory.inc()
 		return v, nil
 	}
+	return p.load(ctx, ref, ref.Key, p.loadWhole)
+}
+
+// load runs fn for ref once for all callers asking under the same flight
+// key at the same time, and caches a successful result in memory.
+func (p *packs) load(ctx context.Context, ref publish.PackRef, flight string,
+	fn func(context.Context, publish.PackRef) (*packView, error)) (*packView, error) {
 	p.mu.Lock()
-	if c, ok := p.flight[ref.Key]; ok {
+	if v, ok := p.cache.peek(ref.Key); ok && (v.partial == nil || flight != ref.Key) {
+		// Loaded by someone else since the caller looked.
+		p.mu.Unlock()
+		return v, nil
+	}
+	if c, ok := p.flight[flight]; ok {
 		p.mu.Unlock()
 		select {
 		case <-c.done:
@@ -125,27 +149,49 @@ func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error)
 		}
 	}
 	c := &packCall{done: make(chan struct{})}
-	p.flight[ref.Key] = c
+	p.flight[flight] = c
 	p.mu.Unlock()
 
 	// The load is not tied to one request's context: others wait on it.
 	lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	data, err := p.store.Get(lctx, ref.Key)
+	c.v, c.err = fn(lctx, ref)
 	cancel()
-	if err == nil {
-		c.v, err = newPackView(data, ref)
-	} else {
-		err = fmt.Errorf("load pack %s: %w", ref.Key, err)
-	}
-	c.err = err
-	if err == nil {
+	if c.err == nil {
 		p.cache.add(ref.Key, c.v, c.v.size)
 	}
 	p.mu.Lock()
-	delete(p.flight, ref.Key)
+	delete(p.flight, flight)
 	p.mu.Unlock()
 	close(c.done)
 	return c.v, c.err
+}
+
+// loadWhole reads a whole pack from the disk cache, else from the store
+// (and then keeps it on disk).
+func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, error) {
+	if data, ok := p.disk.get(ref.Key); ok {
+		if ref.Size <= 0 || int64(len(data)) == ref.Size {
+			if v, err := newPackView(data, ref); err == nil {
+				p.tiers.disk.inc()
+				return v, nil
+			}
+		}
+		// Damaged on disk: forget it and fetch it again.
+		p.disk.remove(ref.Key)
+	}
+	data, err := p.store.Get(ctx, ref.Key)
+	if err != nil {
+		return nil, fmt.Errorf("load pack %s: %w", ref.Key, err)
+	}
+	p.tiers.store.inc()
+	v, err := newPackView(data, ref)
+	if err != nil {
+		return nil, err
+	}
+	// A full or read-only disk costs warmth, not answers: the error is
+	// counted in the disk cache's metrics.
+	p.disk.put(ref.Key, data)
+	return v, nil
 }
 
 // bibleIndex returns the Bible's decoded index, from its pack.
@@ -155,14 +201,16 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	if bv.index != nil {
 		return bv.index, nil
 	}
-	pv, err := s.packs.get(ctx, bv.entry.Pack)
+	// By entry, not by pack: the Bible's pack holds every book list too
+	// and is large enough to be read by ranges.
+	r, err := s.packs.entry(ctx, bv.entry.Pack, []byte(publish.NameIndex))
 	if err != nil {
 		return nil, err
 	}
-	b, ok := pv.raw(publish.NameIndex)
-	if !ok {
+	if r == nil || r.avail&(1<<codingIdentity) == 0 {
 		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
 	}
+	b := r.reps[codingIdentity].body
 	var idx bible.Index
 	if err := json.Unmarshal(b, &idx); err != nil {
 		return nil, fmt.Errorf("bible %d: decode index: %w", bv.id, err)
@@ -179,16 +227,18 @@ type BuildWatcher struct {
 	Log      *slog.Logger
 }
 
-// Check loads the current build if it is not the one being served.
+// Check loads the current build if it is not the one being served. Its
+// requests tell the server whether the store answers (readiness).
 func (w *BuildWatcher) Check(ctx context.Context) error {
-	id, err := w.Store.Current(ctx)
+	store := observedStore{w.Store, &w.Server.health}
+	id, err := store.Current(ctx)
 	if err != nil {
 		return fmt.Errorf("read current build: %w", err)
 	}
 	if cur := w.Server.site.Load(); cur != nil && cur.build == id {
 		return nil
 	}
-	m, err := publish.LoadManifest(ctx, w.Store, id)
+	m, err := publish.LoadManifest(ctx, store, id)
 	if err != nil {
 		return err
 	}

@@ -78,12 +78,43 @@ func (c *lru[V]) add(key string, val V, size int64) {
 		c.used += size
 		c.pushFront(n)
 	}
+	c.evict()
+}
+
+func (c *lru[V]) evict() {
 	for c.used > c.max && c.tail != nil {
 		old := c.tail
 		c.unlink(old)
 		delete(c.items, old.key)
 		c.used -= old.size
 	}
+}
+
+// peek returns the value under key without counting a hit or a miss or
+// changing its recency: for a loader checking again under its own lock.
+func (c *lru[V]) peek(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.items[key]; ok {
+		return n.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// resize records that the value under key grew or shrank to size, if the
+// entry still holds that value (is says so): a value that has been
+// replaced or evicted meanwhile is not put back.
+func (c *lru[V]) resize(key string, size int64, is func(V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.items[key]
+	if !ok || !is(n.val) {
+		return
+	}
+	c.used += size - n.size
+	n.size = size
+	c.evict()
 }
 
 func (c *lru[V]) stats() (entries int, bytes int64) {

@@ -144,6 +144,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 		version = t.version
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
+	s.writeStoreMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {

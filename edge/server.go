@@ -50,7 +50,22 @@ type Config struct {
 
 	PackCacheBytes    int64
 	ComposeCacheBytes int64
-	MaxRangeVerses    int
+	// DiskCacheDir keeps whole packs fetched from the store on local disk,
+	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
+	// the largest pack fetched whole on a miss; larger ones are read by
+	// ranges (0: DefaultWholePackMax; negative: always whole). See
+	// storecache.go.
+	DiskCacheDir   string
+	DiskCacheBytes int64
+	WholePackMax   int64
+	MaxRangeVerses int
+
+	// PublicURL is the scheme and host of absolute URLs in answers (font
+	// files); "" uses the request's own, as a trusted proxy reports it.
+	PublicURL string
+	// PageTokenKey seals page tokens (HMAC); edges behind one balancer need
+	// the same key. Empty: a random key per process.
+	PageTokenKey []byte
 
 	// Now is the clock, for tests.
 	Now func() time.Time
@@ -65,6 +80,7 @@ type Server struct {
 	limiters *limiters
 	gateway  *gateway
 	metrics  metrics
+	health   storeHealth
 
 	site       atomic.Pointer[site]
 	access     atomic.Pointer[accessTable]
@@ -109,11 +125,22 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		log:      cfg.Log,
-		packs:    newPacks(cfg.Store, cfg.PackCacheBytes),
 		composed: newLRU[*resource](cfg.ComposeCacheBytes),
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
 	}
 	s.metrics.started = time.Now()
+	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
+	s.packs.wholeMax = cfg.WholePackMax
+	if s.packs.wholeMax == 0 {
+		s.packs.wholeMax = DefaultWholePackMax
+	}
+	if cfg.DiskCacheDir != "" {
+		d, err := openDiskCache(cfg.DiskCacheDir, cfg.DiskCacheBytes)
+		if err != nil {
+			return nil, err
+		}
+		s.packs.disk = d
+	}
 	if cfg.DynamicURL != "" {
 		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
 		if err != nil {
@@ -286,6 +313,13 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no access data loaded\n")
 		default:
+			// Cached content is still served, but a balancer should
+			// prefer an edge that can also load what is not cached.
+			if reason, down := s.health.outage(); down {
+				ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+				ctx.SetBodyString(reason)
+				break
+			}
 			ctx.SetBodyString("ready\n")
 		}
 	default:
@@ -390,13 +424,12 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 // serveEntry serves one entry of one pack; name is built by the caller in
 // a stack buffer so that the lookup does not allocate.
 func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name []byte, private bool, missing string) {
-	pv, err := s.packs.get(ctx, ref)
+	res, err := s.packs.entry(ctx, ref, name)
 	if err != nil {
 		s.log.Error("cannot load pack", "pack", ref.Key, "err", err)
 		message(ctx, fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly.")
 		return
 	}
-	res := pv.res[string(name)]
 	if res == nil {
 		notFoundMsg(ctx, missing)
 		return

@@ -58,6 +58,9 @@ type serveCmd struct {
 	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
 	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"1073741824" env:"EDGE_PACK_CACHE"`
 	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
+	DiskCache    string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
+	DiskCacheMax int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
+	WholePackMax int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"262144" env:"EDGE_WHOLE_PACK_MAX"`
 	MaxVerses    int           `help:"Largest verse range composed on request." default:"200" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll         time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
 	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
@@ -120,6 +123,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
+		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
 	})
 	if err != nil {
 		return err

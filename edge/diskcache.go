@@ -1,0 +1,232 @@
+package edge
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// diskCache keeps whole packs fetched from the store as files in one
+// directory, bounded by their total size and evicting the least recently
+// used. Pack keys are content addresses, so a cached file never goes stale:
+// a changed pack is a new key, and an old one simply ages out. It is the
+// second tier behind the in-memory LRU of decoded packs; it lets an edge
+// restart warm and keep serving through a store outage what memory no
+// longer holds.
+//
+// One directory belongs to one edge process: two processes sharing it
+// would each count only their own files against the bound.
+type diskCache struct {
+	dir string
+	max int64
+
+	mu    sync.Mutex
+	used  int64
+	items map[string]*list.Element // file name → element holding *diskItem
+	order *list.List               // front is the most recently used
+
+	writes, evictions, errs counter
+}
+
+type diskItem struct {
+	name string
+	size int64
+}
+
+// diskSuffix marks the cache's files; anything else in the directory is
+// left alone, and temporary files from a write cut short are removed.
+const (
+	diskSuffix = ".pack"
+	diskTemp   = ".tmp-"
+)
+
+// openDiskCache opens (creating it if needed) the cache in dir and takes
+// in the files an earlier run left, oldest modification first, so that the
+// bound holds from the start and recency survives a restart.
+func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
+	if maxBytes <= 0 {
+		return nil, fmt.Errorf("disk cache %s: size must be positive, got %d", dir, maxBytes)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("disk cache: %w", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("disk cache: %w", err)
+	}
+	d := &diskCache{dir: dir, max: maxBytes, items: make(map[string]*list.Element), order: list.New()}
+	type found struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var files []found
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, diskTemp) {
+			os.Remove(filepath.Join(dir, name))
+			continue
+		}
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, diskSuffix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		files = append(files, found{name, info.Size(), info.ModTime()})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range files {
+		d.items[f.name] = d.order.PushFront(&diskItem{f.name, f.size})
+		d.used += f.size
+	}
+	d.evictLocked()
+	return d, nil
+}
+
+// fileName maps a store key to a file name. Keys are made of
+// [A-Za-z0-9._-] segments joined by "/" (publish.CheckKey); "+" is none of
+// those, so the mapping cannot collide.
+func fileName(key string) string { return strings.ReplaceAll(key, "/", "+") + diskSuffix }
+
+// has reports whether key is cached, without touching the disk.
+func (d *diskCache) has(key string) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	_, ok := d.items[fileName(key)]
+	d.mu.Unlock()
+	return ok
+}
+
+// get returns the cached bytes of key. A file that cannot be read is
+// dropped from the cache, so the caller fetches from the store instead.
+func (d *diskCache) get(key string) ([]byte, bool) {
+	if d == nil {
+		return nil, false
+	}
+	name := fileName(key)
+	d.mu.Lock()
+	el, ok := d.items[name]
+	if ok {
+		d.order.MoveToFront(el)
+	}
+	d.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	path := filepath.Join(d.dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.errs.inc()
+		}
+		d.drop(name)
+		return nil, false
+	}
+	// The modification time is the recency a restart reads back.
+	now := time.Now()
+	os.Chtimes(path, now, now)
+	return data, true
+}
+
+// put stores data under key: written to a temporary file and renamed, so
+// that a crash never leaves a truncated pack under a real name. A value
+// larger than the whole cache is not kept.
+func (d *diskCache) put(key string, data []byte) error {
+	if d == nil || int64(len(data)) > d.max {
+		return nil
+	}
+	name := fileName(key)
+	d.mu.Lock()
+	_, ok := d.items[name]
+	d.mu.Unlock()
+	if ok {
+		return nil
+	}
+	f, err := os.CreateTemp(d.dir, diskTemp+"*")
+	if err != nil {
+		d.errs.inc()
+		return fmt.Errorf("disk cache: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(d.dir, name))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		d.errs.inc()
+		return fmt.Errorf("disk cache: write %s: %w", key, err)
+	}
+	d.writes.inc()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.items[name]; !ok {
+		d.items[name] = d.order.PushFront(&diskItem{name, int64(len(data))})
+		d.used += int64(len(data))
+	}
+	d.evictLocked()
+	return nil
+}
+
+// remove forgets key and deletes its file (a pack that failed to decode).
+func (d *diskCache) remove(key string) {
+	if d != nil {
+		d.drop(fileName(key))
+	}
+}
+
+func (d *diskCache) drop(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if el, ok := d.items[name]; ok {
+		d.unlinkLocked(el)
+	}
+}
+
+func (d *diskCache) evictLocked() {
+	for d.used > d.max {
+		el := d.order.Back()
+		if el == nil {
+			return
+		}
+		d.unlinkLocked(el)
+		d.evictions.inc()
+	}
+}
+
+// unlinkLocked removes an entry and its file. A reader that already opened
+// the file keeps reading it (POSIX unlink semantics); one that had not gets
+// a miss.
+func (d *diskCache) unlinkLocked(el *list.Element) {
+	it := el.Value.(*diskItem)
+	d.order.Remove(el)
+	delete(d.items, it.name)
+	d.used -= it.size
+	if err := os.Remove(filepath.Join(d.dir, it.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.errs.inc()
+	}
+}
+
+func (d *diskCache) stats() (files int, bytes int64) {
+	if d == nil {
+		return 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.items), d.used
+}

@@ -1,0 +1,261 @@
+package edge
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Ranged reads. A pack's header (the JSON list of entries with their
+// offsets) comes first, so an edge can read it with one GetRange and then
+// each entry it needs with another, rather than the whole pack.
+//
+// When a whole-pack read is better: below DefaultWholePackMax a pack is
+// fetched whole. An S3 request costs a round trip whatever its size, and a
+// chapter pack's header is about 40 % of the pack (the WEB's chapter packs
+// are 60–200 KiB with 25–60 KiB headers), so a ranged read (header, then
+// entry: two round trips) would save little and cost a round trip, and the
+// whole pack then answers every neighbouring verse and variant from memory
+// and lands on the disk cache. Above it (the Bible pack, 6.4 MiB with a
+// 2 KiB header; Psalm 119's 680 KiB chapter) the first request reads a few
+// KiB instead of megabytes.
+const (
+	// DefaultWholePackMax is the largest pack fetched whole on a miss.
+	DefaultWholePackMax = 256 << 10
+	// headerProbe is the first ranged read: the prefix and, for most
+	// packs, the whole header. A longer header takes one more read.
+	headerProbe = 64 << 10
+	// promoteAfter entries read by range from one pack make it worth
+	// fetching whole in the background (and keeping it on disk): it is
+	// evidently being read widely.
+	promoteAfter = 16
+	// mergeGap: codings of one entry are stored next to each other, but
+	// identical bodies are stored once and may sit elsewhere. Ranges less
+	// than this apart are read together.
+	mergeGap = 4 << 10
+)
+
+// tierCounters count which tier answered a pack lookup.
+type tierCounters struct {
+	memory counter // a decoded pack, or an entry already read by range, in memory
+	disk   counter // a whole pack read from the disk cache
+	store  counter // a whole pack fetched from the store
+	header counter // a pack header fetched by ranged read
+	ranged counter // an entry fetched by ranged read
+}
+
+// partialPack is the state of a pack known only by its header: the entries
+// read so far, and the reads in flight.
+type partialPack struct {
+	ref   publish.PackRef
+	magic []byte // the pack's prefix, to frame entries as one-entry packs
+
+	mu      sync.Mutex
+	res     map[string]*resource
+	flight  map[string]*entryCall
+	fetched int
+	promote bool
+}
+
+type entryCall struct {
+	done chan struct{}
+	r    *resource
+	err  error
+}
+
+// entry returns the resource name of pack ref, nil when the pack has no
+// such entry. A hit on a whole pack in memory does not allocate.
+func (p *packs) entry(ctx context.Context, ref publish.PackRef, name []byte) (*resource, error) {
+	if v, ok := p.cache.get(ref.Key); ok {
+		if v.partial == nil {
+			p.tiers.memory.inc()
+			return v.res[string(name)], nil
+		}
+		return p.partialEntry(ctx, v, name)
+	}
+	if p.wholeMax <= 0 || ref.Size <= p.wholeMax || p.disk.has(ref.Key) {
+		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
+		if err != nil {
+			return nil, err
+		}
+		return v.res[string(name)], nil
+	}
+	v, err := p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
+	if err != nil {
+		return nil, err
+	}
+	if v.partial == nil {
+		return v.res[string(name)], nil
+	}
+	return p.partialEntry(ctx, v, name)
+}
+
+// loadHeader reads a pack's header with one ranged read (two when it is
+// longer than headerProbe).
+func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView, error) {
+	probe := min(ref.Size, headerProbe)
+	b, err := p.store.GetRange(ctx, ref.Key, 0, probe)
+	if err != nil {
+		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
+	}
+	n, err := publish.PackHeaderLen(b)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
+	}
+	end := int64(publish.PackHeaderPrefix) + n
+	if end > ref.Size {
+		return nil, fmt.Errorf("pack %s: header of %d bytes in a pack of %d", ref.Key, n, ref.Size)
+	}
+	if got := int64(len(b)); end > got {
+		rest, err := p.store.GetRange(ctx, ref.Key, got, end-got)
+		if err != nil {
+			return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
+		}
+		b = append(b[:got:got], rest...)
+	}
+	pk, err := publish.DecodePackHeader(b[publish.PackHeaderPrefix:end])
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
+	}
+	bodies := ref.Size - pk.BodyOffset()
+	for _, e := range pk.Entries {
+		for _, r := range e.Reps {
+			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > bodies {
+				return nil, fmt.Errorf("pack %s: entry %s out of bounds", ref.Key, e.Name)
+			}
+		}
+	}
+	p.tiers.header.inc()
+	return &packView{
+		pack: pk,
+		// The decoded header takes about twice its JSON in memory.
+		size: 2*end + int64(len(pk.Entries))*64,
+		partial: &partialPack{
+			ref:    ref,
+			magic:  append([]byte(nil), b[:publish.PackHeaderPrefix-4]...),
+			res:    make(map[string]*resource),
+			flight: make(map[string]*entryCall),
+		},
+	}, nil
+}
+
+// partialEntry returns an entry of a pack known by its header, reading it
+// by range the first time.
+func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*resource, error) {
+	pp := v.partial
+	pp.mu.Lock()
+	if r, ok := pp.res[string(name)]; ok {
+		pp.mu.Unlock()
+		p.tiers.memory.inc()
+		return r, nil
+	}
+	key := string(name)
+	e := v.pack.Entry(key)
+	if e == nil {
+		pp.mu.Unlock()
+		return nil, nil
+	}
+	if c, ok := pp.flight[key]; ok {
+		pp.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.r, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c := &entryCall{done: make(chan struct{})}
+	pp.flight[key] = c
+	pp.mu.Unlock()
+
+	lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c.r, c.err = p.readEntry(lctx, v, e)
+	cancel()
+	pp.mu.Lock()
+	delete(pp.flight, key)
+	promote := false
+	if c.err == nil {
+		pp.res[key] = c.r
+		v.size += c.r.size() + int64(2*len(key)) + 64
+		pp.fetched++
+		if pp.fetched >= promoteAfter && !pp.promote {
+			pp.promote, promote = true, true
+		}
+	}
+	size := v.size
+	pp.mu.Unlock()
+	close(c.done)
+	if c.err == nil {
+		p.tiers.ranged.inc()
+		p.cache.resize(pp.ref.Key, size, func(x *packView) bool { return x == v })
+	}
+	if promote {
+		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
+	}
+	return c.r, c.err
+}
+
+// readEntry reads every coding of one entry, in as few ranged reads as
+// their layout allows, and frames them as a one-entry pack so that the
+// resource is prepared by the same code as a whole pack's.
+func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*resource, error) {
+	ref := v.partial.ref
+	type span struct{ off, end int64 }
+	var spans []span
+	for _, r := range e.Reps {
+		spans = append(spans, span{r.Off, r.Off + r.Len})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].off < spans[j].off })
+	var groups []span
+	for _, s := range spans {
+		if k := len(groups) - 1; k >= 0 && s.off <= groups[k].end+mergeGap {
+			groups[k].end = max(groups[k].end, s.end)
+			continue
+		}
+		groups = append(groups, s)
+	}
+	var bodies []byte
+	starts := make([]int64, len(groups)) // where each group lands in bodies
+	for i, g := range groups {
+		b, err := p.store.GetRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
+		if err != nil {
+			return nil, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+		}
+		starts[i] = int64(len(bodies))
+		bodies = append(bodies, b...)
+	}
+	sub := *e
+	sub.Reps = append([]publish.Rep(nil), e.Reps...)
+	for i := range sub.Reps {
+		r := &sub.Reps[i]
+		for k, g := range groups {
+			if g.off <= r.Off && r.Off+r.Len <= g.end {
+				r.Off = starts[k] + r.Off - g.off
+				break
+			}
+		}
+	}
+	h, err := json.Marshal([]publish.Entry{sub})
+	if err != nil {
+		return nil, fmt.Errorf("frame %s of pack %s: %w", e.Name, ref.Key, err)
+	}
+	data := make([]byte, 0, publish.PackHeaderPrefix+len(h)+len(bodies))
+	data = append(data, v.partial.magic...)
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(h)))
+	data = append(append(data, h...), bodies...)
+	one, err := newPackView(data, ref)
+	if err != nil {
+		return nil, err
+	}
+	r := one.res[e.Name]
+	if r == nil {
+		return nil, fmt.Errorf("frame %s of pack %s: entry lost", e.Name, ref.Key)
+	}
+	return r, nil
+}

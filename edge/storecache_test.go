@@ -1,0 +1,241 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// countingStore counts the reads that reach a real directory store.
+type countingStore struct {
+	publish.Store
+	gets, ranges, bytes atomic.Int64
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	b, err := s.Store.Get(ctx, key)
+	s.gets.Add(1)
+	s.bytes.Add(int64(len(b)))
+	return b, err
+}
+
+func (s *countingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := s.Store.GetRange(ctx, key, off, n)
+	s.ranges.Add(1)
+	s.bytes.Add(int64(len(b)))
+	return b, err
+}
+
+// testPack publishes a pack of n entries, each with a body of size bytes
+// that compresses (so it has br and gzip codings too) and one duplicate
+// body (stored once, so its codings are not next to each other).
+func testPack(t *testing.T, st publish.Store, n, size int) (publish.PackRef, *packView) {
+	t.Helper()
+	rng := rand.New(rand.NewSource(int64(n*size + 1)))
+	words := []string{"in", "the", "beginning", "was", "word", "and", "light", "darkness"}
+	w := publish.NewPackWriter()
+	var first []byte
+	for i := range n {
+		var b []byte
+		for len(b) < size {
+			b = append(b, words[rng.Intn(len(words))]...)
+			b = append(b, ' ')
+		}
+		if i == 0 {
+			first = b
+		}
+		w.Add(fmt.Sprintf("entry/%03d", i), "text/plain", "", b)
+	}
+	w.Add("zz-same-as-first", "text/plain", "", first)
+	data := w.Bytes(publish.NewEncoder())
+	ref := publish.PackRef{Key: w.Key(), Size: int64(len(data)), Modified: time.Unix(1700000000, 0)}
+	if err := st.Put(context.Background(), ref.Key, data); err != nil {
+		t.Fatal(err)
+	}
+	v, err := newPackView(data, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, v
+}
+
+func sameResource(t *testing.T, name string, got, want *resource) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("%s: no resource", name)
+	}
+	if got.avail != want.avail {
+		t.Errorf("%s: codings %b, want %b", name, got.avail, want.avail)
+	}
+	for c := range numCodings {
+		if g, w := got.reps[c], want.reps[c]; g.etag != w.etag || string(g.body) != string(w.body) {
+			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.etag, len(g.body), w.etag, len(w.body))
+		}
+	}
+	if string(got.lastMod) != string(want.lastMod) || string(got.ccPublic) != string(want.ccPublic) {
+		t.Errorf("%s: headers differ from the whole pack's", name)
+	}
+}
+
+func TestPackTiers(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: dir}
+	big, bigView := testPack(t, st, 200, 2000)
+	small, smallView := testPack(t, st, 5, 200)
+	st.gets.Store(0)
+	st.ranges.Store(0)
+	st.bytes.Store(0)
+	if big.Size <= DefaultWholePackMax || small.Size > DefaultWholePackMax {
+		t.Fatalf("test packs of %d and %d bytes do not straddle %d", big.Size, small.Size, DefaultWholePackMax)
+	}
+	disk := t.TempDir()
+	srv, err := New(Config{Store: st, DiskCacheDir: disk, DiskCacheBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := srv.packs
+
+	tests := []struct {
+		name         string
+		ref          publish.PackRef
+		want         *packView
+		entry        string
+		gets, ranges int64
+		maxBytes     int64 // read from the store by this lookup
+		memory       uint64
+	}{
+		// Large and not cached: header (one read: it is under the
+		// probe), then the entry's codings (one read: contiguous).
+		{"big cold", big, bigView, "entry/007", 0, 2, headerProbe + 8000, 0},
+		{"big again", big, bigView, "entry/007", 0, 0, 0, 1},
+		{"big other entry", big, bigView, "entry/150", 0, 1, 8000, 0},
+		// Its bodies are entry/000's, stored once: read from there.
+		{"big deduplicated", big, bigView, "zz-same-as-first", 0, 1, 8000, 0},
+		{"big missing entry", big, bigView, "nope", 0, 0, 0, 0},
+		{"small cold", small, smallView, "entry/003", 1, 0, small.Size, 0},
+		{"small again", small, smallView, "entry/001", 0, 0, 0, 1},
+	}
+	for _, tc := range tests {
+		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
+		m0 := p.tiers.memory.Load()
+		got, err := p.entry(ctx, tc.ref, []byte(tc.entry))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if gets, ranges := st.gets.Load()-g0, st.ranges.Load()-r0; gets != tc.gets || ranges != tc.ranges {
+			t.Errorf("%s: %d gets and %d ranged reads, want %d and %d", tc.name, gets, ranges, tc.gets, tc.ranges)
+		}
+		if n := st.bytes.Load() - b0; n > tc.maxBytes {
+			t.Errorf("%s: read %d bytes from the store, want at most %d", tc.name, n, tc.maxBytes)
+		}
+		if m := p.tiers.memory.Load() - m0; m != tc.memory {
+			t.Errorf("%s: %d memory hits, want %d", tc.name, m, tc.memory)
+		}
+		want := tc.want.res[tc.entry]
+		if want == nil {
+			if got != nil {
+				t.Errorf("%s: got a resource for a missing entry", tc.name)
+			}
+			continue
+		}
+		sameResource(t, tc.name, got, want)
+	}
+
+	// A second edge on the same disk cache starts warm for the packs
+	// fetched whole, and reads the others by range again.
+	st2 := &countingStore{Store: dir}
+	srv2, err := New(Config{Store: st2, DiskCacheDir: disk, DiskCacheBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv2.packs.entry(ctx, small, []byte("entry/002"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResource(t, "small from disk", got, smallView.res["entry/002"])
+	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || srv2.packs.tiers.disk.Load() != 1 {
+		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, srv2.packs.tiers.disk.Load())
+	}
+}
+
+// Reading many entries of one pack by range fetches it whole in the
+// background, after which it is served (and kept on disk) as a whole pack.
+func TestPackPromotedAfterManyRanges(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: dir}
+	big, bigView := testPack(t, st, 200, 2000)
+	srv, err := New(Config{Store: st, DiskCacheDir: t.TempDir(), DiskCacheBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range promoteAfter {
+		if _, err := srv.packs.entry(ctx, big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, ok := srv.packs.cache.peek(big.Key)
+		if ok && v.partial == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("pack not fetched whole after many ranged reads")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !srv.packs.disk.has(big.Key) {
+		t.Error("promoted pack not kept on disk")
+	}
+	got, err := srv.packs.entry(ctx, big, []byte("entry/199"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResource(t, "after promotion", got, bigView.res["entry/199"])
+}
+
+func TestStoreHealth(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:9: connection refused")
+	tests := []struct {
+		name string
+		errs []error
+		want bool // down
+	}{
+		{"nothing yet", nil, false},
+		{"answers", []error{nil}, false},
+		{"missing object is an answer", []error{fs.ErrNotExist}, false},
+		{"shutting down is no outage", []error{context.Canceled}, false},
+		{"fails", []error{nil, down}, true},
+		{"recovers", []error{down, down, nil}, false},
+		{"wrapped failure", []error{fmt.Errorf("load pack x: %w", down)}, true},
+		{"permission refused", []error{fmt.Errorf("get: %w", fs.ErrPermission)}, true},
+	}
+	for _, tc := range tests {
+		var h storeHealth
+		for _, err := range tc.errs {
+			h.observe(opGet, err)
+		}
+		reason, got := h.outage()
+		if got != tc.want {
+			t.Errorf("%s: down = %v (%q), want %v", tc.name, got, reason, tc.want)
+		}
+		if got && reason == "" {
+			t.Errorf("%s: down without a reason", tc.name)
+		}
+	}
+}

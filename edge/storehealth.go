@@ -1,0 +1,153 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Store operations the edge makes, for metrics.
+type storeOp uint8
+
+const (
+	opCurrent storeOp = iota // the current build pointer
+	opManifest
+	opGet      // a whole pack
+	opGetRange // a pack header or entry
+	numStoreOps
+)
+
+var storeOpNames = [numStoreOps]string{"current", "manifest", "get", "get_range"}
+
+// storeHealth follows whether the store answers. The store is down when
+// the most recent request to it failed: the build watcher asks every poll
+// interval, so an outage and a recovery both show within one interval.
+// "No such object" is an answer, not an outage; nor is a request given up
+// because the edge is shutting down.
+type storeHealth struct {
+	ok, failed [numStoreOps]counter
+
+	mu        sync.Mutex
+	down      bool
+	downSince time.Time
+	lastOK    time.Time
+}
+
+// observe records the outcome of one store request.
+func (h *storeHealth) observe(op storeOp, err error) {
+	if err != nil && (publish.IsNotExist(err) || errors.Is(err, context.Canceled)) {
+		err = nil
+	}
+	now := time.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err == nil {
+		h.ok[op].inc()
+		h.down, h.lastOK = false, now
+		return
+	}
+	h.failed[op].inc()
+	if !h.down {
+		h.down, h.downSince = true, now
+	}
+}
+
+// outage returns a reason when the store is down; it names no error text
+// (readiness is read by load balancers and people, not only operators).
+func (h *storeHealth) outage() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.down {
+		return "", false
+	}
+	last := "never"
+	if !h.lastOK.IsZero() {
+		last = h.lastOK.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("object store unreachable for %s (last answer %s); serving cached content\n",
+		time.Since(h.downSince).Round(time.Second), last), true
+}
+
+// observedStore reports every read to the health tracker. The edge only
+// reads; writes pass through unobserved.
+type observedStore struct {
+	publish.Store
+	h *storeHealth
+}
+
+func (s observedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	b, err := s.Store.Get(ctx, key)
+	op := opGet
+	if key != "" && key[0] == 'b' { // builds/<id>.json
+		op = opManifest
+	}
+	s.h.observe(op, err)
+	return b, err
+}
+
+func (s observedStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := s.Store.GetRange(ctx, key, off, n)
+	s.h.observe(opGetRange, err)
+	return b, err
+}
+
+func (s observedStore) Current(ctx context.Context) (string, error) {
+	id, err := s.Store.Current(ctx)
+	s.h.observe(opCurrent, err)
+	return id, err
+}
+
+// writeStoreMetrics adds the store and cache-tier metrics to /metrics.
+func (s *Server) writeStoreMetrics(w io.Writer) {
+	t := &s.packs.tiers
+	fmt.Fprintln(w, "# HELP edge_pack_reads_total Pack lookups by the tier that answered: memory (a decoded pack or an entry read earlier), disk (a whole pack from the disk cache), store (a whole pack fetched), store_header and store_range (a pack header and an entry fetched by ranged read).")
+	fmt.Fprintln(w, "# TYPE edge_pack_reads_total counter")
+	for _, x := range []struct {
+		tier string
+		n    uint64
+	}{{"memory", t.memory.Load()}, {"disk", t.disk.Load()}, {"store", t.store.Load()},
+		{"store_header", t.header.Load()}, {"store_range", t.ranged.Load()}} {
+		fmt.Fprintf(w, "edge_pack_reads_total{tier=%q} %d\n", x.tier, x.n)
+	}
+	d := s.packs.disk
+	files, bytes := d.stats()
+	fmt.Fprintln(w, "# HELP edge_disk_cache_bytes Bytes of packs in the disk cache.")
+	fmt.Fprintln(w, "# TYPE edge_disk_cache_bytes gauge")
+	fmt.Fprintf(w, "edge_disk_cache_bytes %d\n", bytes)
+	fmt.Fprintln(w, "# HELP edge_disk_cache_files Packs in the disk cache.")
+	fmt.Fprintln(w, "# TYPE edge_disk_cache_files gauge")
+	fmt.Fprintf(w, "edge_disk_cache_files %d\n", files)
+	if d != nil {
+		fmt.Fprintln(w, "# HELP edge_disk_cache_events_total Disk cache writes, evictions and I/O errors.")
+		fmt.Fprintln(w, "# TYPE edge_disk_cache_events_total counter")
+		fmt.Fprintf(w, "edge_disk_cache_events_total{event=\"write\"} %d\n", d.writes.Load())
+		fmt.Fprintf(w, "edge_disk_cache_events_total{event=\"evict\"} %d\n", d.evictions.Load())
+		fmt.Fprintf(w, "edge_disk_cache_events_total{event=\"error\"} %d\n", d.errs.Load())
+	}
+	h := &s.health
+	fmt.Fprintln(w, "# HELP edge_store_requests_total Requests to the object store by operation and result (a missing object is ok).")
+	fmt.Fprintln(w, "# TYPE edge_store_requests_total counter")
+	for op := range numStoreOps {
+		fmt.Fprintf(w, "edge_store_requests_total{op=%q,result=\"ok\"} %d\n", storeOpNames[op], h.ok[op].Load())
+		fmt.Fprintf(w, "edge_store_requests_total{op=%q,result=\"error\"} %d\n", storeOpNames[op], h.failed[op].Load())
+	}
+	var errs uint64
+	for op := range numStoreOps {
+		errs += h.failed[op].Load()
+	}
+	fmt.Fprintln(w, "# HELP edge_store_errors_total Failed requests to the object store.")
+	fmt.Fprintln(w, "# TYPE edge_store_errors_total counter")
+	fmt.Fprintf(w, "edge_store_errors_total %d\n", errs)
+	fmt.Fprintln(w, "# HELP edge_store_up 1 when the last request to the object store was answered.")
+	fmt.Fprintln(w, "# TYPE edge_store_up gauge")
+	up := 1
+	if _, down := h.outage(); down {
+		up = 0
+	}
+	fmt.Fprintf(w, "edge_store_up %d\n", up)
+}
