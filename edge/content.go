@@ -21,6 +21,7 @@ type site struct {
 	build    string
 	manifest *publish.Manifest
 	bibles   map[int32]*bibleView
+	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
 }
 
 type bibleView struct {

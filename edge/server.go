@@ -152,7 +152,13 @@ func New(cfg Config) (*Server, error) {
 }
 
 // SetBuild swaps in a build. Requests in flight finish on the old one.
-func (s *Server) SetBuild(id string, m *publish.Manifest) { s.site.Store(newSite(id, m)) }
+// The build's catalogues are prepared before the swap, so that they change
+// with it.
+func (s *Server) SetBuild(id string, m *publish.Manifest) {
+	st := newSite(id, m)
+	s.prepareCatalog(st)
+	s.site.Store(st)
+}
 
 // SetAccess swaps in an access snapshot.
 func (s *Server) SetAccess(snap *access.Snapshot) error {
@@ -228,6 +234,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 		return classOps
 	}
 	if s.redirectHTTPS(ctx) {
+		return classOther
+	}
+	if s.catalogue(ctx, path) {
 		return classOther
 	}
 	if bytes.HasPrefix(path, prefixBible) {

@@ -112,6 +112,19 @@ func (p Preferences) Locale() string {
 	return c.locales[p.locales[0]]
 }
 
+// Locales are the preferred CLDR locales, most preferred first ("fr-CH",
+// "fr", "de"); empty when nothing usable was asked for. Callers that match
+// the preferences against their own set of languages (an organization's
+// names) walk this list.
+func (p Preferences) Locales() []string {
+	c := data()
+	out := make([]string, len(p.locales))
+	for i, l := range p.locales {
+		out[i] = c.locales[l]
+	}
+	return out
+}
+
 // Negotiate picks the CLDR locale to show display names in for an
 // Accept-Language header; "en" when the header is absent or names nothing
 // usable.
