@@ -15,12 +15,12 @@ import (
 // counted but does not fail the test, because its feature has not been
 // built yet. When a feature lands, flip its group to true here.
 var landed = map[string]bool{
-	"edge":      true,  // Bible content routes: shapes, passages, 404/422/400
-	"keys":      true,  // App Keys: 401 missing vs unknown, 412 archived
-	"licences":  true,  // 403 on content, 200 on metadata
-	"http":      true,  // HTTP semantics: 304, 206, 405, encodings, 429, 308, CORS
-	"dynamic":   true,  // highlights, consent flow (303), apps, permissions, licences
-	"catalogue": false, // /v1/bibles collection, languages, organizations, fonts, verse of the day
+	"edge":      true, // Bible content routes: shapes, passages, 404/422/400
+	"keys":      true, // App Keys: 401 missing vs unknown, 412 archived
+	"licences":  true, // 403 on content, 200 on metadata
+	"http":      true, // HTTP semantics: 304, 206, 405, encodings, 429, 308, CORS
+	"dynamic":   true, // highlights, consent flow (303), apps, permissions, licences
+	"catalogue": true, // /v1/bibles collection, languages, organizations, fonts, verse of the day
 }
 
 // TestAcceptance starts the real stack the way `make run` does and walks

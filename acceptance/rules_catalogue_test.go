@@ -349,7 +349,11 @@ func catalogueRules(e *env, fx *fixtures) {
 				c.Errorf("day %d: %v, want %s", day, v, fx.votd[day-1].PassageID)
 			}
 		}
-		c.wantLoc(c.get("/v1/verse_of_the_days/367", nil), "day")
+		// The issue makes a day outside 1..366 a 404 (no such day, like a
+		// verse past a chapter's end); a day that is not a number is 422.
+		c.errMessage(c.get("/v1/verse_of_the_days/367", nil), 404)
+		c.errMessage(c.get("/v1/verse_of_the_days/0", nil), 404)
+		c.wantLoc(c.get("/v1/verse_of_the_days/abc", nil), "day")
 	})
 }
 

@@ -592,3 +592,17 @@ func TestCatalogueHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestBiblesWithoutSiteList: a build whose site pack does not list its
+// Bibles (or that has no site pack) is listed from the Bibles' own packs.
+func TestBiblesWithoutSiteList(t *testing.T) {
+	e := newTestEdge(t, nil)
+	_, v := e.getJSON(t, "/v1/bibles?language_ranges[]=*&fields[]=id", 200)
+	if got := fmt.Sprint(dataIDs(v)); got != "[9001 9002 9003]" {
+		t.Errorf("Bibles %s", got)
+	}
+	_, v = e.getJSON(t, "/v1/organizations", 200)
+	if len(v["data"].([]any)) != 0 {
+		t.Errorf("organizations without a site pack: %v", v)
+	}
+}
