@@ -190,7 +190,9 @@ func (t pageTokens) open(tok []byte, qh [8]byte) (int, string) {
 	if base64.RawURLEncoding.DecodedLen(len(tok)) != len(b) {
 		return 0, forged
 	}
-	if _, err := base64.RawURLEncoding.Decode(b[:], tok); err != nil {
+	// Strict: a token has one spelling (no stray bits in its last
+	// character), so it cannot be varied while still opening.
+	if _, err := base64.RawURLEncoding.Strict().Decode(b[:], tok); err != nil {
 		return 0, forged
 	}
 	if b[0] != tokenVersion || !hmac.Equal(b[tokenPayload:], t.mac(b[:tokenPayload])) {

@@ -182,6 +182,13 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
 func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.Time, private, byLanguage bool) {
+	s.serveComposedAs(ctx, "", body, mod, private, byLanguage)
+}
+
+// serveComposedAs is serveComposed that also remembers the answer under a
+// request key (see requestKey), for answers that cost more to compose than
+// to look up.
+func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
 	sum := sha256.Sum256(body)
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := s.composed.get(key)
@@ -189,10 +196,37 @@ func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.T
 		res = newCatalogResource(bytes.Clone(body), catalogCache, mod)
 		s.composed.add(key, res, res.size())
 	}
+	if reqKey != "" {
+		// The resource is shared with the content key: count only the
+		// entry itself.
+		s.composed.add(reqKey, res, int64(len(reqKey))+64)
+	}
 	serveResource(ctx, res, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
 	}
+}
+
+// requestKey names a successful answer by everything it depends on: the
+// build, the path and query as sent, and the negotiated locales. Only
+// answers that were served are stored under it, so a hit needs no
+// validation: the same request was valid before.
+func requestKey(ctx *fasthttp.RequestCtx, c *catalog, prefs lang.Preferences) string {
+	return "catalog-req/" + c.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString()) +
+		"\x00" + strings.Join(prefs.Locales(), ",")
+}
+
+// serveRemembered serves an answer stored under a request key.
+func (s *Server) serveRemembered(ctx *fasthttp.RequestCtx, reqKey string, byLanguage bool) bool {
+	res, ok := s.composed.get(reqKey)
+	if !ok {
+		return false
+	}
+	serveResource(ctx, res, false)
+	if byLanguage {
+		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+	}
+	return true
 }
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
@@ -301,6 +335,12 @@ func (s *Server) nextToken(next int, qh [8]byte) string {
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
 func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
+	reqKey := requestKey(ctx, c, prefs)
+	if s.serveRemembered(ctx, reqKey, true) {
+		ctx.Response.Header.Set("Content-Language", prefs.Locale())
+		return
+	}
 	args := ctx.QueryArgs()
 	country := ""
 	if args.Has("country") {
@@ -339,7 +379,6 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 		list = keep
 	}
-	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	from, to, next := p.window(len(list))
 	var e envelope
 	e.begin()
@@ -347,7 +386,7 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 		e.item(p, len(languageFields), langFrag(it, prefs))
 	}
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+	s.serveComposedAs(ctx, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
 }
 
 // langFrag gives a language's fields, the request-dependent ones included.
@@ -395,9 +434,13 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
-	s.serveComposed(ctx, body, c.mod, false, true)
+	reqKey := requestKey(ctx, c, prefs)
+	if s.serveRemembered(ctx, reqKey, true) {
+		return
+	}
+	body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
+	s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
 }
 
 const jsonType = "application/json; charset=utf-8"
