@@ -46,7 +46,7 @@ bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "$STORE" \
 pids+=($!)
 bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" \
 	--access "$dynamic/internal/access" --dynamic "$dynamic" \
-	--access-cache "$RUN/access-cache.json" 2>>"$RUN/edge.log" &
+	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" 2>>"$RUN/edge.log" &
 pids+=($!)
 
 for _ in $(seq 1 150); do
