@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -59,7 +61,7 @@ type Server struct {
 	grants sync.Map // user|app|permission → struct{} (grants are never withdrawn)
 
 	ln     net.Listener
-	srv    *http.Server
+	srv    *fasthttp.Server
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
@@ -126,10 +128,25 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	case <-time.After(5 * time.Second):
 		s.log.Warn("dynamic: LISTEN not established yet; polling meanwhile")
 	}
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, BaseContext: func(net.Listener) context.Context { return runCtx }}
+	// Requests see runCtx, which Close cancels: that ends long polls.
+	s.srv = &fasthttp.Server{
+		Handler:               fastHandler(s.handler, runCtx),
+		ReadTimeout:           10 * time.Second,
+		IdleTimeout:           2 * time.Minute,
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		Logger:                fasthttpLogger{s.log},
+	}
 	go s.srv.Serve(ln)
 	return nil
+}
+
+// fasthttpLogger sends the server's own messages (malformed requests) to
+// the service's log.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Warn("dynamic: http server: " + fmt.Sprintf(format, args...))
 }
 
 // Addr is the address the server listens on.
@@ -146,7 +163,7 @@ func (s *Server) Close() error {
 	s.cancel() // ends long polls too
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := s.srv.Shutdown(ctx)
+	err := s.srv.ShutdownWithContext(ctx)
 	s.done.Wait()
 	return err
 }
