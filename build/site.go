@@ -120,7 +120,7 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 	w.Add(publish.NameLicenses, publish.JSON, CachePublic, mustJSON(s.licenses))
 	w.Add(publish.NameFonts, publish.JSON, CachePublic, mustJSON(s.fonts))
 	w.Add(publish.NameVerseOfDays, publish.JSON, CachePublic, mustJSON(dataOf(s.votd)))
-	w.AddRaw(NameCatalogBibles, publish.JSON, mustJSON(b.catalogBibles(m, bibles)))
+	w.AddRaw(publish.NameCatalogBibles, publish.JSON, mustJSON(b.catalogBibles(m, bibles)))
 	ref, err := b.put(ctx, w)
 	if err != nil {
 		return err
@@ -164,21 +164,10 @@ func fontType(name string) string {
 	return "application/octet-stream"
 }
 
-// NameCatalogBibles is the site pack's internal list of every Bible object
-// of the build with its licence, [{"license_id": N, "bible": {…}}] by id:
-// the edge lists and filters Bibles (/v1/bibles) from it without opening
-// every Bible's pack. The edge reads the same name (edge/catalog.go).
-const NameCatalogBibles = "catalog/bibles"
-
-type catalogBible struct {
-	LicenseID int         `json:"license_id"`
-	Bible     bible.Bible `json:"bible"`
-}
-
 // catalogBibles is the Bible object of every Bible in m, the same one its
 // own pack holds (biblePack), with its licence.
-func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible) []catalogBible {
-	out := []catalogBible{}
+func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible) []publish.CatalogBible {
+	out := []publish.CatalogBible{}
 	for _, cb := range bibles {
 		be := m.Bible(cb.Meta.ID)
 		if be == nil {
@@ -188,8 +177,8 @@ func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible) []c
 		for i, k := range be.Books {
 			ids[i] = k.ID
 		}
-		out = append(out, catalogBible{LicenseID: cb.Meta.LicenseID, Bible: cb.Meta.Bible(ids, b.opt.ReaderURL)})
+		out = append(out, publish.CatalogBible{LicenseID: cb.Meta.LicenseID, Bible: mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL))})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Bible.ID < out[j].Bible.ID })
+	// bibles is sorted by id already (ReadBibles).
 	return out
 }

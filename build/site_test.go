@@ -48,7 +48,7 @@ func TestCatalogBibles(t *testing.T) {
 		LicenseID int             `json:"license_id"`
 		Bible     json.RawMessage `json:"bible"`
 	}
-	if err := json.Unmarshal(entry(*m.Site, build.NameCatalogBibles), &got); err != nil {
+	if err := json.Unmarshal(entry(*m.Site, publish.NameCatalogBibles), &got); err != nil {
 		t.Fatal(err)
 	}
 	bibles, err := build.ReadBibles(content)

@@ -24,18 +24,6 @@ import (
 // encoded once. A catalog belongs to one site (build) and is swapped with
 // it.
 
-// NameCatalogBibles is the site pack's internal entry listing every Bible
-// object of the build with its licence (catalogBible), written by
-// build/site.go so that the edge need not open every Bible's pack to list
-// them. Builds without it are read the slow way.
-const NameCatalogBibles = "catalog/bibles"
-
-// catalogBible is one element of NameCatalogBibles.
-type catalogBible struct {
-	LicenseID int             `json:"license_id"`
-	Bible     json.RawMessage `json:"bible"`
-}
-
 // catalog is one build's catalogues, ready to serve.
 type catalog struct {
 	build string
@@ -123,8 +111,8 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 	if err := siteRaw(publish.NameLicenses, &licences); err != nil {
 		return nil, err
 	}
-	var published []catalogBible
-	if err := siteRaw(NameCatalogBibles, &published); err != nil {
+	var published []publish.CatalogBible
+	if err := siteRaw(publish.NameCatalogBibles, &published); err != nil {
 		return nil, err
 	}
 	if published == nil {
@@ -145,7 +133,7 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 			if !ok {
 				return nil, fmt.Errorf("catalogue: bible %d: pack has no %s entry", be.ID, publish.NameBible)
 			}
-			published = append(published, catalogBible{LicenseID: licenceOf[be.ID], Bible: b})
+			published = append(published, publish.CatalogBible{LicenseID: licenceOf[be.ID], Bible: b})
 		}
 	}
 	if err := c.addBibles(published, m); err != nil {
@@ -200,7 +188,7 @@ type bibleItem struct {
 	mod       time.Time
 }
 
-func (c *catalog) addBibles(published []catalogBible, m *publish.Manifest) error {
+func (c *catalog) addBibles(published []publish.CatalogBible, m *publish.Manifest) error {
 	c.bibleByID = make(map[int32]*bibleItem, len(published))
 	for _, p := range published {
 		var b bible.Bible

@@ -1,5 +1,7 @@
 package publish
 
+import "encoding/json"
+
 // The site pack (Manifest.Site) holds the catalogues that are not one
 // Bible's. Its entries are JSON arrays of the types below (organizations and
 // fonts as the content directory writes them), read by the edge and by
@@ -10,7 +12,18 @@ const (
 	NameFonts         = "fonts"
 	// NameVerseOfDays is {"data": [VerseOfTheDay…]}, by day.
 	NameVerseOfDays = "verse_of_the_days"
+	// NameCatalogBibles is an internal entry, [CatalogBible…] by id: every
+	// Bible object of the build with its licence, so that the edge lists
+	// and filters Bibles (/v1/bibles) without opening every Bible's pack.
+	NameCatalogBibles = "catalog/bibles"
 )
+
+// CatalogBible is one element of NameCatalogBibles: the Bible object its
+// own pack holds, and its licence.
+type CatalogBible struct {
+	LicenseID int             `json:"license_id"`
+	Bible     json.RawMessage `json:"bible"`
+}
 
 // License is a published licence: the spec's License without the
 // agreement fields (dynamic adds those), plus whether it is open.

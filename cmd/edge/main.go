@@ -66,6 +66,8 @@ type serveCmd struct {
 	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency  int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
 	DebugListen  string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
+	PublicURL    string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources); default: the request's own." env:"EDGE_PUBLIC_URL"`
+	PageTokenKey string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
 }
 
 type exportCmd struct {
@@ -124,6 +126,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
+		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey),
 	})
 	if err != nil {
 		return err
