@@ -37,9 +37,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
 	}
-	if cfg.MaxConns < 16 {
+	if cfg.MaxConns < 16 && !strings.Contains(url, "pool_max_conns") {
 		// Highlights are small, short transactions: enough connections to
-		// keep two cores busy while some wait on commit.
+		// keep two cores busy while some wait on commit. An explicit
+		// pool_max_conns in the URL wins.
 		cfg.MaxConns = 16
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -51,16 +52,18 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Second, "length of each measured phase")
 	conc := flag.Int("concurrency", 16, "concurrent clients (HTTP workers and pgbench -c)")
 	users := flag.Int("users", 1000, "distinct users")
+	rounds := flag.Int("rounds", 5, "split each phase into this many rounds, alternating with pgbench's")
+	flag.IntVar(&poolSize, "pool", 0, "dynamic's PostgreSQL connections (0: its default)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the read phase to this file")
 	flag.Parse()
 	cpuProfile = *prof
-	if err := run(*dbURL, *dur, *conc, *users); err != nil {
+	if err := run(*dbURL, *dur, *conc, *users, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(serverURL string, dur time.Duration, conc, nUsers int) error {
+func run(serverURL string, dur time.Duration, conc, nUsers, rounds int) error {
 	ctx := context.Background()
 	if serverURL == "" {
 		return fmt.Errorf("no --database-url")
@@ -68,6 +71,13 @@ func run(serverURL string, dur time.Duration, conc, nUsers int) error {
 	dynURL, err := freshDB(serverURL, "bench_dynamic")
 	if err != nil {
 		return err
+	}
+	if poolSize > 0 {
+		u, _ := url.Parse(dynURL)
+		q := u.Query()
+		q.Set("pool_max_conns", strconv.Itoa(poolSize))
+		u.RawQuery = q.Encode()
+		dynURL = u.String()
 	}
 	db, err := postgres.Open(ctx, dynURL)
 	if err != nil {
@@ -126,25 +136,52 @@ func run(serverURL string, dur time.Duration, conc, nUsers int) error {
 	}
 	defer stop()
 
-	client := &fasthttp.Client{MaxConnsPerHost: conc * 2}
+	client := &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: conc * 2}
 	verses := allVerses(idx)
 	var seq atomic.Int64
-	write := func(r *mrand.Rand) (int, error) {
+	write := func(r *mrand.Rand, req *fasthttp.Request, res *fasthttp.Response) (int, error) {
 		u := r.IntN(nUsers)
 		v := verses[r.IntN(len(verses))]
-		body := fmt.Sprintf(`{"request_id":"d0d0d0d0-0000-4000-8000-%012d","highlight":{"bible_id":%d,"passage_id":%q,"color":"%06x"}}`,
+		req.ResetBody()
+		fmt.Fprintf(req.BodyWriter(), `{"request_id":"d0d0d0d0-0000-4000-8000-%012d","highlight":{"bible_id":%d,"passage_id":%q,"color":"%06x"}}`,
 			seq.Add(1), bibleID, v, r.IntN(1<<24))
-		return do(client, "POST", base+"/v1/highlights", tokens[u], body)
+		return do(client, req, res, "POST", "/v1/highlights", tokens[u])
 	}
 	chapters := allChapters(idx)
-	read := func(r *mrand.Rand) (int, error) {
-		u := r.IntN(nUsers)
-		return do(client, "GET", base+"/v1/highlights?bible_id=9001&passage_id="+url.QueryEscape(chapters[r.IntN(len(chapters))]), tokens[u], "")
+	readURIs := make([]string, len(chapters))
+	for i, c := range chapters {
+		readURIs[i] = "/v1/highlights?bible_id=9001&passage_id=" + url.QueryEscape(c)
 	}
-	fmt.Printf("bench: %d clients, %v per phase, %d users, %d verses, through the edge at %s\n", conc, dur, nUsers, len(verses), base)
-	wrps, wp99, err := load("write", conc, dur, write, 201, 409)
+	read := func(r *mrand.Rand, req *fasthttp.Request, res *fasthttp.Response) (int, error) {
+		u := r.IntN(nUsers)
+		return do(client, req, res, "GET", readURIs[r.IntN(len(readURIs))], tokens[u])
+	}
+
+	pgURL, err := freshDB(serverURL, "bench_pgbench")
 	if err != nil {
 		return err
+	}
+	if out, err := exec.Command("pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
+		return fmt.Errorf("pgbench -i: %v: %s", err, out)
+	}
+	// The machine is shared and its load drifts within a run, so each
+	// phase alternates with pgbench's in short rounds: both see the same
+	// weather, and the ratio compares like with like.
+	rounds = max(1, min(rounds, int(dur/time.Second)))
+	round := dur / time.Duration(rounds)
+	secs := strconv.Itoa(max(1, int(round/time.Second)))
+	pgArgs := []string{"-c", strconv.Itoa(conc), "-j", "2", "-T", secs}
+	fmt.Printf("bench: %d clients, %v per phase in %d rounds, %d users, %d verses, through the edge at %s\n",
+		conc, dur, rounds, nUsers, len(verses), base)
+	var wr, rr phase
+	var tpcb, sel pgPhase
+	for range rounds {
+		if err := wr.run("write", conc, round, write, 201, 409); err != nil {
+			return err
+		}
+		if err := tpcb.run(pgURL, pgArgs...); err != nil {
+			return err
+		}
 	}
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
@@ -154,35 +191,27 @@ func run(serverURL string, dur time.Duration, conc, nUsers int) error {
 		pprof.StartCPUProfile(f)
 		defer f.Close()
 	}
-	rrps, rp99, err := load("read", conc, dur, read, 200, 204)
-	if err != nil {
-		return err
+	for range rounds {
+		if err := rr.run("read", conc, round, read, 200, 204); err != nil {
+			return err
+		}
+		if err := sel.run(pgURL, append([]string{"-S"}, pgArgs...)...); err != nil {
+			return err
+		}
 	}
-
 	pprof.StopCPUProfile()
-	pgURL, err := freshDB(serverURL, "bench_pgbench")
-	if err != nil {
-		return err
-	}
-	if out, err := exec.Command("pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
-		return fmt.Errorf("pgbench -i: %v: %s", err, out)
-	}
-	secs := strconv.Itoa(int(dur / time.Second))
-	jobs := "2"
-	selTPS, err := pgbench(pgURL, "-S", "-c", strconv.Itoa(conc), "-j", jobs, "-T", secs)
-	if err != nil {
-		return err
-	}
-	tpcb, err := pgbench(pgURL, "-c", strconv.Itoa(conc), "-j", jobs, "-T", secs)
-	if err != nil {
-		return err
-	}
+	wrps, wp99 := wr.report("write")
+	rrps, rp99 := rr.report("read")
+	tpcbTPS, selTPS := tpcb.report("pgbench (TPC-B-like)"), sel.report("pgbench -S")
 	fmt.Printf("read_rps=%.0f pgbench_select_tps=%.0f read_ratio=%.2f write_rps=%.0f pgbench_tpcb_tps=%.0f write_ratio=%.2f read_p99_ms=%.2f write_p99_ms=%.2f\n",
-		rrps, selTPS, rrps/selTPS, wrps, tpcb, wrps/tpcb, ms(rp99), ms(wp99))
+		rrps, selTPS, rrps/selTPS, wrps, tpcbTPS, wrps/tpcbTPS, ms(rp99), ms(wp99))
 	return nil
 }
 
-var cpuProfile string
+var (
+	cpuProfile string
+	poolSize   int
+)
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -201,36 +230,51 @@ func freshDB(serverURL, name string) (string, error) {
 	return u.String(), nil
 }
 
-var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
+var tpsLine = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+var timeLine = regexp.MustCompile(`tps = ([0-9.]+)`)
 
-func pgbench(dbURL string, args ...string) (float64, error) {
-	out, err := exec.Command("pgbench", append(args, dbURL)...).CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("pgbench %v: %v: %s", args, err, out)
-	}
-	m := tpsLine.FindSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("pgbench %v: no tps in %s", args, out)
-	}
-	tps, _ := strconv.ParseFloat(string(m[1]), 64)
-	fmt.Printf("pgbench %s: %.0f tps\n", strings.Join(args, " "), tps)
-	return tps, nil
+// pgPhase adds up pgbench rounds.
+type pgPhase struct {
+	tx   float64
+	secs float64
 }
 
-// do sends one request through the edge. The load generator uses fasthttp's
-// client because, like pgbench's, it should cost the shared cores little.
-func do(c *fasthttp.Client, method, u, bearer, body string) (int, error) {
-	req := fasthttp.AcquireRequest()
-	res := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(res)
+func (p *pgPhase) run(dbURL string, args ...string) error {
+	out, err := exec.Command("pgbench", append(args, dbURL)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pgbench %v: %v: %s", args, err, out)
+	}
+	n, t := tpsLine.FindSubmatch(out), timeLine.FindSubmatch(out)
+	if n == nil || t == nil {
+		return fmt.Errorf("pgbench %v: no transaction count or tps in %s", args, out)
+	}
+	tx, _ := strconv.ParseFloat(string(n[1]), 64)
+	tps, _ := strconv.ParseFloat(string(t[1]), 64)
+	if tps <= 0 {
+		return fmt.Errorf("pgbench %v: tps %s", args, t[1])
+	}
+	// pgbench's tps excludes connection set-up; so does tx/secs.
+	p.tx += tx
+	p.secs += tx / tps
+	return nil
+}
+
+func (p *pgPhase) report(name string) float64 {
+	tps := p.tx / p.secs
+	fmt.Printf("%s: %.0f transactions in %.1fs: %.0f tps\n", name, p.tx, p.secs, tps)
+	return tps
+}
+
+// do sends one request through the edge, reusing the worker's request and
+// response: the load generator shares the cores with what it measures, so
+// it should cost them as little as pgbench's client does.
+func do(c *fasthttp.HostClient, req *fasthttp.Request, res *fasthttp.Response, method, uri, bearer string) (int, error) {
 	req.Header.SetMethod(method)
-	req.SetRequestURI(u)
-	req.Header.Set("X-SVC-App-Key", appKey)
+	req.SetRequestURI(uri)
+	req.Header.SetHost(c.Addr)
 	req.Header.Set("Authorization", "Bearer "+bearer)
-	if body != "" {
+	if method == "POST" {
 		req.Header.SetContentType("application/json")
-		req.SetBodyString(body)
 	}
 	if err := c.Do(req, res); err != nil {
 		return 0, err
@@ -238,24 +282,34 @@ func do(c *fasthttp.Client, method, u, bearer, body string) (int, error) {
 	return res.StatusCode(), nil
 }
 
-// load runs fn from conc workers for dur and reports requests per second
-// and the 99th percentile latency. Any status outside ok fails the run.
-func load(name string, conc int, dur time.Duration, fn func(*mrand.Rand) (int, error), ok ...int) (float64, time.Duration, error) {
+// phase adds up the rounds of one kind of request.
+type phase struct {
+	lat     []time.Duration
+	elapsed time.Duration
+	cpu     time.Duration // this process's CPU: client, edge and dynamic
+}
+
+// run runs fn from conc workers for dur. Any status outside ok fails the
+// run.
+func (p *phase) run(name string, conc int, dur time.Duration, fn func(*mrand.Rand, *fasthttp.Request, *fasthttp.Response) (int, error), ok ...int) error {
 	var mu sync.Mutex
-	var lat []time.Duration
 	var firstErr error
-	deadline := time.Now().Add(dur)
+	cpu0 := processCPU()
 	start := time.Now()
+	deadline := start.Add(dur)
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := mrand.New(mrand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			var req fasthttp.Request
+			var res fasthttp.Response
+			req.Header.Set("X-SVC-App-Key", appKey)
 			var mine []time.Duration
 			for time.Now().Before(deadline) {
 				t0 := time.Now()
-				status, err := fn(r)
+				status, err := fn(r, &req, &res)
 				if err == nil && !slices.Contains(ok, status) {
 					err = fmt.Errorf("%s: status %d", name, status)
 				}
@@ -270,21 +324,39 @@ func load(name string, conc int, dur time.Duration, fn func(*mrand.Rand) (int, e
 				mine = append(mine, time.Since(t0))
 			}
 			mu.Lock()
-			lat = append(lat, mine...)
+			p.lat = append(p.lat, mine...)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return 0, 0, firstErr
+	p.elapsed += time.Since(start)
+	p.cpu += processCPU() - cpu0
+	return firstErr
+}
+
+// report prints the phase and returns requests per second and the 99th
+// percentile latency.
+func (p *phase) report(name string) (float64, time.Duration) {
+	lat := p.lat
+	if len(lat) == 0 {
+		return 0, 0
 	}
-	elapsed := time.Since(start)
 	slices.Sort(lat)
 	p99 := lat[len(lat)*99/100]
-	rps := float64(len(lat)) / elapsed.Seconds()
-	fmt.Printf("%s: %d requests in %v: %.0f/s, p50 %.2f ms, p99 %.2f ms\n", name, len(lat), elapsed.Round(time.Millisecond),
-		rps, ms(lat[len(lat)/2]), ms(p99))
-	return rps, p99, nil
+	rps := float64(len(lat)) / p.elapsed.Seconds()
+	fmt.Printf("%s: %d requests in %v: %.0f/s, p50 %.2f ms, p99 %.2f ms, %.0f us of this process's CPU per request\n",
+		name, len(lat), p.elapsed.Round(time.Millisecond), rps, ms(lat[len(lat)/2]), ms(p99),
+		float64(p.cpu/time.Microsecond)/float64(len(lat)))
+	return rps, p99
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func startEdge(ctx context.Context, store publish.Store, dynURL string, log *slog.Logger) (string, func(), error) {
