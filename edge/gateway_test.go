@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -64,6 +65,17 @@ func TestGatewayForwardsVerifiedIdentity(t *testing.T) {
 	}
 	if got := h.Values("X-Edge-Token"); len(got) != 1 || got[0] != "edge-secret" {
 		t.Errorf("X-Edge-Token upstream = %q", got)
+	}
+	// The test edge serves an in-memory connection, so the address is
+	// only checked to be an IP.
+	if got := h.Get("X-Forwarded-For"); net.ParseIP(got) == nil {
+		t.Errorf("X-Forwarded-For upstream = %q, want an IP address", got)
+	}
+	if got := h.Get("X-Forwarded-Proto"); got != "http" {
+		t.Errorf("X-Forwarded-Proto upstream = %q, want http", got)
+	}
+	if h.Get("X-Forwarded-Host") == "" {
+		t.Error("no X-Forwarded-Host upstream")
 	}
 	if h.Get("Authorization") != "Bearer user-token" || uris[0] != "/v1/highlights?x=1" {
 		t.Errorf("upstream got Authorization %q, URI %q", h.Get("Authorization"), uris[0])
