@@ -226,11 +226,29 @@ type BuildWatcher struct {
 	Server   *Server
 	Interval time.Duration
 	Log      *slog.Logger
+
+	restoreTried bool // the saved build is read at most once per process
 }
 
 // Check loads the current build if it is not the one being served. Its
 // requests tell the server whether the store answers (readiness).
+//
+// When the store cannot be read and nothing is served yet (an edge
+// starting during an outage), the build saved in the disk cache is
+// served instead, and the error is still returned: later checks switch
+// to the store's current build once it answers.
 func (w *BuildWatcher) Check(ctx context.Context) error {
+	err := w.check(ctx)
+	if err != nil && !publish.IsNotExist(err) && ctx.Err() == nil && !w.restoreTried {
+		w.restoreTried = true
+		if id, ok := w.Server.restoreBuild(); ok {
+			w.Log.Warn("object store unreachable; serving the build saved in the disk cache until it answers", "build", id, "err", err)
+		}
+	}
+	return err
+}
+
+func (w *BuildWatcher) check(ctx context.Context) error {
 	store := observedStore{w.Store, &w.Server.health}
 	id, err := store.Current(ctx)
 	if err != nil {
@@ -244,6 +262,7 @@ func (w *BuildWatcher) Check(ctx context.Context) error {
 		return err
 	}
 	w.Server.SetBuild(id, m)
+	w.Server.saveBuild(id, m)
 	w.Log.Info("serving build", "build", id, "bibles", len(m.Bibles))
 	return nil
 }

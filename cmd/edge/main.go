@@ -92,7 +92,9 @@ func main() {
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
-	store, err := storeurl.Open(ctx, c.Store)
+	// No request to the store at start: an edge (re)started during a store
+	// outage serves what its disk cache holds (see BuildWatcher.Check).
+	store, err := storeurl.OpenLazy(c.Store)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,10 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		log.Error("no access data yet", "err", err)
 	}
 	bw := &edge.BuildWatcher{Store: store, Server: srv, Interval: c.Poll, Log: log}
-	if err := bw.Check(ctx); err != nil {
+	// Keep running on an error: the watcher retries and /readyz says why
+	// the edge is not ready. Check has logged a build it restored from the
+	// disk cache.
+	if err := bw.Check(ctx); err != nil && srv.Build() == "" {
 		log.Error("no build yet", "err", err)
 	}
 	go aw.Run(ctx)

@@ -195,14 +195,20 @@ func New(cfg Config, creds *credentials.Credentials) (*Store, error) {
 	return s, nil
 }
 
-// Open parses an s3:// URL, connects with Credentials() and makes sure the
-// bucket exists, creating it if needed (as OpenDir creates its directory).
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+// NewURL parses an s3:// URL and returns a store signing with
+// Credentials(), without contacting the service (see New).
+func NewURL(rawURL string) (*Store, error) {
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	s, err := New(cfg, nil)
+	return New(cfg, nil)
+}
+
+// Open parses an s3:// URL, connects with Credentials() and makes sure the
+// bucket exists, creating it if needed (as OpenDir creates its directory).
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s, err := NewURL(rawURL)
 	if err != nil {
 		return nil, err
 	}

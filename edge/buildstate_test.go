@@ -1,0 +1,254 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+func testManifest() *publish.Manifest {
+	return &publish.Manifest{
+		Created: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC),
+		Bibles: []publish.BibleEntry{{ID: 9001, Pack: publish.PackRef{Key: "packs/ab/abcdef", Size: 1234},
+			Books: []publish.BookEntry{{ID: "JHN", Source: "s1", Pack: publish.PackRef{Key: "packs/cd/cdef01", Size: 99},
+				Chapters: []publish.ChapterEntry{{ID: "3", Pack: publish.PackRef{Key: "packs/ef/ef0123", Size: 42}}}}}}},
+		Site: &publish.PackRef{Key: "packs/01/012345", Size: 7},
+	}
+}
+
+func manifestJSON(t *testing.T, m *publish.Manifest) string {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestSavedBuildRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := readSavedBuild(dir); err != errNoSavedBuild {
+		t.Fatalf("read from an empty dir: %v, want errNoSavedBuild", err)
+	}
+	first, second := testManifest(), testManifest()
+	second.Bibles[0].Books[0].Chapters[0].Pack.Key = "packs/99/990000"
+	for _, step := range []struct {
+		id string
+		m  *publish.Manifest
+	}{{"b1", first}, {"b2", second}} {
+		if err := writeSavedBuild(dir, step.id, step.m); err != nil {
+			t.Fatal(err)
+		}
+		id, m, err := readSavedBuild(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != step.id || manifestJSON(t, m) != manifestJSON(t, step.m) {
+			t.Errorf("read back %s %s, want %s %s", id, manifestJSON(t, m), step.id, manifestJSON(t, step.m))
+		}
+		// The write replaced the file by rename: nothing else is left.
+		if got := dirNames(t, dir); len(got) != 1 || got[0] != savedBuildFile {
+			t.Errorf("after saving %s the dir holds %v, want only %s", step.id, got, savedBuildFile)
+		}
+	}
+}
+
+// TestSavedBuildCrashMidWrite: a write cut short leaves only a temporary
+// file, so the previous build is read; the disk cache removes the
+// leftover when it opens.
+func TestSavedBuildCrashMidWrite(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeSavedBuild(dir, "b1", testManifest()); err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, diskTemp+"123")
+	if err := os.WriteFile(torn, []byte(`{"build":"b2","manifest":{"bib`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := readSavedBuild(dir); err != nil || id != "b1" {
+		t.Errorf("read after a torn write = %q, %v; want b1", id, err)
+	}
+	d, err := openDiskCache(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(torn); !os.IsNotExist(err) {
+		t.Errorf("leftover temporary file not removed: %v", err)
+	}
+	// The saved build is no pack: the cache neither counts nor evicts it.
+	if files, bytes := d.stats(); files != 0 || bytes != 0 {
+		t.Errorf("disk cache counts %d files, %d bytes; want the saved build left out", files, bytes)
+	}
+}
+
+func TestSavedBuildDamagedIsIgnored(t *testing.T) {
+	good := func(t *testing.T, dir string) []byte {
+		if err := writeSavedBuild(dir, "b1", testManifest()); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, savedBuildFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name    string
+		damage  func(b []byte) []byte // nil: no file at all
+		wantLog string                // "" for no log line
+	}{
+		{"no file (first start)", nil, ""},
+		{"empty", func([]byte) []byte { return nil }, "unexpected end of JSON"},
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }, "unexpected end of JSON"},
+		{"manifest changed", func(b []byte) []byte {
+			return bytes.Replace(b, []byte("packs/ef/ef0123"), []byte("packs/ef/ef0124"), 1)
+		}, "checksum mismatch"},
+		{"bad build id", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"build":"b1"`), []byte(`"build":"../b1"`), 1)
+		}, "bad build id"},
+		{"not json", func([]byte) []byte { return []byte("\x00\x01garbage") }, "invalid character"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.damage != nil {
+				b := tc.damage(good(t, dir))
+				if err := os.WriteFile(filepath.Join(dir, savedBuildFile), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var logs bytes.Buffer
+			store, _ := sharedStore(t)
+			srv, err := New(Config{Store: store, DiskCacheDir: dir, DiskCacheBytes: 1 << 20,
+				Log: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id, ok := srv.restoreBuild(); ok {
+				t.Fatalf("restored build %s from a damaged file", id)
+			}
+			if srv.Build() != "" {
+				t.Errorf("serving build %s", srv.Build())
+			}
+			got := logs.String()
+			switch {
+			case tc.wantLog == "" && got != "":
+				t.Errorf("logged %q; want nothing", got)
+			case tc.wantLog != "" && (!strings.Contains(got, "ignoring the saved build") || !strings.Contains(got, tc.wantLog)):
+				t.Errorf("logged %q; want a line about ignoring the saved build with %q", got, tc.wantLog)
+			}
+		})
+	}
+}
+
+// TestRestartDuringStoreOutage: an edge that served a passage is
+// replaced by a new process while the store is unreachable. The new one
+// serves the passage from its disk cache, answers 503 for what was never
+// fetched and reports the outage; once the store is back, it loads the
+// rest without a restart.
+func TestRestartDuringStoreOutage(t *testing.T) {
+	shared, build := sharedStore(t)
+	root := filepath.Join(t.TempDir(), "store")
+	if err := os.CopyFS(root, os.DirFS(shared.Root())); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	start := func() (*testEdge, error) {
+		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SetAccess(testSnapshot()); err != nil {
+			t.Fatal(err)
+		}
+		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
+		err = w.Check(context.Background())
+		e := &testEdge{srv: srv, store: store, build: build, client: newTestEdgeClient(t, srv)}
+		return e, err
+	}
+	const cached, uncached = "/v1/bibles/9001/passages/JHN.3.16", "/v1/bibles/9001/passages/JHN.4.1"
+	first, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, want := first.do(t, "GET", cached, demo)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", cached, resp.StatusCode, want)
+	}
+
+	// The volume holding the store is gone: reads fail with ENOTDIR, an
+	// outage, not a missing object.
+	if err := os.Rename(root, root+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := start()
+	if err == nil {
+		t.Fatal("the build check succeeded with the store gone")
+	}
+	if got := second.srv.Build(); got != build {
+		t.Fatalf("restarted during the outage serving build %q, want the saved %s", got, build)
+	}
+	for _, c := range []struct {
+		path     string
+		want     int
+		wantBody string // a substring
+	}{
+		{cached, 200, string(want)},
+		{uncached, 503, `"message"`},
+		{"/readyz", 503, "object store unreachable"},
+		{"/healthz", 200, "ok"},
+	} {
+		resp, body := second.do(t, "GET", c.path, demo)
+		if resp.StatusCode != c.want || !strings.Contains(string(body), c.wantBody) {
+			t.Errorf("during the outage GET %s = %d %.200s; want %d with %q", c.path, resp.StatusCode, body, c.want, c.wantBody)
+		}
+		if c.path == uncached && (!json.Valid(body) || strings.Contains(string(body), root)) {
+			t.Errorf("uncached passage during the outage: %s; want JSON without internals", body)
+		}
+	}
+
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(root+".away", root); err != nil {
+		t.Fatal(err)
+	}
+	w := &BuildWatcher{Store: store, Server: second.srv, Log: second.srv.log}
+	if err := w.Check(context.Background()); err != nil {
+		t.Fatalf("build check with the store back: %v", err)
+	}
+	for _, path := range []string{"/readyz", uncached, cached} {
+		if resp, body := second.do(t, "GET", path, demo); resp.StatusCode != 200 {
+			t.Errorf("store back: GET %s = %d %.200s; want 200", path, resp.StatusCode, body)
+		}
+	}
+}
