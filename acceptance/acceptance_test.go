@@ -6,29 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish/s3/s3test"
 )
-
-// landed is THE gate. Every rule belongs to one group (the part of its name
-// before "/"). A failing rule of a landed group fails the Go test, and so
-// `make test` and CI; a failing rule of any other group is printed and
-// counted but does not fail the test, because its feature has not been
-// built yet. When a feature lands, flip its group to true here.
-var landed = map[string]bool{
-	"edge":      true, // Bible content routes: shapes, passages, 404/422/400
-	"keys":      true, // App Keys: 401 missing vs unknown, 412 archived
-	"licences":  true, // 403 on content, 200 on metadata
-	"http":      true, // HTTP semantics: 304, 206, 405, encodings, 429, 308, CORS
-	"dynamic":   true, // highlights, consent flow (303), apps, permissions, licences
-	"catalogue": true, // /v1/bibles collection, languages, organizations, fonts, verse of the day
-}
 
 // TestAcceptance starts the real stack the way `make run` does and walks
 // the spec against it through real sockets: first with the directory store,
 // then with the store in MinIO. It prints one line per rule and ends with
 // "N passed, N failed".
 func TestAcceptance(t *testing.T) {
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	buildBinaries(t, root)
 	fx := loadFixtures(t, root)
 	rep := &report{out: os.Stdout}
@@ -54,31 +41,21 @@ func TestAcceptance(t *testing.T) {
 	}
 
 	passed, failed := rep.counts()
-	// The verdict: catalogue failures are listed but only the landed
-	// groups fail the test.
-	var fatal, pending []string
+	var failing []string
 	for _, r := range rep.results {
-		if r.ok {
-			continue
-		}
-		if landed[r.group] {
-			fatal = append(fatal, r.line())
-		} else {
-			pending = append(pending, r.line())
+		if !r.ok {
+			failing = append(failing, r.line())
 		}
 	}
-	if len(fatal) > 0 {
-		fmt.Printf("%d failing rules in landed groups (these fail the test):\n", len(fatal))
-		for _, f := range fatal {
+	if len(failing) > 0 {
+		fmt.Printf("%d failing rules:\n", len(failing))
+		for _, f := range failing {
 			fmt.Println("  " + f)
 		}
 	}
-	if len(pending) > 0 {
-		fmt.Printf("%d failing rules in groups not marked landed (not fatal; see `landed` in acceptance_test.go)\n", len(pending))
-	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
-	if len(fatal) > 0 {
-		t.Errorf("%d rules of landed groups failed (listed above)", len(fatal))
+	if failed > 0 {
+		t.Errorf("%d rules failed (listed above)", failed)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +17,7 @@ import (
 // result is one rule checked in one pass.
 type result struct {
 	pass  string // "dir", "minio", …
-	group string // the part of the rule name before "/": the landed gate's key
+	group string // the part of the rule name before "/"
 	name  string
 	ok    bool
 	why   string
@@ -328,15 +327,6 @@ func num(v any) int64 {
 	return i
 }
 
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // schema validates decoded JSON against the spec's field tables.
 type schema interface {
 	validate(path string, v any, errs *[]string)
@@ -401,14 +391,6 @@ type tNumber struct{}
 func (tNumber) validate(path string, v any, errs *[]string) {
 	if _, ok := v.(json.Number); !ok {
 		fail(errs, path, "want a number, got %s", kind(v))
-	}
-}
-
-type tBool struct{}
-
-func (tBool) validate(path string, v any, errs *[]string) {
-	if _, ok := v.(bool); !ok {
-		fail(errs, path, "want a boolean, got %s", kind(v))
 	}
 }
 

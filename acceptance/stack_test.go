@@ -55,25 +55,6 @@ type stack struct {
 	done   chan error
 }
 
-// repoRoot walks up from the package directory to the one holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("acceptance: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // buildBinaries runs what `make build` runs, so that the stack never serves
 // binaries older than the source under test (go's build cache makes this
 // cheap when nothing changed).
