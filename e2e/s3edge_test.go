@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,7 @@ import (
 	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
+	s3store "github.com/bibleplatform/platform/publish/s3"
 	"github.com/bibleplatform/platform/publish/s3/s3test"
 )
 
@@ -32,10 +34,24 @@ const appKey = "e2e-app-key"
 type testEdge struct {
 	srv  *edge.Server
 	base string
+	stop func() // stops its build watcher and its listener
 }
 
 func startEdge(t *testing.T, ctx context.Context, store publish.Store, cfg edge.Config) *testEdge {
 	t.Helper()
+	e, err := launchEdge(t, ctx, store, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// launchEdge starts an edge whatever its first build check says (an edge
+// starting while the store is down serves its disk cache) and returns
+// that check's error.
+func launchEdge(t *testing.T, ctx context.Context, store publish.Store, cfg edge.Config) (*testEdge, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
 	cfg.Store = store
 	srv, err := edge.New(cfg)
 	if err != nil {
@@ -50,9 +66,7 @@ func startEdge(t *testing.T, ctx context.Context, store publish.Store, cfg edge.
 		t.Fatal(err)
 	}
 	w := &edge.BuildWatcher{Store: store, Server: srv, Interval: 100 * time.Millisecond, Log: slog.New(slog.DiscardHandler)}
-	if err := w.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	checkErr := w.Check(ctx)
 	go w.Run(ctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,8 +74,9 @@ func startEdge(t *testing.T, ctx context.Context, store publish.Store, cfg edge.
 	}
 	fs := &fasthttp.Server{Handler: srv.Handler, NoDefaultServerHeader: true, NoDefaultContentType: true}
 	go fs.Serve(ln)
-	t.Cleanup(func() { fs.Shutdown() })
-	return &testEdge{srv: srv, base: "http://" + ln.Addr().String()}
+	stop := func() { cancel(); fs.Shutdown() }
+	t.Cleanup(stop)
+	return &testEdge{srv: srv, base: "http://" + ln.Addr().String(), stop: stop}, checkErr
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}
@@ -192,7 +207,9 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 	// memory, so that every answer it gives comes from its disk cache or
 	// the store.
 	a := startEdge(t, ctx, store, edge.Config{DiskCacheDir: t.TempDir(), DiskCacheBytes: 1 << 30})
-	b := startEdge(t, ctx, store, edge.Config{PackCacheBytes: 1, DiskCacheDir: t.TempDir(), DiskCacheBytes: 1 << 30})
+	bConfig := edge.Config{PackCacheBytes: 1, DiskCacheDir: t.TempDir(), DiskCacheBytes: 1 << 30}
+	b := startEdge(t, ctx, store, bConfig)
+	top := t // an edge started in a subtest outlives it
 
 	const verse = "/v1/bibles/206/passages/JHN.3.16?format=text"
 	var oldVerse string
@@ -303,17 +320,23 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 		if got != first {
 			t.Fatalf("rolled back to %s, want the first build %s", got, first)
 		}
-		waitFor(t, 5*time.Second, "edge serves the rolled-back text", func() bool {
-			_, body := a.get(verse)
-			return body == oldVerse
-		})
+		// Each edge polls on its own clock: wait for both before comparing
+		// their answers.
+		for _, e := range []*testEdge{a, b} {
+			waitFor(t, 5*time.Second, "edge serves the rolled-back text", func() bool {
+				_, body := e.get(verse)
+				return body == oldVerse
+			})
+		}
 		if _, err := publish.Rollback(ctx, store, second); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 5*time.Second, "edge serves the new text again", func() bool {
-			_, body := a.get(verse)
-			return body == newVerse
-		})
+		for _, e := range []*testEdge{a, b} {
+			waitFor(t, 5*time.Second, "edge serves the new text again", func() bool {
+				_, body := e.get(verse)
+				return body == newVerse
+			})
+		}
 		// What both edges serve from now on, and hold in their caches.
 		for _, p := range warm {
 			cached[p] = a.mustGet(t, p)
@@ -384,6 +407,44 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 		}
 	})
 
+	// Edge B is replaced by a new process on the same disk cache while
+	// MinIO is still down: it finds the build it last served in the cache
+	// and serves what the cache holds. From here on, B is the new edge.
+	t.Run("edge restarted during the outage", func(t *testing.T) {
+		b.stop()
+		// A store made as the edge binary makes it (storeurl.OpenLazy):
+		// no request until the first read.
+		lazy, err := s3store.New(store.Config(), minio.Creds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		c, err := launchEdge(top, ctx, lazy, bConfig)
+		t.Logf("restarted edge up after %s (first build check: %.120v)", time.Since(t0).Round(time.Millisecond), err)
+		if err == nil {
+			t.Fatal("the restarted edge read the build from a stopped MinIO")
+		}
+		b = c
+		if got := b.srv.Build(); got != second {
+			t.Fatalf("restarted edge serves build %q, want %s, the one it served before", got, second)
+		}
+		for _, p := range warm[:3] {
+			if code, body := b.get(p); code != 200 || body != cached[p] {
+				t.Errorf("restarted edge during the outage: GET %s = %d %.200s", p, code, body)
+			}
+		}
+		if code, reason := b.get("/readyz"); code != 503 || !strings.Contains(reason, "object store unreachable") {
+			t.Errorf("restarted edge: readyz = %d %q, want 503 naming the outage", code, reason)
+		}
+		if code, _ := b.get("/healthz"); code != 200 {
+			t.Errorf("restarted edge: healthz = %d, want 200", code)
+		}
+		code, body := b.get("/v1/bibles/206/passages/REV.22.21")
+		if code != 503 || !json.Valid([]byte(body)) || !strings.Contains(body, `"message"`) || strings.Contains(body, "127.0.0.1") {
+			t.Errorf("restarted edge, uncached passage = %d %s; want 503 with a JSON message, without internals", code, body)
+		}
+	})
+
 	t.Run("MinIO back: rerun completes, edges recover", func(t *testing.T) {
 		minio.Restart(t)
 		for _, e := range []*testEdge{a, b} {
@@ -404,12 +465,19 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 		if rep.Build == second {
 			t.Fatal("the rerun did not make a new build")
 		}
-		waitFor(t, 5*time.Second, "edge serves the rerun's build", func() bool {
-			_, body := a.get("/v1/bibles/206/passages/GEN.1.1")
-			return strings.Contains(body, "Behold, ")
-		})
-		if got := a.mustGet(t, "/v1/bibles/206/passages/REV.22.21"); !strings.Contains(got, "grace") {
-			t.Errorf("REV.22.21 after recovery = %.200s", got)
+		for _, e := range []*testEdge{a, b} {
+			waitFor(t, 5*time.Second, "edge serves the rerun's build", func() bool {
+				_, body := e.get("/v1/bibles/206/passages/GEN.1.1")
+				return strings.Contains(body, "Behold, ")
+			})
+			if got := e.mustGet(t, "/v1/bibles/206/passages/REV.22.21"); !strings.Contains(got, "grace") {
+				t.Errorf("REV.22.21 after recovery = %.200s", got)
+			}
+		}
+		// The restarted edge serves everything, the catalogue and the
+		// Bible pack read by ranges included.
+		for _, p := range warm {
+			b.mustGet(t, p)
 		}
 		for _, e := range []*testEdge{a, b} {
 			var lines []string
