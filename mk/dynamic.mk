@@ -2,7 +2,7 @@
 # pgbench on the same PostgreSQL in the same run. See docs/dynamic.md.
 
 BENCH_DYNAMIC_DURATION ?= 10s
-BENCH_DYNAMIC_CONCURRENCY ?= 16
+BENCH_DYNAMIC_CONCURRENCY ?= 64
 
 .PHONY: bench-dynamic
 bench-dynamic:

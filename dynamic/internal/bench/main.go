@@ -50,7 +50,7 @@ const (
 func main() {
 	dbURL := flag.String("database-url", os.Getenv("DATABASE_URL"), "PostgreSQL server URL (any database; bench databases are created beside it)")
 	dur := flag.Duration("duration", 10*time.Second, "length of each measured phase")
-	conc := flag.Int("concurrency", 16, "concurrent clients (HTTP workers and pgbench -c)")
+	conc := flag.Int("concurrency", 64, "concurrent clients (HTTP workers and pgbench -c)")
 	users := flag.Int("users", 1000, "distinct users")
 	rounds := flag.Int("rounds", 5, "split each phase into this many rounds, alternating with pgbench's")
 	flag.IntVar(&poolSize, "pool", 0, "dynamic's PostgreSQL connections (0: its default)")
