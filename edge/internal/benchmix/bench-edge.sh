@@ -137,15 +137,51 @@ run() { # name round url [script]
 	echo "round $round $name: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$name.$round.txt") req/s" >&2
 }
 # Warm caches (the edge's packs and composed ranges, nginx's open files and
-# the page cache) for BENCH_WARMUP seconds before measuring.
-for s in "edge http://127.0.0.1:$EDGE_PORT $dir/edge.lua" "nginx http://127.0.0.1:$NGINX_PORT $dir/nginx.lua"; do
-	set -- $s
-	"${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$3" "$2" >/dev/null
+# the page cache) before measuring. A fixed time is not enough on a busy
+# machine: the edge decodes a pack on its first use, and a round that still
+# does so measures the cold start, not the steady state. The edge is warmed
+# until a whole BENCH_WARMUP interval adds no cache miss (at most 8).
+misses() {
+	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" |
+		awk '/^edge_cache_requests_total\{.*result="miss"/ {n += $2} END {print n + 0}'
+}
+before=-1
+for _ in $(seq 8); do
+	"${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/edge.lua" \
+		"http://127.0.0.1:$EDGE_PORT" >/dev/null
+	now=$(misses)
+	[ "$now" = "$before" ] && break
+	before=$now
 done
+echo "edge warm: $before cache misses in all, none in the last ${BENCH_WARMUP}s" >&2
+"${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/nginx.lua" \
+	"http://127.0.0.1:$NGINX_PORT" >/dev/null
+
+# CPU time per request, from the server's own user and system time (the
+# nginx worker's, for nginx). On a shared machine req/s moves with other
+# load; CPU per request moves much less, and its system part is the
+# kernel's floor for one read and one write on a socket.
+cputicks() { awk '{print $14 + $15, $14, $15}' "/proc/$1/stat"; }
+nginx_worker=$(pgrep -P "${pids[1]}" | head -1)
+declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]})
+hz=$(getconf CLK_TCK)
+rm -f "$dir"/ratios.*.txt "$dir"/*.cpu
 for r in $(seq "$BENCH_ROUNDS"); do
-	run edge "$r" "http://127.0.0.1:$EDGE_PORT" "$dir/edge.lua"
-	run nginx "$r" "http://127.0.0.1:$NGINX_PORT" "$dir/nginx.lua"
-	run ceiling "$r" "http://127.0.0.1:$CEILING_PORT/"
+	for s in "edge http://127.0.0.1:$EDGE_PORT $dir/edge.lua" "nginx http://127.0.0.1:$NGINX_PORT $dir/nginx.lua" \
+		"ceiling http://127.0.0.1:$CEILING_PORT/"; do
+		set -- $s
+		read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
+		run "$1" "$r" "$2" "${3:-}"
+		read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
+		reqs=$(awk '/ requests in / {print $1}' "$dir/$1.$r.txt")
+		awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v n="$reqs" -v hz="$hz" \
+			'BEGIN {printf "%.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n}' >"$dir/$1.$r.cpu"
+	done
+	awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
+		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
+		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
+		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f\n", r, e/n, e/c, n/c}' |
+		tee "$dir/ratios.$r.txt" >&2
 done
 # The best round of each server by req/s becomes $name.txt.
 for f in edge nginx ceiling; do
@@ -165,6 +201,17 @@ for f in edge nginx ceiling; do
 	fi
 	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   (best of %d rounds of %ss, %d connections)\n' \
 		"$f" "$(rps $f)" "$(pct $f 50%)" "$(pct $f 99%)" "$BENCH_ROUNDS" "$BENCH_SECONDS" "$BENCH_CONNS"
+done
+# Ratios within one round compare servers measured a few seconds apart;
+# their median over the rounds is the figure least moved by other load.
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling; do
+	printf '%s median of rounds %s  ' "$k" "$(sed -n "s/.*$k=\([0-9.]*\).*/\1/p" "$dir"/ratios.*.txt | median)"
+done
+echo
+for f in edge nginx ceiling; do
+	printf '%-8s CPU per request (median of rounds): user %s us, system %s us\n' "$f" \
+		"$(cut -d' ' -f1 "$dir"/$f.*.cpu | median)" "$(cut -d' ' -f2 "$dir"/$f.*.cpu | median)"
 done
 awk -v e="$(rps edge)" -v n="$(rps nginx)" -v c="$(rps ceiling)" -v p="$(pct edge 99%)" 'BEGIN {
 	printf "edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%.2f edge_vs_ceiling=%.2f edge_p99_ms=%.2f\n", e, n, c, e/n, e/c, p }'
