@@ -2,14 +2,12 @@ package acceptance
 
 import (
 	"bytes"
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -17,7 +15,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +23,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
 )
@@ -78,59 +73,6 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// freshDatabase creates an empty database on the cluster scripts/db.sh
-// provides and drops it when the test ends. It is left unmigrated on
-// purpose: migrating is part of what run.sh does, so the suite sees it done.
-func freshDatabase(t testing.TB) string {
-	t.Helper()
-	base, err := pgtest.ServerURL()
-	if err != nil {
-		t.Fatalf("acceptance: no PostgreSQL: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("acceptance: connect to the scripts/db.sh cluster: %v", err)
-	}
-	defer admin.Close(ctx)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "acceptance_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("acceptance: create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("acceptance: drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		// An autovacuum worker may still be in the database; only a
-		// superuser can end it, so wait it out as pgtest does.
-		for try := 0; ; try++ {
-			_, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			if err == nil {
-				return
-			}
-			if try == 50 {
-				t.Logf("acceptance: leaving database %s behind: %v", name, err)
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("acceptance: database URL: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 // startStack runs scripts/run.sh with free ports, its own RUN_DIR and a
 // fresh database, waits for demo.json with the user token in it (run.sh
 // writes it last, after /readyz answered) and stops the script with SIGTERM
@@ -146,7 +88,8 @@ func startStack(t testing.TB, root, store string, extraEnv []string) *stack {
 		"DYNAMIC_PORT=" + strconv.Itoa(freePort(t)),
 		"RUN_DIR=" + runDir,
 		"STORE=" + store,
-		"DATABASE_URL=" + freshDatabase(t),
+		// Empty on purpose: migrating is part of what run.sh does.
+		"DATABASE_URL=" + pgtest.Empty(t),
 	}
 	cmd := exec.Command("bash", "scripts/run.sh")
 	cmd.Dir = root

@@ -54,9 +54,10 @@ func ServerURL() (string, error) {
 	return serverURL, serverErr
 }
 
-// URL creates a fresh database with the migrations applied and returns its
-// URL. The database is dropped at the end of the test.
-func URL(t testing.TB) string {
+// Empty creates a fresh, empty database (no migrations) on the server and
+// returns its URL; it is dropped at the end of the test. Migrating is left
+// to the caller, for tests of what migrates it.
+func Empty(t testing.TB) string {
 	t.Helper()
 	base, err := ServerURL()
 	if err != nil {
@@ -104,6 +105,16 @@ func URL(t testing.TB) string {
 			time.Sleep(200 * time.Millisecond)
 		}
 	})
+	return dbURL
+}
+
+// URL creates a fresh database with the migrations applied and returns its
+// URL. The database is dropped at the end of the test.
+func URL(t testing.TB) string {
+	t.Helper()
+	dbURL := Empty(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	db, err := postgres.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
