@@ -1,0 +1,71 @@
+// Package layout checks the import directions STYLE.md sets: the domain
+// depends on nothing, publish on the domain only, the edge never reaches
+// PostgreSQL, and each adapter (pgx, minio-go) is imported only by its own
+// package and by cmd/.
+package layout
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/bibleplatform/platform/internal/repotest"
+)
+
+const module = "github.com/bibleplatform/platform/"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string // direct imports, tests excluded
+	Deps       []string // everything below it
+}
+
+func listPackages(t *testing.T) []pkg {
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = repotest.Root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestImportDirections(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		for _, d := range p.Deps {
+			dep := strings.TrimPrefix(d, module)
+			local := dep != d
+			switch {
+			case name == "bible" && (local || strings.Contains(d, ".")):
+				t.Errorf("bible must use the standard library only; it imports %s", d)
+			case strings.HasPrefix(name, "publish") && !strings.HasPrefix(name, "publish/s3") &&
+				local && (strings.HasPrefix(dep, "build") || strings.HasPrefix(dep, "edge") || strings.HasPrefix(dep, "dynamic")):
+				t.Errorf("%s is below build, edge and dynamic; it imports %s", name, dep)
+			case strings.HasPrefix(name, "edge") && (strings.HasPrefix(d, "github.com/jackc/") || strings.HasPrefix(dep, "dynamic") || strings.HasPrefix(dep, "build")):
+				t.Errorf("the edge never reaches PostgreSQL or the build; %s imports %s", name, d)
+			}
+		}
+		for _, d := range p.Imports {
+			switch {
+			case strings.HasPrefix(d, "github.com/jackc/") && !strings.HasPrefix(name, "dynamic/postgres") && !strings.HasPrefix(name, "cmd/"):
+				t.Errorf("pgx is imported only by dynamic/postgres and cmd/; %s imports %s", name, d)
+			case strings.HasPrefix(d, "github.com/minio/") && !strings.HasPrefix(name, "publish/s3") && !strings.HasPrefix(name, "cmd/"):
+				t.Errorf("minio-go is imported only by publish/s3 and cmd/; %s imports %s", name, d)
+			}
+		}
+	}
+}
