@@ -8,7 +8,8 @@ import (
 
 // TestHotPathAllocs proves the hot path allocates nothing: a pre-rendered
 // passage hit with the key check, licence check, rate limit and encoding
-// choice, and the same request answered 304 from If-None-Match.
+// choice, a composed verse range found in its cache, and the same requests
+// answered 304 from If-None-Match.
 func TestHotPathAllocs(t *testing.T) {
 	e := newTestEdge(t, nil)
 	var ctx fasthttp.RequestCtx
@@ -33,6 +34,10 @@ func TestHotPathAllocs(t *testing.T) {
 		{"verse identity", "/v1/bibles/9001/passages/jhn.3.17?format=text", nil, 200},
 		{"intro", "/v1/bibles/9001/passages/JHN.INTRO?format=html", []string{"Accept-Encoding", "br"}, 200},
 		{"verse object", "/v1/bibles/9001/books/JHN/chapters/3/verses/16", []string{"Accept-Encoding", "br"}, 200},
+		// The first request composes the range; the measured ones are
+		// cache hits, found by the id as sent.
+		{"composed range hit", "/v1/bibles/9001/passages/JHN.3.16-4.2?format=html", []string{"Accept-Encoding", "br"}, 200},
+		{"composed range hit lower case text", "/v1/bibles/9002/passages/jhn.3.16-17", []string{"Accept-Encoding", "gzip"}, 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

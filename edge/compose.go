@@ -25,18 +25,32 @@ import (
 // work is done.
 const DefaultMaxRangeVerses = 200
 
-// composeRange answers a verse range that was not pre-rendered by putting
-// together the pre-rendered segments of its verses. Results are cached per
-// build, Bible, canonical id and variant.
-func (s *Server) composeRange(ctx *fasthttp.RequestCtx, st *site, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+// composedKey appends the composed-range cache key of a request to dst:
+// the build, the Bible, the passage id as sent and the variant. Keying by
+// the id as sent rather than the canonical one lets a hit skip parsing the
+// reference; a range spelled two ways (JHN.3.16-4.2, jhn.3.16-JHN.4.2) is
+// composed and kept once per spelling, with the same bytes and ETags. The
+// id is one path segment, so it holds no '/' and the key is unambiguous.
+func composedKey(dst []byte, build string, bible int32, pid []byte, html, headings, notes bool) []byte {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
-	variant := publish.Variant(html, headings, notes)
-	key := st.build + "/" + strconv.Itoa(int(bv.id)) + "/" + r.String() + "/" + variant
-	if res, ok := s.composed.get(key); ok {
-		serveResource(ctx, res, private)
-		return
+	dst = append(dst, "range/"...)
+	dst = append(dst, build...)
+	dst = append(dst, '/')
+	dst = strconv.AppendInt(dst, int64(bible), 10)
+	dst = append(dst, '/')
+	dst = append(dst, pid...)
+	dst = append(dst, '/')
+	return append(dst, publish.Variant(html, headings, notes)...)
+}
+
+// composeRange answers a verse range that was not pre-rendered by putting
+// together the pre-rendered segments of its verses, and caches the answer
+// under key (composedKey). The caller has looked the key up already.
+func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+	if !html {
+		headings, notes = false, false // passage rule 1
 	}
 	res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
 	if res == nil {
@@ -201,22 +215,39 @@ func newComposedResource(body []byte, cc string, mod time.Time) *resource {
 		r.reps[c] = rep{etag: etag, etagB: []byte(etag), body: b}
 		r.avail |= 1 << c
 	}
-	set(codingIdentity, `"`+tag+`"`, body)
-	var br bytes.Buffer
-	bw := brotli.NewWriterLevel(&br, composeBrotliLevel)
-	bw.Write(body)
-	bw.Close()
-	if br.Len() < len(body) {
-		set(codingBr, `"`+tag+`-br"`, br.Bytes())
+	// The cache keeps these bodies for as long as the range is asked for:
+	// copies of exactly their length, so the spare capacity of the
+	// growing buffers goes with them.
+	set(codingIdentity, `"`+tag+`"`, bytes.Clone(body))
+	if b := compressBrotli(body); len(b) < len(body) {
+		set(codingBr, `"`+tag+`-br"`, b)
 	}
-	var gz bytes.Buffer
-	gw, _ := gzip.NewWriterLevel(&gz, composeGzipLevel)
-	gw.Write(body)
-	gw.Close()
-	if gz.Len() < len(body) {
-		set(codingGzip, `"`+tag+`-gz"`, gz.Bytes())
+	if b := compressGzip(body); len(b) < len(body) {
+		set(codingGzip, `"`+tag+`-gz"`, b)
 	}
 	return r
+}
+
+// compressBrotli and compressGzip compress body with a writer of their own
+// and return a copy of exactly the compressed length. The writer's state
+// (brotli's hash tables above all) and the growing buffer are unreachable
+// once they return, so a composed range holds only its bytes.
+// Pooling writers would save allocating them, but a cached range is composed
+// once, and a pool would keep that state on the heap for good.
+func compressBrotli(body []byte) []byte {
+	var buf bytes.Buffer
+	w := brotli.NewWriterLevel(&buf, composeBrotliLevel)
+	w.Write(body) // a bytes.Buffer does not fail
+	w.Close()
+	return bytes.Clone(buf.Bytes())
+}
+
+func compressGzip(body []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&buf, composeGzipLevel) // the level is valid
+	w.Write(body)
+	w.Close()
+	return bytes.Clone(buf.Bytes())
 }
 
 // variantFlags is the inverse of publish.Variant.

@@ -45,6 +45,17 @@ func (c *lru[V]) get(key string) (V, bool) {
 
 // getBytes is get for a key held in bytes.
 func (c *lru[V]) getBytes(key []byte) (V, bool) {
+	v, ok := c.find(key)
+	if !ok {
+		c.miss.inc()
+	}
+	return v, ok
+}
+
+// find is getBytes that counts a hit but not a miss, for a caller that
+// looks before it knows whether the request is one the cache serves, and
+// counts the miss itself (missed) once it does.
+func (c *lru[V]) find(key []byte) (V, bool) {
 	c.mu.Lock()
 	n, ok := c.items[string(key)]
 	if ok {
@@ -52,13 +63,15 @@ func (c *lru[V]) getBytes(key []byte) (V, bool) {
 	}
 	c.mu.Unlock()
 	if !ok {
-		c.miss.inc()
 		var zero V
 		return zero, false
 	}
 	c.hits.inc()
 	return n.val, true
 }
+
+// missed counts a miss for a lookup made with find.
+func (c *lru[V]) missed() { c.miss.inc() }
 
 // add stores val. A value larger than the whole cache is not kept: it
 // would only evict everything else.

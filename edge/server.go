@@ -479,14 +479,29 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	var p passageID
 	if !parsePassageID(pid, &p) {
 		// Not a single verse, chapter or intro in canonical shape: a
-		// range, or lower case with a range, or malformed.
+		// range, or lower case with a range, or malformed. A range
+		// composed before is found by the id as sent, before any parsing:
+		// the hit allocates nothing.
+		var kb [128]byte
+		var key []byte
+		if bytes.IndexByte(pid, '-') >= 0 {
+			key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+			if res, ok := s.composed.find(key); ok {
+				serveResource(ctx, res, private)
+				return
+			}
+		}
 		r, err := bible.ParseRef(string(pid))
 		if err != nil {
 			invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
 			return
 		}
 		if r.Kind() == bible.KindRange {
-			s.composeRange(ctx, st, bv, r, html, headings, notes, private)
+			if key == nil { // a range always has a '-'; kept for safety
+				key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+			}
+			s.composed.missed()
+			s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
 			return
 		}
 		p = passageID{chapter: []byte(r.Chapter), verse: []byte(r.Verse), intro: r.Kind() == bible.KindIntro}
