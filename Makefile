@@ -21,7 +21,7 @@ lint:
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: build vet fmt
+test: build vet fmt lint
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	@# The USFM oracle's figure, which go test keeps to itself when it passes.
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usfm | grep '^usfm oracle'

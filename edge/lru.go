@@ -43,18 +43,9 @@ func (c *lru[V]) get(key string) (V, bool) {
 	return n.val, true
 }
 
-// getBytes is get for a key held in bytes.
-func (c *lru[V]) getBytes(key []byte) (V, bool) {
-	v, ok := c.find(key)
-	if !ok {
-		c.miss.inc()
-	}
-	return v, ok
-}
-
-// find is getBytes that counts a hit but not a miss, for a caller that
-// looks before it knows whether the request is one the cache serves, and
-// counts the miss itself (missed) once it does.
+// find looks up a key held in bytes and counts a hit but not a miss, for a
+// caller that looks before it knows whether the request is one the cache
+// serves, and counts the miss itself (missed) once it does.
 func (c *lru[V]) find(key []byte) (V, bool) {
 	c.mu.Lock()
 	n, ok := c.items[string(key)]

@@ -18,7 +18,6 @@ var (
 	hdrAcceptRanges  = []byte("Accept-Ranges")
 	hdrContentRange  = []byte("Content-Range")
 	hdrACAO          = []byte("Access-Control-Allow-Origin")
-	hdrAllow         = []byte("Allow")
 	hdrRetryAfter    = []byte("Retry-After")
 	hdrRateLimit     = []byte("X-Ratelimit-Limit")
 	hdrRateRemaining = []byte("X-Ratelimit-Remaining")

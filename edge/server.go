@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,7 +85,6 @@ type Server struct {
 	access     atomic.Pointer[accessTable]
 	accessSeen atomic.Int64 // unix ns when the source last confirmed the snapshot
 
-	composeMu sync.Mutex
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
