@@ -25,26 +25,8 @@ func checkIfMatch(h []byte, etag string) condResult {
 	if len(h) == 0 {
 		return condNone
 	}
-	for {
-		h = trimOWS(h)
-		if len(h) == 0 {
-			break
-		}
-		if h[0] == ',' {
-			h = h[1:]
-			continue
-		}
-		if h[0] == '*' {
-			return condTrue
-		}
-		tag, rest := scanETag(h)
-		if tag == nil {
-			break
-		}
-		if etagStrongMatch(tag, etag) {
-			return condTrue
-		}
-		h = rest
+	if etagListMatch(h, etag, etagStrongMatch) {
+		return condTrue
 	}
 	return condFalse
 }
@@ -55,28 +37,33 @@ func checkIfNoneMatch(h []byte, etag string) condResult {
 	if len(h) == 0 {
 		return condNone
 	}
+	if etagListMatch(h, etag, etagWeakMatch) {
+		return condFalse
+	}
+	return condTrue
+}
+
+// etagListMatch reports whether an If-Match or If-None-Match list holds
+// "*" or a tag that match accepts. A malformed element ends the scan.
+func etagListMatch(h []byte, etag string, match func(tag []byte, etag string) bool) bool {
 	for {
 		h = trimOWS(h)
 		if len(h) == 0 {
-			break
+			return false
 		}
 		if h[0] == ',' {
 			h = h[1:]
 			continue
 		}
 		if h[0] == '*' {
-			return condFalse
+			return true
 		}
 		tag, rest := scanETag(h)
-		if tag == nil {
-			break
-		}
-		if etagWeakMatch(tag, etag) {
-			return condFalse
+		if tag == nil || match(tag, etag) {
+			return tag != nil
 		}
 		h = rest
 	}
-	return condTrue
 }
 
 func checkIfUnmodifiedSince(h []byte, mod time.Time) condResult {
