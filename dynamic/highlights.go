@@ -145,17 +145,19 @@ func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app,
 	return true
 }
 
-// getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
-// colour per verse, 204 when there are none.
-func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
+// highlightTarget does what reading and deleting highlights share: the
+// user's token and grant, then bible_id (query) and the passage (given by
+// the caller: query or path), checked against the Bible's index. It has
+// answered when ok is false.
+func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
+	user, ok = s.user(w, r)
 	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
-		return
+		return "", 0, nil, false
 	}
 	q := r.URL.Query()
 	var ds []detail
 	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, q.Get("bible_id"), q.Has("bible_id"))
-	ref, d2 := parsePassage([]string{"query", "passage_id"}, q.Get("passage_id"), q.Has("passage_id"))
+	ref, d2 := parsePassage(passageLoc, passage, present)
 	for _, d := range []*detail{d1, d2} {
 		if d != nil {
 			ds = append(ds, *d)
@@ -163,9 +165,17 @@ func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller)
 	}
 	if ds != nil {
 		validation(w, ds...)
-		return
+		return "", 0, nil, false
 	}
-	verses, ok := s.passage(w, r, bibleID, ref, true)
+	verses, ok = s.passage(w, r, bibleID, ref, true)
+	return user, bibleID, verses, ok
+}
+
+// getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
+// colour per verse, 204 when there are none.
+func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller) {
+	q := r.URL.Query()
+	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"query", "passage_id"}, q.Get("passage_id"), q.Has("passage_id"))
 	if !ok {
 		return
 	}
@@ -300,24 +310,7 @@ func bodyError(err error) detail {
 // a verse, a range or a whole chapter; 204 with no body, also when there
 // was nothing to delete (the state afterwards is the one asked for).
 func (s *Server) deleteHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
-		return
-	}
-	q := r.URL.Query()
-	var ds []detail
-	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, q.Get("bible_id"), q.Has("bible_id"))
-	ref, d2 := parsePassage([]string{"path", "passage_id"}, r.PathValue("passage_id"), true)
-	for _, d := range []*detail{d1, d2} {
-		if d != nil {
-			ds = append(ds, *d)
-		}
-	}
-	if ds != nil {
-		validation(w, ds...)
-		return
-	}
-	verses, ok := s.passage(w, r, bibleID, ref, true)
+	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"path", "passage_id"}, r.PathValue("passage_id"), true)
 	if !ok {
 		return
 	}
