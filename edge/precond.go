@@ -66,22 +66,21 @@ func etagListMatch(h []byte, etag string, match func(tag []byte, etag string) bo
 	}
 }
 
+// checkIfUnmodifiedSince: condFalse means modified since the date.
 func checkIfUnmodifiedSince(h []byte, mod time.Time) condResult {
-	if len(h) == 0 || mod.IsZero() {
-		return condNone
-	}
-	t, err := fasthttp.ParseHTTPDate(h)
-	if err != nil {
-		return condNone
-	}
-	if !mod.Truncate(time.Second).After(t) {
+	switch checkIfModifiedSince(h, mod) {
+	case condTrue:
+		return condFalse
+	case condFalse:
 		return condTrue
 	}
-	return condFalse
+	return condNone
 }
 
-// checkIfModifiedSince: condFalse means not modified. An unparsable date is
-// ignored (RFC 9110 §13.1.3).
+// checkIfModifiedSince: condTrue when Last-Modified is after the HTTP date
+// h (at the second's precision the header has), condFalse when not
+// modified, condNone when there is no Last-Modified or no usable date (an
+// unparsable date is ignored, RFC 9110 §13.1.3).
 func checkIfModifiedSince(h []byte, mod time.Time) condResult {
 	if len(h) == 0 || mod.IsZero() {
 		return condNone
@@ -90,10 +89,10 @@ func checkIfModifiedSince(h []byte, mod time.Time) condResult {
 	if err != nil {
 		return condNone
 	}
-	if !mod.Truncate(time.Second).After(t) {
-		return condFalse
+	if mod.Truncate(time.Second).After(t) {
+		return condTrue
 	}
-	return condTrue
+	return condFalse
 }
 
 // checkIfRange: an entity tag must match strongly; a date must equal the
