@@ -43,23 +43,7 @@ func catalogStore(t testing.TB) *publish.Dir {
 
 func newCatalogEdge(t testing.TB, mod func(*Config)) *testEdge {
 	t.Helper()
-	store := catalogStore(t)
-	cfg := Config{Store: store}
-	if mod != nil {
-		mod(&cfg)
-	}
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
-	if err := w.Check(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetAccess(testSnapshot()); err != nil {
-		t.Fatal(err)
-	}
-	return &testEdge{srv: srv, store: store, client: newTestEdgeClient(t, srv)}
+	return startTestEdge(t, catalogStore(t), mod)
 }
 
 func (e *testEdge) getJSON(t testing.TB, target string, want int, headers ...string) (*http.Response, map[string]any) {

@@ -28,6 +28,15 @@ type testEdge struct {
 func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
 	t.Helper()
 	store, build := sharedStore(t)
+	e := startTestEdge(t, store, mod)
+	e.build = build
+	return e
+}
+
+// startTestEdge serves the current build of store with the test access
+// snapshot; mod adjusts the configuration first.
+func startTestEdge(t testing.TB, store *publish.Dir, mod func(*Config)) *testEdge {
+	t.Helper()
 	cfg := Config{Store: store}
 	if mod != nil {
 		mod(&cfg)
@@ -43,7 +52,7 @@ func newTestEdge(t testing.TB, mod func(*Config)) *testEdge {
 	if err := srv.SetAccess(testSnapshot()); err != nil {
 		t.Fatal(err)
 	}
-	return &testEdge{srv: srv, store: store, build: build, client: newTestEdgeClient(t, srv)}
+	return &testEdge{srv: srv, store: store, client: newTestEdgeClient(t, srv)}
 }
 
 // newTestEdgeClient serves srv on an in-memory listener and returns a
