@@ -157,25 +157,6 @@ func editUSFM(t *testing.T, content, book string, chapter, verse int, text strin
 	}
 }
 
-// stopAfter stops MinIO once n uploads have landed, with the rest of the
-// publish still under way.
-type stopAfter struct {
-	publish.Store
-	n       int64
-	landed  atomic.Int64
-	once    sync.Once
-	stop    func()
-	stopped chan struct{}
-}
-
-func (s *stopAfter) Put(ctx context.Context, key string, data []byte) error {
-	err := s.Store.Put(ctx, key, data)
-	if err == nil && s.landed.Add(1) == s.n {
-		s.once.Do(func() { go func() { s.stop(); close(s.stopped) }() })
-	}
-	return err
-}
-
 // TestPublishToMinIOServeThroughEdge is the end-to-end check: the
 // WEB published to a real MinIO and served by the edge through a new
 // build, a rollback, a MinIO crash in the middle of a publish and an
@@ -354,18 +335,18 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 		for _, bk := range books {
 			editUSFM(t, content, bk, 1, 1, "Behold, ")
 		}
-		s := &stopAfter{Store: store, n: 3, stop: func() { minio.Stop(t) }, stopped: make(chan struct{})}
+		s := s3test.NewStopAfter(store, 3, func() { minio.Stop(t) })
 		// Few attempts: the retries' backoff would only make the test
 		// wait for a failure that is certain.
 		t0 := time.Now()
 		_, _, err := publishContent(ctx, content, s, publish.SyncOptions{Attempts: 2, Backoff: 10 * time.Millisecond})
 		failed := time.Since(t0)
-		<-s.stopped
+		<-s.Stopped
 		t.Logf("publish failed after %s; MinIO stopped after %s", failed.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 		if err == nil {
 			t.Fatal("the publish succeeded although MinIO went down in the middle")
 		}
-		t.Logf("publish failed as it should after %d uploads: %.200v", s.landed.Load(), err)
+		t.Logf("publish failed as it should after %d uploads: %.200v", s.Landed(), err)
 	})
 
 	t.Run("outage while serving", func(t *testing.T) {

@@ -8,33 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/publish/s3/s3test"
 )
-
-// stopAfter stops the MinIO server once n Puts have landed, while the rest
-// of the publish is still uploading.
-type stopAfter struct {
-	publish.Store
-	n       int64
-	landed  atomic.Int64
-	once    sync.Once
-	stop    func()
-	stopped chan struct{}
-}
-
-func (s *stopAfter) Put(ctx context.Context, key string, data []byte) error {
-	err := s.Store.Put(ctx, key, data)
-	if err == nil && s.landed.Add(1) == s.n {
-		s.once.Do(func() { go func() { s.stop(); close(s.stopped) }() })
-	}
-	return err
-}
 
 // TestPublishSurvivesOutage stops MinIO in the middle of a publish: the
 // switch must not happen, the previous build must stay current, and a rerun
@@ -53,7 +32,7 @@ func TestPublishSurvivesOutage(t *testing.T) {
 		objs = append(objs, publish.Object{Key: "packs/" + hex.EncodeToString(sum[:20]), Data: data})
 	}
 
-	w := &stopAfter{Store: s, n: 40, stop: func() { srv.Stop(t) }, stopped: make(chan struct{})}
+	w := s3test.NewStopAfter(s, 40, func() { srv.Stop(t) })
 	u := publish.NewUploader(ctx, w, publish.SyncOptions{Parallel: 4, Attempts: 2, Backoff: 10 * time.Millisecond})
 	for _, o := range objs {
 		if err := u.Put(ctx, o.Key, o.Data); err != nil {
@@ -61,14 +40,14 @@ func TestPublishSurvivesOutage(t *testing.T) {
 		}
 	}
 	err := u.SetCurrent(ctx, "next")
-	<-w.stopped
+	<-w.Stopped
 	if err == nil {
 		t.Fatal("SetCurrent succeeded although MinIO went down mid-publish")
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("an outage reads as a missing object: %v", err)
 	}
-	landed := int(w.landed.Load())
+	landed := int(w.Landed())
 	t.Logf("%d of %d objects landed before the outage; publish failed with: %.200v", landed, len(objs), err)
 
 	srv.Restart(t)
