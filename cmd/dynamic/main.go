@@ -9,11 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
-	"github.com/alecthomas/kong"
-
+	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/jwt"
@@ -45,18 +42,8 @@ type serveCmd struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var c cli
-	k := kong.Parse(&c, kong.Name("dynamic"),
-		kong.Description("Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL."),
-		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
-	k.Bind(log)
-	if err := k.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "dynamic:", err)
-		os.Exit(1)
-	}
+	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c, &c.LogLevel)
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {

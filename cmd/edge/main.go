@@ -14,17 +14,15 @@ import (
 	_ "net/http/pprof"
 	"net/netip"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/alecthomas/kong"
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/edge"
 )
@@ -77,18 +75,8 @@ type exportCmd struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var c cli
-	k := kong.Parse(&c, kong.Name("edge"),
-		kong.Description("Serve published Bible content: keys, licences, rate limits, HTTP caching semantics."),
-		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
-	k.Bind(log)
-	if err := k.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "edge:", err)
-		os.Exit(1)
-	}
+	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c, &c.LogLevel)
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {

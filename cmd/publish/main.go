@@ -2,15 +2,7 @@
 // directory, build and publish them, and administer apps and keys.
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/alecthomas/kong"
-)
+import "github.com/bibleplatform/platform/cmd/internal/command"
 
 type cli struct {
 	Import   importCmd   `cmd:"" help:"Import USFM (a folder, .usfm.gz files or a .zip) into the content directory."`
@@ -23,14 +15,6 @@ type cli struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var c cli
-	k := kong.Parse(&c, kong.Name("publish"),
-		kong.Description("Import, build and publish Bible content."),
-		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError())
-	if err := k.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "publish:", err)
-		os.Exit(1)
-	}
+	command.Main("publish", "Import, build and publish Bible content.", &c, nil)
 }
