@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
 // AccessSource yields access snapshots: a file now, the dynamic service's
@@ -200,19 +200,5 @@ func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".access-*")
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, bytes.NewReader(b))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, b, ".access-", false)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bibleplatform/platform/internal/atomicfile"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -55,31 +56,8 @@ func writeSavedBuild(dir, id string, m *publish.Manifest) error {
 	if err != nil {
 		return fmt.Errorf("save build %s: %w", id, err)
 	}
-	f, err := os.CreateTemp(dir, diskTemp+"*")
-	if err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, savedBuildFile), b, diskTemp, true); err != nil {
 		return fmt.Errorf("save build %s: %w", id, err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		// Without the sync, a power cut after the rename can leave the new
-		// name pointing at an empty file on some filesystems.
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, savedBuildFile))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("save build %s: %w", id, err)
-	}
-	// The rename is durable once the directory is synced; failing that,
-	// the previous build stays, which is still a build the cache serves.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
 // diskCache keeps whole packs fetched from the store as files in one
@@ -155,20 +157,7 @@ func (d *diskCache) put(key string, data []byte) error {
 	if ok {
 		return nil
 	}
-	f, err := os.CreateTemp(d.dir, diskTemp+"*")
-	if err != nil {
-		d.errs.inc()
-		return fmt.Errorf("disk cache: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(d.dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(filepath.Join(d.dir, name), data, diskTemp, false); err != nil {
 		d.errs.inc()
 		return fmt.Errorf("disk cache: write %s: %w", key, err)
 	}

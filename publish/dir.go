@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
 // Dir is a Store in a local directory: the embedded default, needing no
@@ -48,23 +50,10 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
 	return writeAtomic(p, data)
 }
 
-func writeAtomic(p string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
+func writeAtomic(p string, data []byte) error { return atomicfile.Write(p, data, tmpPrefix, false) }
+
+// tmpPrefix marks files being written; List skips them.
+const tmpPrefix = ".tmp-"
 
 func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	p, err := d.path(key)
@@ -119,7 +108,7 @@ func (d *Dir) List(ctx context.Context, prefix string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".tmp-") {
+		if e.IsDir() || strings.HasPrefix(e.Name(), tmpPrefix) {
 			return nil
 		}
 		rel, _ := filepath.Rel(base, p)
