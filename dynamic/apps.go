@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bibleplatform/platform/bible"
 )
 
 // getApp answers GET /v1/apps/{app_id} with the app's public summary.
 func (s *Server) getApp(w http.ResponseWriter, r *http.Request, _ caller) {
 	id := r.PathValue("app_id")
-	if !isUUID(id) {
+	if !bible.ValidUUID(id) {
 		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
@@ -32,7 +34,7 @@ func (s *Server) getPermissions(w http.ResponseWriter, r *http.Request, c caller
 		return
 	}
 	id := r.PathValue("app_id")
-	if !isUUID(id) {
+	if !bible.ValidUUID(id) {
 		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
@@ -78,7 +80,7 @@ func (s *Server) getLicenses(w http.ResponseWriter, r *http.Request, _ caller) {
 		bibleID = int32(n)
 	}
 	dev := q.Get("developer_id")
-	if q.Has("developer_id") && !isUUID(dev) {
+	if q.Has("developer_id") && !bible.ValidUUID(dev) {
 		ds = append(ds, detail{Loc: []string{"query", "developer_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 	}
 	all := false

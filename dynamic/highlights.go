@@ -226,7 +226,7 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 	}
 	if body.RequestID == nil {
 		add(&detail{Loc: []string{"body", "request_id"}, Msg: "Field required", Type: "missing"})
-	} else if !isUUID(*body.RequestID) {
+	} else if !bible.ValidUUID(*body.RequestID) {
 		add(&detail{Loc: []string{"body", "request_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 	}
 	var bibleID int32

@@ -16,6 +16,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -207,7 +208,7 @@ type caller struct {
 func (s *Server) app(h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(HeaderVerifiedAppID)
-		if !isUUID(id) {
+		if !bible.ValidUUID(id) {
 			fault(w, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
 			return
 		}
@@ -261,7 +262,7 @@ func (s *Server) verifyUser(ctx context.Context, tok string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !isUUID(c.Subject) {
+	if !bible.ValidUUID(c.Subject) {
 		return "", fmt.Errorf("%w: subject is not a user id", jwt.ErrInvalid)
 	}
 	id := strings.ToLower(c.Subject)
@@ -379,25 +380,4 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// isUUID reports the 8-4-4-4-12 hex form.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }

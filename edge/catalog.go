@@ -352,7 +352,7 @@ func (c *catalog) addOrganizations(raw []json.RawMessage) error {
 		if err := json.Unmarshal(r, &o); err != nil {
 			return fmt.Errorf("catalogue: organization: %w", err)
 		}
-		if !validUUID([]byte(o.ID)) {
+		if !bible.ValidUUID(o.ID) {
 			return fmt.Errorf("catalogue: organization id %q is not a uuid", o.ID)
 		}
 		frags, err := splitObject(r, orgFields)
@@ -532,27 +532,6 @@ const catalogCache = defaultCacheControl
 // composed range: identity plus each smaller coding, strong ETags.
 func newCatalogResource(body []byte, cc string, mod time.Time) *resource {
 	return newComposedResource(body, cc, mod)
-}
-
-// validUUID reports whether b is a uuid in its canonical 8-4-4-4-12 hex
-// form, in either case.
-func validUUID(b []byte) bool {
-	if len(b) != 36 {
-		return false
-	}
-	for i, c := range b {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

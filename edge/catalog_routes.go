@@ -11,6 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -524,7 +525,7 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 }
 
 func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
-	if !validUUID(id) {
+	if !bible.ValidUUID(id) {
 		invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
 		return nil
 	}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/jwt"
@@ -119,10 +120,10 @@ func (c *appsCreateCmd) Run(ctx context.Context) error {
 }
 
 func checkApp(a dynamic.App) error {
-	if !isUUID(a.ID) {
+	if !bible.ValidUUID(a.ID) {
 		return fmt.Errorf("app id %q is not a UUID", a.ID)
 	}
-	if a.OrganizationID != "" && !isUUID(a.OrganizationID) {
+	if a.OrganizationID != "" && !bible.ValidUUID(a.OrganizationID) {
 		return fmt.Errorf("organization %q is not a UUID", a.OrganizationID)
 	}
 	if a.WebsiteURL != "" && !httpURL(a.WebsiteURL) {
@@ -288,7 +289,7 @@ func (c *licensesAgreeCmd) Run(ctx context.Context) error {
 		return errors.New("give --organization, --developer or both")
 	}
 	for _, id := range []string{c.Organization, c.Developer} {
-		if id != "" && !isUUID(id) {
+		if id != "" && !bible.ValidUUID(id) {
 			return fmt.Errorf("%q is not a UUID", id)
 		}
 	}
@@ -321,7 +322,7 @@ type usersTokenCmd struct {
 }
 
 func (c *usersTokenCmd) Run(ctx context.Context) error {
-	if !isUUID(c.User) {
+	if !bible.ValidUUID(c.User) {
 		return fmt.Errorf("user %q is not a UUID", c.User)
 	}
 	key, err := loadOrCreateKey(c.Key)
@@ -413,7 +414,7 @@ type usersGrantCmd struct {
 }
 
 func (c *usersGrantCmd) Run(ctx context.Context) error {
-	if !isUUID(c.User) || !isUUID(c.App) {
+	if !bible.ValidUUID(c.User) || !bible.ValidUUID(c.App) {
 		return errors.New("--user and --app must be UUIDs")
 	}
 	db, err := c.open(ctx)
@@ -546,20 +547,4 @@ func formatUUID(b [16]byte, version byte) string {
 	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }
