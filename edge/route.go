@@ -94,17 +94,8 @@ func parseRoute(p []byte, rt *route) bool {
 
 // parseBibleID parses a positive int32 (the spec's bible_id_path).
 func parseBibleID(b []byte) (int32, bool) {
-	if len(b) == 0 || len(b) > 10 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if n > 1<<31-1 {
+	n, ok := parseDigits(b)
+	if !ok || n > 1<<31-1 {
 		return 0, false
 	}
 	return int32(n), true
