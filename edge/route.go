@@ -5,6 +5,8 @@ import (
 	"net/netip"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
 )
 
 type routeKind uint8
@@ -200,7 +202,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	plain := !ctx.IsTLS()
-	if proto := ctx.Request.Header.Peek("X-Forwarded-Proto"); len(proto) > 0 && s.trustedPeer(ctx) {
+	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.trustedPeer(ctx) {
 		plain = equalFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only

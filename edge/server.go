@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -221,7 +220,7 @@ var (
 	pathMetrics = []byte("/metrics")
 	prefixBible = []byte("/v1/bibles/")
 
-	hdrAppKey = "X-SVC-App-Key"
+	hdrAppKey = access.HeaderAppKey
 )
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
@@ -262,12 +261,12 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 // writes the refusal itself. It does not allocate on success.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, key []byte, t *accessTable) *appEntry {
 	if len(key) == 0 {
-		fault(ctx, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
+		fault(ctx, access.FaultMissingKey)
 		return nil
 	}
 	app := t.byKey[sha256.Sum256(key)]
 	if app == nil {
-		fault(ctx, "Invalid ApiKey", "oauth.v2.InvalidApiKey")
+		fault(ctx, access.FaultInvalidKey)
 		return nil
 	}
 	if !s.admit(ctx, app) {
@@ -340,7 +339,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
 		return
 	}
 	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
@@ -561,10 +560,8 @@ func parseBool(b []byte) (v, set, ok bool) {
 
 // message writes the API's usual error shape, {"message": …}.
 func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	b, _ := json.Marshal(struct {
-		Message string `json:"message"`
-	}{msg})
-	writeJSON(ctx, status, b)
+	var buf [256]byte
+	writeJSON(ctx, status, access.AppendMessage(buf[:0], msg))
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
@@ -587,31 +584,16 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 
 // fault is the gateway's 401 envelope (DESIGN.md), as the reference
 // service's API gateway spells it. It never carries Access-Control-*.
-func fault(ctx *fasthttp.RequestCtx, faultstring, errorcode string) {
-	type detail struct {
-		Errorcode string `json:"errorcode"`
-	}
-	type f struct {
-		Faultstring string `json:"faultstring"`
-		Detail      detail `json:"detail"`
-	}
-	b, _ := json.Marshal(struct {
-		Fault f `json:"fault"`
-	}{f{faultstring, detail{errorcode}}})
-	writeJSON(ctx, fasthttp.StatusUnauthorized, b)
+func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
+	var buf [256]byte
+	writeJSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
 }
 
 // invalid is the 422 validation shape (DESIGN.md).
 func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
-	type item struct {
-		Loc  []string `json:"loc"`
-		Msg  string   `json:"msg"`
-		Type string   `json:"type"`
-	}
-	b, _ := json.Marshal(struct {
-		Detail []item `json:"detail"`
-	}{[]item{{Loc: []string{where, param}, Msg: msg, Type: typ}}})
-	writeJSON(ctx, fasthttp.StatusUnprocessableEntity, b)
+	var buf [512]byte
+	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
+		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }
 
 func badRequest(ctx *fasthttp.RequestCtx, msg string) {
