@@ -82,7 +82,7 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 		return nil, err
 	}
 	if h.token != "" {
-		req.Header.Set("X-Edge-Token", h.token)
+		req.Header.Set(access.HeaderEdgeToken, h.token)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
@@ -127,7 +128,7 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
 		return true
 	}
 	if r == catFontFile {
@@ -587,10 +588,10 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (string, bool) {
 	}
 	host := ctx.Host()
 	if s.trustedPeer(ctx) {
-		if p := ctx.Request.Header.Peek("X-Forwarded-Proto"); equalFoldASCII(p, "https") || equalFoldASCII(p, "http") {
+		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); equalFoldASCII(p, "https") || equalFoldASCII(p, "http") {
 			scheme = strings.ToLower(string(p))
 		}
-		if h := ctx.Request.Header.Peek("X-Forwarded-Host"); len(h) > 0 {
+		if h := ctx.Request.Header.Peek(access.HeaderForwardedHost); len(h) > 0 {
 			host = h
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -79,29 +80,20 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	if book == nil || bk == nil {
 		return nil, fasthttp.StatusNotFound, "Book not found."
 	}
-	c1, v1 := findVerse(book, r.Chapter, r.Verse)
-	c2, v2 := findVerse(book, r.EndChapter, r.EndVerse)
-	if c1 < 0 || c2 < 0 {
+	span, err := book.Span(r)
+	var missing *bible.MissingError
+	switch {
+	case errors.As(err, &missing) && missing.Verse == "":
 		return nil, fasthttp.StatusNotFound, "Chapter not found."
-	}
-	if v1 < 0 || v2 < 0 {
+	case errors.As(err, &missing):
 		return nil, fasthttp.StatusNotFound, "Verse not found."
-	}
-	if c2 < c1 || c2 == c1 && v2 < v1 {
+	case errors.Is(err, bible.ErrBackwards):
 		return nil, fasthttp.StatusBadRequest, fmt.Sprintf("The passage range %s ends before it starts.", r)
+	case err != nil:
+		s.log.Error("compose: cannot locate range", "bible", bv.id, "ref", r.String(), "err", err)
+		return nil, fasthttp.StatusServiceUnavailable, ""
 	}
-	n := 0
-	for c := c1; c <= c2; c++ {
-		from, to := 0, len(book.Chapters[c].Verses)-1
-		if c == c1 {
-			from = v1
-		}
-		if c == c2 {
-			to = v2
-		}
-		n += to - from + 1
-	}
-	if n > s.cfg.MaxRangeVerses {
+	if n := span.Len(); n > s.cfg.MaxRangeVerses {
 		return nil, fasthttp.StatusBadRequest, fmt.Sprintf(
 			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)
 	}
@@ -109,7 +101,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	var segs []bible.Segment
 	var mod time.Time
 	var cc *resource
-	for c := c1; c <= c2; c++ {
+	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
 		ce := bk.chapters[ch.ID]
 		if ce == nil {
@@ -131,13 +123,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 				"verses", len(ch.Verses), "segments", len(verses))
 			return nil, fasthttp.StatusServiceUnavailable, ""
 		}
-		from, to := 0, len(verses)-1
-		if c == c1 {
-			from = v1
-		}
-		if c == c2 {
-			to = v2
-		}
+		from, to := span.Verses(c)
 		for _, v := range verses[from : to+1] {
 			segs = append(segs, v...)
 		}
@@ -157,8 +143,8 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	// The reference uses the chapter's title where its id is not a number
 	// (PS2 "1_1" is Psalm "151").
 	label := r
-	label.Chapter = chapterLabel(&book.Chapters[c1])
-	label.EndChapter = chapterLabel(&book.Chapters[c2])
+	label.Chapter = chapterLabel(&book.Chapters[span.FirstChapter])
+	label.EndChapter = chapterLabel(&book.Chapters[span.LastChapter])
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -172,15 +158,6 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 		ccv = string(cc.ccPublic)
 	}
 	return newComposedResource(body, ccv, mod), 0, ""
-}
-
-func findVerse(b *bible.Book, chapter, verse string) (int, int) {
-	for i := range b.Chapters {
-		if b.Chapters[i].ID == chapter {
-			return i, b.Chapters[i].VerseIndex(verse)
-		}
-	}
-	return -1, -1
 }
 
 func chapterLabel(c *bible.Chapter) string {

@@ -9,13 +9,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-)
 
-// Headers between the edge and dynamic. A client can set neither: the edge
-// deletes whatever the request carried before setting its own.
-const (
-	HeaderVerifiedAppID = "X-Verified-App-Id"
-	HeaderEdgeToken     = "X-Edge-Token"
+	"github.com/bibleplatform/platform/access"
 )
 
 type gateway struct {
@@ -61,7 +56,7 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 	t := s.access.Load()
 	if t == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting; retry shortly.")
+		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
 		return
 	}
 	key := ctx.Request.Header.Peek(hdrAppKey)
@@ -110,23 +105,23 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	}
 	// Never trust an identity a client supplied (any spelling: fasthttp
 	// normalises header names, and Del is case-insensitive).
-	req.Header.Del(HeaderVerifiedAppID)
-	req.Header.Del(HeaderEdgeToken)
-	req.Header.Set(HeaderVerifiedAppID, appID)
+	req.Header.Del(access.HeaderVerifiedAppID)
+	req.Header.Del(access.HeaderEdgeToken)
+	req.Header.Set(access.HeaderVerifiedAppID, appID)
 	if g.token != "" {
-		req.Header.Set(HeaderEdgeToken, g.token)
+		req.Header.Set(access.HeaderEdgeToken, g.token)
 	}
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
-	req.Header.SetBytesV("X-Forwarded-For", b)
+	req.Header.SetBytesV(access.HeaderForwardedFor, b)
 	if ctx.IsTLS() {
-		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set(access.HeaderForwardedProto, "https")
 	} else {
-		req.Header.Set("X-Forwarded-Proto", "http")
+		req.Header.Set(access.HeaderForwardedProto, "http")
 	}
-	req.Header.SetBytesV("X-Forwarded-Host", ctx.Host())
+	req.Header.SetBytesV(access.HeaderForwardedHost, ctx.Host())
 	b = append(append(buf[:0], g.prefix...), ctx.RequestURI()...)
 	req.SetRequestURIBytes(b)
 	req.URI().SetScheme(g.base.Scheme)

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -221,7 +220,7 @@ var (
 	pathMetrics = []byte("/metrics")
 	prefixBible = []byte("/v1/bibles/")
 
-	hdrAppKey = "X-SVC-App-Key"
+	hdrAppKey = access.HeaderAppKey
 )
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
@@ -262,12 +261,12 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 // writes the refusal itself. It does not allocate on success.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, key []byte, t *accessTable) *appEntry {
 	if len(key) == 0 {
-		fault(ctx, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
+		fault(ctx, access.FaultMissingKey)
 		return nil
 	}
 	app := t.byKey[sha256.Sum256(key)]
 	if app == nil {
-		fault(ctx, "Invalid ApiKey", "oauth.v2.InvalidApiKey")
+		fault(ctx, access.FaultInvalidKey)
 		return nil
 	}
 	if !s.admit(ctx, app) {
@@ -340,7 +339,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
 		return
 	}
 	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
@@ -382,12 +381,12 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 			}
 		}
 	default:
-		var up [3]byte
-		if !upperBook(rt.book, &up) {
+		book, ok := bible.ParseBookID(unsafeString(rt.book))
+		if !ok {
 			invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
 		}
-		bk := bv.books[string(up[:])]
+		bk := bv.books[string(book)]
 		if bk == nil {
 			notFoundMsg(ctx, "Book not found.")
 			return
@@ -399,7 +398,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 			}
 			break
 		}
-		if !validIDSeg(rt.chapter) {
+		if !bible.ValidSegment(unsafeString(rt.chapter)) {
 			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
@@ -415,7 +414,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 		case routeVerses:
 			name = publish.NameVerses
 		case routeVerse:
-			if !validIDSeg(rt.verse) {
+			if !bible.ValidSegment(unsafeString(rt.verse)) {
 				invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 				return
 			}
@@ -474,40 +473,33 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		return
 	}
 
-	var p passageID
-	if !parsePassageID(pid, &p) {
-		// Not a single verse, chapter or intro in canonical shape: a
-		// range, or lower case with a range, or malformed. A range
-		// composed before is found by the id as sent, before any parsing:
-		// the hit allocates nothing.
-		var kb [128]byte
-		var key []byte
-		if bytes.IndexByte(pid, '-') >= 0 {
-			key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-			if res, ok := s.composed.find(key); ok {
-				serveResource(ctx, res, private)
-				return
-			}
-		}
-		r, err := bible.ParseRef(string(pid))
-		if err != nil {
-			invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
+	// A range composed before is found by the id as sent, before any
+	// parsing.
+	var kb [128]byte
+	var key []byte
+	if bytes.IndexByte(pid, '-') >= 0 {
+		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+		if res, ok := s.composed.find(key); ok {
+			serveResource(ctx, res, private)
 			return
 		}
-		if r.Kind() == bible.KindRange {
-			if key == nil { // a range always has a '-'; kept for safety
-				key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-			}
-			s.composed.missed()
-			s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
-			return
-		}
-		p = passageID{chapter: []byte(r.Chapter), verse: []byte(r.Verse), intro: r.Kind() == bible.KindIntro}
-		copy(p.book[:], r.Book)
 	}
+	// r holds substrings of the request's path: it is used within this
+	// request only (what the composed cache keeps is built anew).
+	r, err := bible.ParseRef(unsafeString(pid))
+	if err != nil {
+		invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
+		return
+	}
+	if r.Kind() == bible.KindRange {
+		s.composed.missed()
+		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
+		return
+	}
+	intro := r.Kind() == bible.KindIntro
 	// Whole chapters and introductions default to headings and notes
 	// (passage rule 2); format=text ignores both (rule 1).
-	if p.intro || len(p.verse) == 0 {
+	if intro || r.Verse == "" {
 		if !hSet {
 			headings = true
 		}
@@ -516,7 +508,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		}
 	}
 	variant := publish.Variant(html, headings, notes)
-	bk := bv.books[string(p.book[:])]
+	bk := bv.books[string(r.Book)]
 	if bk == nil {
 		notFoundMsg(ctx, "Book not found.")
 		return
@@ -524,18 +516,18 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	var nb [64]byte
 	name := append(nb[:0], "passage/"...)
 	var ref publish.PackRef
-	if p.intro {
+	if intro {
 		ref = bk.entry.Pack
 		name = append(name, bible.IntroChapter+"/"...)
 	} else {
-		ch := bk.chapters[string(p.chapter)]
+		ch := bk.chapters[r.Chapter]
 		if ch == nil {
 			notFoundMsg(ctx, "Chapter not found.")
 			return
 		}
 		ref = ch.Pack
-		if len(p.verse) > 0 {
-			name = append(append(name, p.verse...), '/')
+		if r.Verse != "" {
+			name = append(append(name, r.Verse...), '/')
 		}
 	}
 	name = append(name, variant...)
@@ -561,10 +553,8 @@ func parseBool(b []byte) (v, set, ok bool) {
 
 // message writes the API's usual error shape, {"message": …}.
 func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	b, _ := json.Marshal(struct {
-		Message string `json:"message"`
-	}{msg})
-	writeJSON(ctx, status, b)
+	var buf [256]byte
+	writeJSON(ctx, status, access.AppendMessage(buf[:0], msg))
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
@@ -587,31 +577,16 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 
 // fault is the gateway's 401 envelope (DESIGN.md), as the reference
 // service's API gateway spells it. It never carries Access-Control-*.
-func fault(ctx *fasthttp.RequestCtx, faultstring, errorcode string) {
-	type detail struct {
-		Errorcode string `json:"errorcode"`
-	}
-	type f struct {
-		Faultstring string `json:"faultstring"`
-		Detail      detail `json:"detail"`
-	}
-	b, _ := json.Marshal(struct {
-		Fault f `json:"fault"`
-	}{f{faultstring, detail{errorcode}}})
-	writeJSON(ctx, fasthttp.StatusUnauthorized, b)
+func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
+	var buf [256]byte
+	writeJSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
 }
 
 // invalid is the 422 validation shape (DESIGN.md).
 func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
-	type item struct {
-		Loc  []string `json:"loc"`
-		Msg  string   `json:"msg"`
-		Type string   `json:"type"`
-	}
-	b, _ := json.Marshal(struct {
-		Detail []item `json:"detail"`
-	}{[]item{{Loc: []string{where, param}, Msg: msg, Type: typ}}})
-	writeJSON(ctx, fasthttp.StatusUnprocessableEntity, b)
+	var buf [512]byte
+	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
+		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }
 
 func badRequest(ctx *fasthttp.RequestCtx, msg string) {
