@@ -39,7 +39,7 @@ func (s *Server) getPermissions(w http.ResponseWriter, r *http.Request, c caller
 		return
 	}
 	if strings.ToLower(id) != c.AppID {
-		message(w, http.StatusForbidden, "An app may only read its own permissions.")
+		s.fail(w, r, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
 		return
 	}
 	perms, err := s.cfg.DB.Grants(r.Context(), user, c.AppID)

@@ -89,8 +89,7 @@ func (s *Server) postExchangeToken(w http.ResponseWriter, r *http.Request, c cal
 func (s *Server) liveApp(w http.ResponseWriter, r *http.Request, id string) (*App, bool) {
 	a, err := s.cfg.DB.App(r.Context(), id)
 	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
-		message(w, http.StatusPreconditionFailed, "The app is archived or unknown.")
-		return nil, false
+		err = clientErrorf(ErrNotPermitted, "The app is archived or unknown.")
 	}
 	if err != nil {
 		s.fail(w, r, err)

@@ -6,18 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
-
-// errUnacceptable is a well-formed value the operation cannot take: 400
-// (spec, Errors: "a value that is well-typed but unacceptable is 400").
-type errUnacceptable string
-
-func (e errUnacceptable) Error() string { return string(e) }
 
 // expand lists the verses a passage covers, as single-verse passage ids in
 // the Bible's order (bible.Book.Span). A chapter gives all its verses; a
@@ -27,25 +23,25 @@ func (e errUnacceptable) Error() string { return string(e) }
 func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 	b := x.Book(r.Book)
 	if b == nil {
-		return nil, fmt.Errorf("book %s: %w", r.Book, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "The book %s is not in this Bible.", r.Book)
 	}
 	switch r.Kind() {
 	case bible.KindIntro:
-		return nil, errUnacceptable("an introduction cannot be highlighted: give a verse or a range of verses")
+		return nil, clientErrorf(ErrUnacceptable, "An introduction cannot be highlighted: give a verse or a range of verses.")
 	case bible.KindChapter:
 		if !allowChapter {
-			return nil, errUnacceptable("give a verse or a range of verses, not a whole chapter")
+			return nil, clientErrorf(ErrUnacceptable, "Give a verse or a range of verses, not a whole chapter.")
 		}
 	}
 	span, err := b.Span(r)
 	var missing *bible.MissingError
 	switch {
 	case errors.As(err, &missing) && missing.Verse == "":
-		return nil, fmt.Errorf("chapter %s.%s: %w", missing.Book, missing.Chapter, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "Chapter %s.%s is not in this Bible.", missing.Book, missing.Chapter)
 	case errors.As(err, &missing):
-		return nil, fmt.Errorf("verse %s.%s.%s: %w", missing.Book, missing.Chapter, missing.Verse, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "Verse %s.%s.%s is not in this Bible.", missing.Book, missing.Chapter, missing.Verse)
 	case errors.Is(err, bible.ErrBackwards):
-		return nil, errUnacceptable(fmt.Sprintf("range %s ends before it starts", r))
+		return nil, clientErrorf(ErrUnacceptable, "Range %s ends before it starts.", r)
 	case err != nil:
 		return nil, err
 	}
@@ -56,17 +52,14 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 // itself when it cannot (false).
 func (s *Server) passage(w http.ResponseWriter, r *http.Request, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
 	x, err := s.content.Index(r.Context(), bibleID)
-	if err != nil {
-		s.fail(w, r, err)
-		return nil, false
+	if errors.Is(err, ErrNotFound) {
+		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
-	verses, err := expand(x, ref, allowChapter)
-	var bad errUnacceptable
-	switch {
-	case errors.As(err, &bad):
-		message(w, http.StatusBadRequest, capitalize(bad.Error())+".")
-		return nil, false
-	case err != nil:
+	var verses []string
+	if err == nil {
+		verses, err = expand(x, ref, allowChapter)
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return nil, false
 	}
@@ -92,7 +85,7 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
-		return r, &detail{Loc: loc, Msg: err.Error(), Type: "value_error"}
+		return r, &detail{Loc: loc, Msg: "Input should be a USFM passage id: a verse (JHN.3.16), a range (JHN.3.16-18 or JHN.3.16-4.2) or a chapter (JHN.3)", Type: "value_error"}
 	}
 	return r, nil
 }
@@ -105,7 +98,7 @@ func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app,
 		return false
 	}
 	if !ok {
-		message(w, http.StatusForbidden, "The user has not granted the "+perm+" permission to this app.")
+		s.fail(w, r, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
 		return false
 	}
 	return true
@@ -240,8 +233,7 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
-				b, _ := json.Marshal(map[string]string{"message": "The user already has this highlight."})
-				return Answer{Status: http.StatusConflict, Body: b}
+				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
 			}
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}
@@ -264,12 +256,36 @@ func bodyError(err error) detail {
 		if te.Field != "" {
 			loc = append(loc, strings.Split(te.Field, ".")...)
 		}
-		return detail{Loc: loc, Msg: "Input should be a valid " + te.Type.String(), Type: "type_error"}
+		return detail{Loc: loc, Msg: "Input should be a valid " + jsonKind(te.Type), Type: "type_error"}
 	}
 	if errors.Is(err, io.EOF) {
 		return detail{Loc: []string{"body"}, Msg: "Field required", Type: "missing"}
 	}
 	return detail{Loc: []string{"body"}, Msg: "JSON decode error", Type: "json_invalid"}
+}
+
+// jsonKind names what a Go type holds in the words of JSON, so that a
+// client reads "object" where the decoder saw a struct type.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "value"
 }
 
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:

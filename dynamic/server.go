@@ -304,7 +304,7 @@ func (s *Server) hasGrant(ctx context.Context, user, app, perm string) (bool, er
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, `{"message":"Internal error."}`, http.StatusInternalServerError)
+		message(w, http.StatusInternalServerError, "Internal error.")
 		return
 	}
 	writeBody(w, status, b)
@@ -326,40 +326,4 @@ type detail = access.Detail
 
 func validation(w http.ResponseWriter, d ...detail) {
 	writeBody(w, http.StatusUnprocessableEntity, access.AppendValidation(nil, d...))
-}
-
-// fail answers for a domain error. The status table is the one place
-// domain errors become HTTP statuses; a 5xx never shows the error's text.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := errorStatus(err)
-	if status >= 500 {
-		s.log.Error("dynamic: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	message(w, status, msg)
-}
-
-func errorStatus(err error) (int, string) {
-	for _, e := range []struct {
-		err    error
-		status int
-		msg    string
-	}{
-		{ErrNotFound, http.StatusNotFound, ""},
-		{ErrConflict, http.StatusConflict, ""},
-		{ErrInvalid, http.StatusBadRequest, ""},
-		{ErrTokenUsed, http.StatusGone, ""},
-		{ErrTokenExpired, http.StatusGone, ""},
-	} {
-		if errors.Is(err, e.err) {
-			return e.status, capitalize(err.Error()) + "."
-		}
-	}
-	return http.StatusInternalServerError, "Internal error."
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
