@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Domain errors. Adapters translate their driver's errors into these (no
@@ -92,16 +94,16 @@ func errorStatus(err error) (int, string) {
 // fail answers err through the table. Every failure is logged with an id
 // that a 5xx answer also shows, so an operator can find the wrapped error
 // (with its PostgreSQL details) that the client never sees.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	status, msg := errorStatus(err)
 	id := requestID()
 	if status >= 500 {
-		s.log.Error("dynamic: request failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		s.log.Error("dynamic: request failed", "request_id", id, "method", string(ctx.Method()), "path", string(ctx.Path()), "status", status, "err", err)
 		msg = "Internal error (request " + id + ")."
 	} else {
-		s.log.Debug("dynamic: request refused", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		s.log.Debug("dynamic: request refused", "request_id", id, "method", string(ctx.Method()), "path", string(ctx.Path()), "status", status, "err", err)
 	}
-	message(w, status, msg)
+	message(ctx, status, msg)
 }
 
 // requestID names one failed request in the log (and in a 5xx answer).

@@ -1,6 +1,7 @@
 package dynamic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
@@ -50,8 +53,8 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 
 // passage resolves bible_id and passage_id to verses, answering the error
 // itself when it cannot (false).
-func (s *Server) passage(w http.ResponseWriter, r *http.Request, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
-	x, err := s.content.Index(r.Context(), bibleID)
+func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
+	x, err := s.content.Index(ctx, bibleID)
 	if errors.Is(err, ErrNotFound) {
 		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
@@ -60,7 +63,7 @@ func (s *Server) passage(w http.ResponseWriter, r *http.Request, bibleID int32, 
 		verses, err = expand(x, ref, allowChapter)
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return nil, false
 	}
 	return verses, true
@@ -91,14 +94,14 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 }
 
 // requireGrant answers 403 unless the user granted perm to the app.
-func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app, perm string) bool {
-	ok, err := s.hasGrant(r.Context(), user, app, perm)
+func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
+	ok, err := s.hasGrant(ctx, user, app, perm)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return false
 	}
 	if !ok {
-		s.fail(w, r, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
+		s.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
 		return false
 	}
 	return true
@@ -108,14 +111,14 @@ func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app,
 // user's token and grant, then bible_id (query) and the passage (given by
 // the caller: query or path), checked against the Bible's index. It has
 // answered when ok is false.
-func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
-	user, ok = s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
+	user, ok = s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return "", 0, nil, false
 	}
-	q := r.URL.Query()
+	q := ctx.QueryArgs()
 	var ds []detail
-	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, q.Get("bible_id"), q.Has("bible_id"))
+	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, string(q.Peek("bible_id")), q.Has("bible_id"))
 	ref, d2 := parsePassage(passageLoc, passage, present)
 	for _, d := range []*detail{d1, d2} {
 		if d != nil {
@@ -123,32 +126,31 @@ func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c calle
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return "", 0, nil, false
 	}
-	verses, ok = s.passage(w, r, bibleID, ref, true)
+	verses, ok = s.passage(ctx, bibleID, ref, true)
 	return user, bibleID, verses, ok
 }
 
 // getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
 // colour per verse, 204 when there are none.
-func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	q := r.URL.Query()
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"query", "passage_id"}, q.Get("passage_id"), q.Has("passage_id"))
+func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	q := ctx.QueryArgs()
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"query", "passage_id"}, string(q.Peek("passage_id")), q.Has("passage_id"))
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(r.Context(), user, bibleID, verses)
+	hs, err := s.cfg.DB.Highlights(ctx, user, bibleID, verses)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
 	if len(hs) == 0 {
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNoContent)
+		noContent(ctx, http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]Highlight{"data": hs})
+	writeJSON(ctx, http.StatusOK, map[string][]Highlight{"data": hs})
 }
 
 var colorPattern = regexp.MustCompile(`^[0-9a-f]{6}$`)
@@ -166,15 +168,15 @@ type highlightBody struct {
 // at least one verse was created or recoloured, 409 when the user already
 // had every verse in that colour. request_id makes retries safe: the first
 // answer is stored and replayed.
-func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
 	}
 	var body highlightBody
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 64<<10))
 	if err := dec.Decode(&body); err != nil {
-		validation(w, bodyError(err))
+		validation(ctx, bodyError(err))
 		return
 	}
 	var ds []detail
@@ -219,17 +221,17 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return
 	}
-	verses, ok := s.passage(w, r, bibleID, ref, false)
+	verses, ok := s.passage(ctx, bibleID, ref, false)
 	if !ok {
 		return
 	}
 	// The answer names one verse (spec, Highlight: "a single verse in
 	// responses"): the first of a range.
 	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(r.Context(), HighlightRequest{UserID: user,
+	ans, err := s.cfg.DB.CreateHighlights(ctx, HighlightRequest{UserID: user,
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
@@ -239,13 +241,10 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 			return Answer{Status: http.StatusCreated, Body: b}
 		})
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(ans.Status)
-	w.Write(ans.Body)
+	writeBody(ctx, ans.Status, ans.Body)
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.
@@ -291,15 +290,14 @@ func jsonKind(t reflect.Type) string {
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:
 // a verse, a range or a whole chapter; 204 with no body, also when there
 // was nothing to delete (the state afterwards is the one asked for).
-func (s *Server) deleteHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"path", "passage_id"}, r.PathValue("passage_id"), true)
+func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"path", "passage_id"}, pathValue(ctx, "passage_id"), true)
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(r.Context(), user, bibleID, verses); err != nil {
-		s.fail(w, r, err)
+	if err := s.cfg.DB.DeleteHighlights(ctx, user, bibleID, verses); err != nil {
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNoContent)
+	noContent(ctx, http.StatusNoContent)
 }
