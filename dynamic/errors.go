@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
@@ -96,12 +97,17 @@ func errorStatus(err error) (int, string) {
 // (with its PostgreSQL details) that the client never sees.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	status, msg := errorStatus(err)
-	id := requestID()
+	level := slog.LevelDebug // a refusal is the client's business
 	if status >= 500 {
-		s.log.Error("dynamic: request failed", "request_id", id, "method", string(ctx.Method()), "path", string(ctx.Path()), "status", status, "err", err)
-		msg = "Internal error (request " + id + ")."
-	} else {
-		s.log.Debug("dynamic: request refused", "request_id", id, "method", string(ctx.Method()), "path", string(ctx.Path()), "status", status, "err", err)
+		level = slog.LevelError
+	}
+	if status >= 500 || s.log.Enabled(ctx, level) {
+		id := requestID()
+		s.log.Log(ctx, level, "dynamic: request failed", "request_id", id, "method", string(ctx.Method()),
+			"path", string(ctx.Path()), "status", status, "err", err)
+		if status >= 500 {
+			msg = "Internal error (request " + id + ")."
+		}
 	}
 	message(ctx, status, msg)
 }
