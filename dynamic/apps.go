@@ -1,6 +1,7 @@
 package dynamic
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,6 +21,9 @@ func (s *Server) getApp(ctx *fasthttp.RequestCtx, _ caller) {
 		return
 	}
 	a, err := s.cfg.DB.App(ctx, strings.ToLower(id))
+	if errors.Is(err, ErrNotFound) {
+		err = clientErrorf(ErrNotFound, "No app has the id %s.", id)
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return
