@@ -47,7 +47,7 @@ type Server struct {
 	cfg     Config
 	now     func() time.Time
 	log     *slog.Logger
-	content *Content
+	content Published
 	feed    *accessFeed
 	handler http.Handler
 
