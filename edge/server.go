@@ -33,7 +33,7 @@ type Config struct {
 	DefaultRate access.Rate // for apps without their own
 	Edges       int         // edges sharing each app's allowance
 
-	DynamicURL string // "" until the dynamic service exists
+	DynamicURL string // "": the dynamic-owned routes answer 503
 	EdgeToken  string // sent to dynamic as X-Edge-Token
 	// DynamicTimeout bounds a forwarded request (504 past it).
 	DynamicTimeout time.Duration
@@ -69,6 +69,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Defaults New applies to a zero Config field; cmd/edge shows them as its
+// flags' defaults. DefaultMaxRangeVerses and DefaultWholePackMax are with
+// what they bound.
+const (
+	DefaultRatePerSecond     = 20 // burst: twice the rate
+	DefaultPackCacheBytes    = 1 << 30
+	DefaultComposeCacheBytes = 64 << 20
+	DefaultDynamicTimeout    = 30 * time.Second
+)
+
 // Server serves one edge. Create it with New.
 type Server struct {
 	cfg      Config
@@ -99,16 +109,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultRate.PerSecond <= 0 {
-		cfg.DefaultRate.PerSecond = 20
+		cfg.DefaultRate.PerSecond = DefaultRatePerSecond
 	}
 	if cfg.DefaultRate.Burst <= 0 {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
 	}
 	if cfg.PackCacheBytes <= 0 {
-		cfg.PackCacheBytes = 1 << 30
+		cfg.PackCacheBytes = DefaultPackCacheBytes
 	}
 	if cfg.ComposeCacheBytes <= 0 {
-		cfg.ComposeCacheBytes = 64 << 20
+		cfg.ComposeCacheBytes = DefaultComposeCacheBytes
 	}
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
@@ -117,7 +127,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.HTTPSPort = 443
 	}
 	if cfg.DynamicTimeout <= 0 {
-		cfg.DynamicTimeout = 30 * time.Second
+		cfg.DynamicTimeout = DefaultDynamicTimeout
 	}
 	s := &Server{
 		cfg:      cfg,
@@ -419,7 +429,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, ref, append(append(nb[:0], "verse/"...), rt.verse...), false, "Verse not found.")
+			s.serveEntry(ctx, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
@@ -513,12 +523,11 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		notFoundMsg(ctx, "Book not found.")
 		return
 	}
-	var nb [64]byte
-	name := append(nb[:0], "passage/"...)
 	var ref publish.PackRef
+	verse := r.Verse
 	if intro {
 		ref = bk.entry.Pack
-		name = append(name, bible.IntroChapter+"/"...)
+		verse = bible.IntroChapter
 	} else {
 		ch := bk.chapters[r.Chapter]
 		if ch == nil {
@@ -526,12 +535,9 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 			return
 		}
 		ref = ch.Pack
-		if r.Verse != "" {
-			name = append(append(name, r.Verse...), '/')
-		}
 	}
-	name = append(name, variant...)
-	s.serveEntry(ctx, ref, name, private, "Passage not found.")
+	var nb [64]byte
+	s.serveEntry(ctx, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service
