@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -211,16 +212,36 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// accessLine is one access-log line's attributes, pooled: a record holds
+// five attributes inline and would allocate for more, so the line is one
+// attribute, an unnamed group (which handlers inline) resolved from here.
+type accessLine struct {
+	attrs [8]slog.Attr
+	ip    [64]byte
+}
+
+func (l *accessLine) LogValue() slog.Value { return slog.GroupValue(l.attrs[:]...) }
+
+var accessLines = sync.Pool{New: func() any { return new(accessLine) }}
+
 func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-		slog.String("method", string(ctx.Method())),
-		slog.String("path", string(ctx.Path())),
+	l := accessLines.Get().(*accessLine)
+	defer accessLines.Put(l)
+	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	// The byte values are viewed as strings, not copied: a handler formats
+	// the record before LogAttrs returns (slog.Handler: Handle must not
+	// retain a Record's attributes past the call unless it clones them).
+	l.attrs = [...]slog.Attr{
+		slog.Uint64("id", ctx.ID()),
+		slog.String("method", unsafeString(ctx.Method())),
+		slog.String("path", unsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
 		slog.Duration("duration", d),
-		slog.String("remote", ctx.RemoteIP().String()),
-	)
+		slog.String("remote", unsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
+	}
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
 }
 
 // Paths and values the router compares against, as bytes.
