@@ -282,11 +282,7 @@ func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible
 	if err != nil {
 		return book, err
 	}
-	e := p.Entry(publish.NameBook)
-	if e == nil {
-		return book, errors.New("book pack without a book entry")
-	}
-	return book, json.Unmarshal(p.Body(&e.Reps[0]), &book)
+	return book, p.Decode(publish.NameBook, &book)
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse

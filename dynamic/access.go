@@ -23,7 +23,7 @@ import (
 // once, so a revoked key stops working everywhere within a round trip.
 type accessFeed struct {
 	db      DB
-	content *Content
+	content Published
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -40,7 +40,7 @@ type accessFeed struct {
 	longPoll time.Duration
 }
 
-func newAccessFeed(db DB, content *Content, log *slog.Logger, now func() time.Time) *accessFeed {
+func newAccessFeed(db DB, content Published, log *slog.Logger, now func() time.Time) *accessFeed {
 	return &accessFeed{db: db, content: content, log: log, now: now,
 		changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 }

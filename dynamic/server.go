@@ -48,7 +48,7 @@ type Server struct {
 	cfg     Config
 	now     func() time.Time
 	log     *slog.Logger
-	content *Content
+	content Published
 	feed    *accessFeed
 
 	byPath                          map[string]methods

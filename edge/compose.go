@@ -113,13 +113,9 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 			s.log.Error("compose: cannot load pack", "pack", ce.Pack.Key, "err", err)
 			return nil, fasthttp.StatusServiceUnavailable, ""
 		}
-		raw, ok := pv.raw(publish.NameSegments)
 		var verses [][]bible.Segment
-		if ok {
-			err = json.Unmarshal(raw, &verses)
-		}
-		if !ok || err != nil || len(verses) != len(ch.Verses) {
-			s.log.Error("compose: bad segments", "pack", ce.Pack.Key, "found", ok, "err", err,
+		if err := pv.pack.Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
+			s.log.Error("compose: bad segments", "pack", ce.Pack.Key, "err", err,
 				"verses", len(ch.Verses), "segments", len(verses))
 			return nil, fasthttp.StatusServiceUnavailable, ""
 		}

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -71,7 +70,12 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode pack %s: %w", ref.Key, err)
 	}
-	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)), size: int64(len(data))}
+	return packViewOf(p, int64(len(data)), ref), nil
+}
+
+// packViewOf prepares the entries of a decoded pack of size bytes.
+func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
+	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)), size: size}
 	in := make(interner)
 	for i := range p.Entries {
 		e := &p.Entries[i]
@@ -83,16 +87,7 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 			v.size += int64(2 * len(x.etag))
 		}
 	}
-	return v, nil
-}
-
-// raw returns an internal entry's bytes (identity), e.g. "segments".
-func (v *packView) raw(name string) ([]byte, bool) {
-	e := v.pack.Entry(name)
-	if e == nil || len(e.Reps) == 0 {
-		return nil, false
-	}
-	return v.pack.Body(&e.Reps[0]), true
+	return v
 }
 
 // packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
@@ -120,6 +115,11 @@ type packCall struct {
 func newPacks(store publish.Store, maxBytes int64) *packs {
 	return &packs{store: store, cache: newLRU[*packView](maxBytes), flight: make(map[string]*packCall)}
 }
+
+// storeLoadTimeout bounds one load from the store (a pack, a header or an
+// entry). A load is shared by every request waiting for it, so it is not
+// tied to any one request's context.
+const storeLoadTimeout = 30 * time.Second
 
 // get returns the whole pack.
 func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error) {
@@ -153,8 +153,7 @@ func (p *packs) load(ctx context.Context, ref publish.PackRef, flight string,
 	p.flight[flight] = c
 	p.mu.Unlock()
 
-	// The load is not tied to one request's context: others wait on it.
-	lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	c.v, c.err = fn(lctx, ref)
 	cancel()
 	if c.err == nil {
@@ -211,10 +210,9 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	if r == nil || r.avail&(1<<codingIdentity) == 0 {
 		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
 	}
-	b := r.reps[codingIdentity].body
 	var idx bible.Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return nil, fmt.Errorf("bible %d: decode index: %w", bv.id, err)
+	if err := publish.DecodeEntry(publish.NameIndex, r.reps[codingIdentity].body, &idx); err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
 	}
 	bv.index = &idx
 	return bv.index, nil
@@ -228,6 +226,7 @@ type BuildWatcher struct {
 	Log      *slog.Logger
 
 	restoreTried bool // the saved build is read at most once per process
+	follow       publish.Follower
 }
 
 // Check loads the current build if it is not the one being served. Its
@@ -249,21 +248,21 @@ func (w *BuildWatcher) Check(ctx context.Context) error {
 }
 
 func (w *BuildWatcher) check(ctx context.Context) error {
-	store := observedStore{w.Store, &w.Server.health}
-	id, err := store.Current(ctx)
-	if err != nil {
-		return fmt.Errorf("read current build: %w", err)
+	w.follow.Store = observedStore{w.Store, &w.Server.health}
+	// The build served may have come from elsewhere (the disk cache's
+	// saved copy): the follower compares the store's pointer with it.
+	if cur := w.Server.site.Load(); cur != nil {
+		if f := w.follow.Current(); f == nil || f.ID != cur.build {
+			w.follow.Keep(cur.build, cur.manifest)
+		}
 	}
-	if cur := w.Server.site.Load(); cur != nil && cur.build == id {
-		return nil
-	}
-	m, err := publish.LoadManifest(ctx, store, id)
-	if err != nil {
+	b, changed, err := w.follow.Check(ctx)
+	if err != nil || !changed {
 		return err
 	}
-	w.Server.SetBuild(id, m)
-	w.Server.saveBuild(id, m)
-	w.Log.Info("serving build", "build", id, "bibles", len(m.Bibles))
+	w.Server.SetBuild(b.ID, b.Manifest)
+	w.Server.saveBuild(b.ID, b.Manifest)
+	w.Log.Info("serving build", "build", b.ID, "bibles", len(b.Manifest.Bibles))
 	return nil
 }
 

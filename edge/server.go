@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,7 +34,7 @@ type Config struct {
 	DefaultRate access.Rate // for apps without their own
 	Edges       int         // edges sharing each app's allowance
 
-	DynamicURL string // "" until the dynamic service exists
+	DynamicURL string // "": the dynamic-owned routes answer 503
 	EdgeToken  string // sent to dynamic as X-Edge-Token
 	// DynamicTimeout bounds a forwarded request (504 past it).
 	DynamicTimeout time.Duration
@@ -69,6 +70,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Defaults New applies to a zero Config field; cmd/edge shows them as its
+// flags' defaults. DefaultMaxRangeVerses and DefaultWholePackMax are with
+// what they bound.
+const (
+	DefaultRatePerSecond     = 20 // burst: twice the rate
+	DefaultPackCacheBytes    = 1 << 30
+	DefaultComposeCacheBytes = 64 << 20
+	DefaultDynamicTimeout    = 30 * time.Second
+)
+
 // Server serves one edge. Create it with New.
 type Server struct {
 	cfg      Config
@@ -99,16 +110,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultRate.PerSecond <= 0 {
-		cfg.DefaultRate.PerSecond = 20
+		cfg.DefaultRate.PerSecond = DefaultRatePerSecond
 	}
 	if cfg.DefaultRate.Burst <= 0 {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
 	}
 	if cfg.PackCacheBytes <= 0 {
-		cfg.PackCacheBytes = 1 << 30
+		cfg.PackCacheBytes = DefaultPackCacheBytes
 	}
 	if cfg.ComposeCacheBytes <= 0 {
-		cfg.ComposeCacheBytes = 64 << 20
+		cfg.ComposeCacheBytes = DefaultComposeCacheBytes
 	}
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
@@ -117,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.HTTPSPort = 443
 	}
 	if cfg.DynamicTimeout <= 0 {
-		cfg.DynamicTimeout = 30 * time.Second
+		cfg.DynamicTimeout = DefaultDynamicTimeout
 	}
 	s := &Server{
 		cfg:      cfg,
@@ -201,16 +212,36 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// accessLine is one access-log line's attributes, pooled: a record holds
+// five attributes inline and would allocate for more, so the line is one
+// attribute, an unnamed group (which handlers inline) resolved from here.
+type accessLine struct {
+	attrs [8]slog.Attr
+	ip    [64]byte
+}
+
+func (l *accessLine) LogValue() slog.Value { return slog.GroupValue(l.attrs[:]...) }
+
+var accessLines = sync.Pool{New: func() any { return new(accessLine) }}
+
 func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-		slog.String("method", string(ctx.Method())),
-		slog.String("path", string(ctx.Path())),
+	l := accessLines.Get().(*accessLine)
+	defer accessLines.Put(l)
+	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	// The byte values are viewed as strings, not copied: a handler formats
+	// the record before LogAttrs returns (slog.Handler: Handle must not
+	// retain a Record's attributes past the call unless it clones them).
+	l.attrs = [...]slog.Attr{
+		slog.Uint64("id", ctx.ID()),
+		slog.String("method", unsafeString(ctx.Method())),
+		slog.String("path", unsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
 		slog.Duration("duration", d),
-		slog.String("remote", ctx.RemoteIP().String()),
-	)
+		slog.String("remote", unsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
+	}
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
 }
 
 // Paths and values the router compares against, as bytes.
@@ -419,7 +450,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, ref, append(append(nb[:0], "verse/"...), rt.verse...), false, "Verse not found.")
+			s.serveEntry(ctx, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
@@ -513,12 +544,11 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		notFoundMsg(ctx, "Book not found.")
 		return
 	}
-	var nb [64]byte
-	name := append(nb[:0], "passage/"...)
 	var ref publish.PackRef
+	verse := r.Verse
 	if intro {
 		ref = bk.entry.Pack
-		name = append(name, bible.IntroChapter+"/"...)
+		verse = bible.IntroChapter
 	} else {
 		ch := bk.chapters[r.Chapter]
 		if ch == nil {
@@ -526,12 +556,9 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 			return
 		}
 		ref = ch.Pack
-		if r.Verse != "" {
-			name = append(append(name, r.Verse...), '/')
-		}
 	}
-	name = append(name, variant...)
-	s.serveEntry(ctx, ref, name, private, "Passage not found.")
+	var nb [64]byte
+	s.serveEntry(ctx, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service
