@@ -92,7 +92,9 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
-		return r, &detail{Loc: loc, Msg: err.Error(), Type: "value_error"}
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
 	}
 	return r, nil
 }

@@ -128,7 +128,7 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
+		starting(ctx)
 		return true
 	}
 	if r == catFontFile {
@@ -137,20 +137,20 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 		s.fontFile(ctx, st, param)
 		return true
 	}
-	key := ctx.Request.Header.Peek(hdrAppKey)
-	if r == catFontStylesheet && len(key) == 0 {
+	from := keyHeader
+	if r == catFontStylesheet {
 		// The spec's one query-parameter key (Authentication 4): a page
 		// links the stylesheet with <link href>, which sends no header.
-		key = ctx.QueryArgs().Peek("app_key")
+		from = keyOrQueryParam
 	}
-	app := s.authorize(ctx, key, t)
+	app := s.authorize(ctx, t, from)
 	if app == nil {
 		return true
 	}
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
-		s.log.Error("cannot build the catalogues", "build", st.build, "err", err)
-		message(ctx, fasthttp.StatusServiceUnavailable, "The catalogue is temporarily unavailable; retry shortly.")
+		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
+		answer(ctx, failUnavailable, "The catalogue is temporarily unavailable; retry shortly.")
 		return true
 	}
 	switch r {
@@ -258,7 +258,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	ranges := make([]string, len(rawRanges))
 	for i, r := range rawRanges {
 		if !lang.ValidRange(string(r)) {
-			badRequest(ctx, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
+			answer(ctx, failUnacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
 			return
 		}
 		ranges[i] = string(r)
@@ -412,7 +412,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
-		notFoundMsg(ctx, "Language not found.")
+		answer(ctx, failNotFound, "Language not found.")
 		return
 	}
 	if canon != string(id) {
@@ -432,7 +432,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	it := c.langByID[canon]
 	if it == nil {
-		notFoundMsg(ctx, "Language not found.")
+		answer(ctx, failNotFound, "Language not found.")
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
@@ -532,7 +532,7 @@ func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *org
 	}
 	o := c.orgByID[strings.ToLower(string(id))]
 	if o == nil {
-		notFoundMsg(ctx, "Organization not found.")
+		answer(ctx, failNotFound, "Organization not found.")
 	}
 	return o
 }
@@ -640,7 +640,7 @@ func (f *fontItem) resource(base string) fontJSON {
 func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 	base, ok := s.publicBase(ctx)
 	if !ok {
-		badRequest(ctx, "The Host header is not a host name.")
+		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	list := make([]fontJSON, len(c.fonts))
@@ -651,8 +651,7 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		Data []fontJSON `json:"data"`
 	}{list})
 	if err != nil {
-		s.log.Error("encode fonts", "err", err)
-		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		s.fail(ctx, failInternal, "encode fonts", err)
 		return
 	}
 	s.serveComposed(ctx, body, c.fontMod, false, false)
@@ -666,7 +665,7 @@ func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fo
 	}
 	f := c.fontByID[n]
 	if f == nil {
-		notFoundMsg(ctx, "Font not found.")
+		answer(ctx, failNotFound, "Font not found.")
 	}
 	return f
 }
@@ -679,13 +678,12 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	base, ok := s.publicBase(ctx)
 	if !ok {
-		badRequest(ctx, "The Host header is not a host name.")
+		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	body, err := json.Marshal(f.resource(base))
 	if err != nil {
-		s.log.Error("encode font", "font", f.id, "err", err)
-		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		s.fail(ctx, failInternal, "encode font", err)
 		return
 	}
 	s.serveComposed(ctx, body, c.fontMod, false, false)
@@ -701,7 +699,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	}
 	base, ok := s.publicBase(ctx)
 	if !ok {
-		badRequest(ctx, "The Host header is not a host name.")
+		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	var b strings.Builder
@@ -769,7 +767,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	ref, found := st.manifest.Files["fonts/files/"+string(name)]
 	if !found {
-		notFoundMsg(ctx, "Font file not found.")
+		answer(ctx, failNotFound, "Font file not found.")
 		return
 	}
 	if cur := fontHash(ref); string(hash) != cur {
@@ -811,7 +809,7 @@ func (s *Server) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	}
 	res := c.votdDay[n]
 	if res == nil {
-		notFoundMsg(ctx, "No verse of the day for day "+strconv.Itoa(n)+"; days are 1 to 366.")
+		answer(ctx, failNotFound, "No verse of the day for day "+strconv.Itoa(n)+"; days are 1 to 366.")
 		return
 	}
 	serveResource(ctx, res, false)
