@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
 
@@ -242,8 +243,7 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
-				b, _ := json.Marshal(map[string]string{"message": "The user already has this highlight."})
-				return Answer{Status: http.StatusConflict, Body: b}
+				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
 			}
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}
