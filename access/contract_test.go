@@ -20,15 +20,19 @@ var jsonStrings = []string{
 	"Jésus pleura.", "line\u2028para\u2029", "bad \xff utf-8 \xe2\x82", "emoji 😀", "Unknown field \"x\"; fields[] names top-level fields",
 }
 
+func checkMessage(t testing.TB, s string) {
+	got := string(AppendMessage(nil, s))
+	want := marshalled(t, struct {
+		Message string `json:"message"`
+	}{s})
+	if got != want {
+		t.Errorf("AppendMessage(%q) = %s, want %s", s, got, want)
+	}
+}
+
 func TestAppendMessage(t *testing.T) {
 	for _, s := range jsonStrings {
-		got := string(AppendMessage(nil, s))
-		want := marshalled(t, struct {
-			Message string `json:"message"`
-		}{s})
-		if got != want {
-			t.Errorf("AppendMessage(%q) = %s, want %s", s, got, want)
-		}
+		checkMessage(t, s)
 	}
 }
 
@@ -102,13 +106,5 @@ func FuzzAppendMessage(f *testing.F) {
 	for _, s := range jsonStrings {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := string(AppendMessage(nil, s))
-		want := marshalled(t, struct {
-			Message string `json:"message"`
-		}{s})
-		if got != want {
-			t.Errorf("AppendMessage(%q) = %s, want %s", s, got, want)
-		}
-	})
+	f.Fuzz(func(t *testing.T, s string) { checkMessage(t, s) })
 }

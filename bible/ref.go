@@ -93,7 +93,15 @@ type ParseError struct {
 	Msg   string
 }
 
-func (e *ParseError) Error() string {
+func (e *ParseError) Error() string { return e.Message() }
+
+// Message is the text for a client whose passage id was refused: the id
+// as sent and which rule of the grammar it breaks, written for humans.
+// Every error of ParseRef is a *ParseError; a nil one reads generically.
+func (e *ParseError) Message() string {
+	if e == nil {
+		return "invalid passage id"
+	}
 	return "invalid passage id " + strconv.Quote(e.Input) + ": " + e.Msg
 }
 

@@ -88,7 +88,10 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
-		return r, &detail{Loc: loc, Msg: "Input should be a USFM passage id: a verse (JHN.3.16), a range (JHN.3.16-18 or JHN.3.16-4.2) or a chapter (JHN.3)", Type: "value_error"}
+		// The parser's own client text, which the edge answers too.
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
 	}
 	return r, nil
 }

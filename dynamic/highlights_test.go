@@ -82,7 +82,7 @@ func TestHighlightErrors(t *testing.T) {
 		{"missing bible_id", req{method: "GET", path: "/v1/highlights?passage_id=JHN.3", user: userID}, 422, "query.bible_id", ""},
 		{"bible_id not a number", req{method: "GET", path: "/v1/highlights?bible_id=abc&passage_id=JHN.3", user: userID}, 422, "query.bible_id", ""},
 		{"missing passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001", user: userID}, 422, "query.passage_id", ""},
-		{"malformed passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN", user: userID}, 422, "query.passage_id", "Input should be a USFM passage id: a verse (JHN.3.16), a range (JHN.3.16-18 or JHN.3.16-4.2) or a chapter (JHN.3)"},
+		{"malformed passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN", user: userID}, 422, "query.passage_id", `invalid passage id "JHN": want BOOK.CHAPTER[.VERSE]`},
 		{"unknown Bible", req{method: "GET", path: "/v1/highlights?bible_id=1234&passage_id=JHN.3", user: userID}, 404, "", "Bible 1234 is not published."},
 		{"unknown book", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=REV.1", user: userID}, 404, "", "The book REV is not in this Bible."},
 		{"unknown chapter", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.9", user: userID}, 404, "", "Chapter JHN.9 is not in this Bible."},

@@ -135,9 +135,9 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
-				if res == nil {
-					return n, fmt.Errorf("export %s: status %d %s", pid, status, msg)
+				res, err := s.compose(ctx, bv, r, html, headings, notes)
+				if err != nil {
+					return n, fmt.Errorf("export %s: %w", pid, err)
 				}
 				if err := write("v1/bibles/"+strconv.Itoa(int(id))+"/passages/"+r.String()+"/"+variant, res); err != nil {
 					return n, err

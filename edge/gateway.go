@@ -56,34 +56,19 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 	t := s.access.Load()
 	if t == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
+		starting(ctx)
 		return
 	}
-	key := ctx.Request.Header.Peek(hdrAppKey)
-	var app *appEntry
-	if len(key) == 0 && isDataExchange(path) {
-		args := ctx.QueryArgs()
-		if k := args.Peek("x-svc-app-key"); len(k) > 0 {
-			key = k
-		} else if id := args.Peek("x-svc-app-id"); len(id) > 0 {
-			// The public app id identifies the app on the browser
-			// flow; the user's approval is what dynamic checks.
-			if app = t.byID[string(id)]; app == nil {
-				message(ctx, fasthttp.StatusPreconditionFailed, "Unknown app.")
-				return
-			}
-			if !s.admit(ctx, app) {
-				return
-			}
-		}
+	from := keyHeader
+	if isDataExchange(path) {
+		from = keyOrAppID
 	}
+	app := s.authorize(ctx, t, from)
 	if app == nil {
-		if app = s.authorize(ctx, key, t); app == nil {
-			return
-		}
+		return
 	}
 	if s.gateway == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable,
+		answer(ctx, failUnavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
@@ -132,11 +117,10 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	if err != nil {
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-			message(ctx, fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time.")
+			answer(ctx, failTimeout, "The upstream service did not answer in time.")
 			return
 		}
-		s.log.Error("forward to dynamic", "path", string(ctx.Path()), "err", err)
-		message(ctx, fasthttp.StatusBadGateway, "The upstream service is unavailable.")
+		s.fail(ctx, failBadGateway, "forward to dynamic", err)
 		return
 	}
 	// Keep the rate-limit headers the edge set, take everything else from

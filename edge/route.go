@@ -3,7 +3,6 @@ package edge
 import (
 	"bytes"
 	"net/netip"
-	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -103,11 +102,6 @@ func parseBibleID(b []byte) (int32, bool) {
 	}
 	return int32(n), true
 }
-
-// unsafeString views b as a string without copying, for parsers that keep
-// substrings of their input (bible.ParseRef). The string must not outlive
-// the request whose bytes it shows, nor be kept after b changes.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Routes owned by the dynamic service (the edge authenticates and forwards).
 var (

@@ -8,7 +8,6 @@ package edge
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -288,48 +287,6 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	return classOther
 }
 
-// authorize checks the App Key, the app's status and its rate limit, and
-// writes the refusal itself. It does not allocate on success.
-func (s *Server) authorize(ctx *fasthttp.RequestCtx, key []byte, t *accessTable) *appEntry {
-	if len(key) == 0 {
-		fault(ctx, access.FaultMissingKey)
-		return nil
-	}
-	app := t.byKey[sha256.Sum256(key)]
-	if app == nil {
-		fault(ctx, access.FaultInvalidKey)
-		return nil
-	}
-	if !s.admit(ctx, app) {
-		return nil
-	}
-	return app
-}
-
-// admit applies app status (412) and the rate limit (429).
-func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
-	if app.archived {
-		message(ctx, fasthttp.StatusPreconditionFailed, "The app behind this App Key is archived.")
-		return false
-	}
-	d := app.lim.take(s.cfg.Now().UnixNano())
-	var buf [20]byte
-	h := &ctx.Response.Header
-	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
-	h.SetCanonical(hdrRateRemaining, formatInt(&buf, d.remaining))
-	h.SetCanonical(hdrRateReset, formatInt(&buf, d.reset))
-	if !d.allowed {
-		s.metrics.rateLimited.inc()
-		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
-		h.SetCanonical(hdrCacheControl, valNoStore)
-		h.SetContentType("text/plain; charset=utf-8")
-		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-		ctx.SetBodyString("Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
-		return false
-	}
-	return true
-}
-
 func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		methodNotAllowed(ctx, "GET, HEAD")
@@ -370,10 +327,10 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, access.MsgStarting)
+		starting(ctx)
 		return
 	}
-	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
+	app := s.authorize(ctx, t, keyHeader)
 	if app == nil {
 		return
 	}
@@ -384,7 +341,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	}
 	bv := st.bibles[id]
 	if bv == nil {
-		notFoundMsg(ctx, "Bible not found.")
+		answer(ctx, failNotFound, "Bible not found.")
 		return
 	}
 	if rt.kind == routePassage {
@@ -419,7 +376,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 		}
 		bk := bv.books[string(book)]
 		if bk == nil {
-			notFoundMsg(ctx, "Book not found.")
+			answer(ctx, failNotFound, "Book not found.")
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
@@ -435,7 +392,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 		}
 		ch := bk.chapters[string(rt.chapter)]
 		if ch == nil {
-			notFoundMsg(ctx, "Chapter not found.")
+			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
 		ref = ch.Pack
@@ -463,12 +420,11 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, ref, name)
 	if err != nil {
-		s.log.Error("cannot load pack", "pack", ref.Key, "err", err)
-		message(ctx, fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly.")
+		s.fail(ctx, failUnavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
-		notFoundMsg(ctx, missing)
+		answer(ctx, failNotFound, missing)
 		return
 	}
 	serveResource(ctx, res, private)
@@ -479,7 +435,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	// Content needs a licence (spec, passage rule 3); the message names
 	// the Bible (Errors, 403).
 	if !t.licensed(app, bv.id) {
-		message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 		return
 	}
 	private := !t.isOpen(bv.id)
@@ -519,7 +475,9 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	// request only (what the composed cache keeps is built anew).
 	r, err := bible.ParseRef(unsafeString(pid))
 	if err != nil {
-		invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
 		return
 	}
 	if r.Kind() == bible.KindRange {
@@ -541,7 +499,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	variant := publish.Variant(html, headings, notes)
 	bk := bv.books[string(r.Book)]
 	if bk == nil {
-		notFoundMsg(ctx, "Book not found.")
+		answer(ctx, failNotFound, "Book not found.")
 		return
 	}
 	var ref publish.PackRef
@@ -552,7 +510,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	} else {
 		ch := bk.chapters[r.Chapter]
 		if ch == nil {
-			notFoundMsg(ctx, "Chapter not found.")
+			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
 		ref = ch.Pack
@@ -591,15 +549,11 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
 	ctx.SetBody(body)
 }
 
-func notFound(ctx *fasthttp.RequestCtx) { notFoundMsg(ctx, "Not found.") }
-
-func notFoundMsg(ctx *fasthttp.RequestCtx, msg string) {
-	message(ctx, fasthttp.StatusNotFound, msg)
-}
+func notFound(ctx *fasthttp.RequestCtx) { answer(ctx, failNotFound, "Not found.") }
 
 func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	ctx.Response.Header.Set("Allow", allow)
-	message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+	answer(ctx, failNotAllowed, "Method not allowed.")
 }
 
 // fault is the gateway's 401 envelope (DESIGN.md), as the reference
@@ -614,8 +568,4 @@ func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
 	var buf [512]byte
 	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
 		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
-}
-
-func badRequest(ctx *fasthttp.RequestCtx, msg string) {
-	message(ctx, fasthttp.StatusBadRequest, msg)
 }

@@ -69,3 +69,74 @@ func TestForwardedHeadersOnlyInAccess(t *testing.T) {
 		}
 	}
 }
+
+// clientWriters are the edge's functions and methods that put text in an
+// answer, and the composite types that carry such text.
+var clientWriters = map[string]bool{
+	"answer": true, "message": true, "invalid": true, "fault": true, "writeJSON": true,
+	"SetBody": true, "SetBodyString": true, "AppendMessage": true, "AppendValidation": true,
+	"problem": true, "Fault": true, "Detail": true,
+}
+
+// TestNoClientMessageFromError checks that no answer of the edge is built
+// from an error value: no argument of a function that writes an answer
+// (and no field of a problem) calls Error() or names an error variable.
+// An error's text can hold file paths, store keys, Go type names or
+// PostgreSQL details; it goes to the log, and the client reads a message
+// written for it (edge/errors.go).
+func TestNoClientMessageFromError(t *testing.T) {
+	for path, f := range goFiles(t, "edge") {
+		ast.Inspect(f, func(n ast.Node) bool {
+			var name string
+			var args []ast.Expr
+			switch x := n.(type) {
+			case *ast.CallExpr:
+				name, args = exprName(x.Fun), x.Args
+			case *ast.CompositeLit:
+				name = exprName(x.Type)
+				for _, e := range x.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok {
+						e = kv.Value
+					}
+					args = append(args, e)
+				}
+			default:
+				return true
+			}
+			if !clientWriters[name] {
+				return true
+			}
+			for _, a := range args {
+				ast.Inspect(a, func(m ast.Node) bool {
+					switch y := m.(type) {
+					case *ast.CallExpr:
+						if exprName(y.Fun) == "Error" && len(y.Args) == 0 {
+							t.Errorf("%s: %s's argument calls Error(): a client message built from an error", path, name)
+						}
+					case *ast.Ident:
+						if l := strings.ToLower(y.Name); l == "err" || strings.HasPrefix(l, "err") && len(l) > 3 && y.Name[3] >= 'A' && y.Name[3] <= 'Z' || strings.HasSuffix(y.Name, "Err") {
+							t.Errorf("%s: %s's argument names the error %s: a client message built from an error", path, name, y.Name)
+						}
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+}
+
+// exprName is the name a call or type refers to: f, x.f, pkg.T, &T.
+func exprName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.StarExpr:
+		return exprName(x.X)
+	case *ast.IndexExpr:
+		return exprName(x.X)
+	}
+	return ""
+}

@@ -3,57 +3,12 @@ package edge
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 	"unsafe"
 
-	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
 )
-
-// site is one published build as the edge serves it: the manifest plus
-// maps for the lookups a request needs. Requests load the pointer once and
-// keep using that build to the end, so a build swap never mixes two builds
-// in one response.
-type site struct {
-	build    string
-	manifest *publish.Manifest
-	bibles   map[int32]*bibleView
-	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
-}
-
-type bibleView struct {
-	id    int32
-	entry *publish.BibleEntry
-	books map[string]*bookView
-
-	mu    sync.Mutex
-	index *bible.Index // decoded on first need (range composition)
-}
-
-type bookView struct {
-	entry    *publish.BookEntry
-	chapters map[string]*publish.ChapterEntry
-}
-
-func newSite(build string, m *publish.Manifest) *site {
-	s := &site{build: build, manifest: m, bibles: make(map[int32]*bibleView, len(m.Bibles))}
-	for i := range m.Bibles {
-		be := &m.Bibles[i]
-		bv := &bibleView{id: be.ID, entry: be, books: make(map[string]*bookView, len(be.Books))}
-		for j := range be.Books {
-			ke := &be.Books[j]
-			kv := &bookView{entry: ke, chapters: make(map[string]*publish.ChapterEntry, len(ke.Chapters))}
-			for k := range ke.Chapters {
-				kv.chapters[ke.Chapters[k].ID] = &ke.Chapters[k]
-			}
-			bv.books[string(ke.ID)] = kv
-		}
-		s.bibles[be.ID] = bv
-	}
-	return s
-}
 
 // packView is a decoded pack with its entries ready to serve: the whole
 // pack, or (partial != nil) only its header, with the entries fetched so
@@ -192,92 +147,4 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	// counted in the disk cache's metrics.
 	p.disk.put(ref.Key, data)
 	return v, nil
-}
-
-// bibleIndex returns the Bible's decoded index, from its pack.
-func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
-	bv.mu.Lock()
-	defer bv.mu.Unlock()
-	if bv.index != nil {
-		return bv.index, nil
-	}
-	// By entry, not by pack: the Bible's pack holds every book list too
-	// and is large enough to be read by ranges.
-	r, err := s.packs.entry(ctx, bv.entry.Pack, []byte(publish.NameIndex))
-	if err != nil {
-		return nil, err
-	}
-	if r == nil || r.avail&(1<<codingIdentity) == 0 {
-		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
-	}
-	var idx bible.Index
-	if err := publish.DecodeEntry(publish.NameIndex, r.reps[codingIdentity].body, &idx); err != nil {
-		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
-	}
-	bv.index = &idx
-	return bv.index, nil
-}
-
-// BuildWatcher follows the store's current pointer and swaps builds in.
-type BuildWatcher struct {
-	Store    publish.Store
-	Server   *Server
-	Interval time.Duration
-	Log      *slog.Logger
-
-	restoreTried bool // the saved build is read at most once per process
-	follow       publish.Follower
-}
-
-// Check loads the current build if it is not the one being served. Its
-// requests tell the server whether the store answers (readiness).
-//
-// When the store cannot be read and nothing is served yet (an edge
-// starting during an outage), the build saved in the disk cache is
-// served instead, and the error is still returned: later checks switch
-// to the store's current build once it answers.
-func (w *BuildWatcher) Check(ctx context.Context) error {
-	err := w.check(ctx)
-	if err != nil && !publish.IsNotExist(err) && ctx.Err() == nil && !w.restoreTried {
-		w.restoreTried = true
-		if id, ok := w.Server.restoreBuild(); ok {
-			w.Log.Warn("object store unreachable; serving the build saved in the disk cache until it answers", "build", id, "err", err)
-		}
-	}
-	return err
-}
-
-func (w *BuildWatcher) check(ctx context.Context) error {
-	w.follow.Store = observedStore{w.Store, &w.Server.health}
-	// The build served may have come from elsewhere (the disk cache's
-	// saved copy): the follower compares the store's pointer with it.
-	if cur := w.Server.site.Load(); cur != nil {
-		if f := w.follow.Current(); f == nil || f.ID != cur.build {
-			w.follow.Keep(cur.build, cur.manifest)
-		}
-	}
-	b, changed, err := w.follow.Check(ctx)
-	if err != nil || !changed {
-		return err
-	}
-	w.Server.SetBuild(b.ID, b.Manifest)
-	w.Server.saveBuild(b.ID, b.Manifest)
-	w.Log.Info("serving build", "build", b.ID, "bibles", len(b.Manifest.Bibles))
-	return nil
-}
-
-// Run checks every Interval until ctx ends.
-func (w *BuildWatcher) Run(ctx context.Context) {
-	t := time.NewTicker(w.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := w.Check(ctx); err != nil && !publish.IsNotExist(err) {
-				w.Log.Warn("build check failed; serving the previous build", "err", err)
-			}
-		}
-	}
 }
