@@ -469,7 +469,7 @@ func (c *catalog) addFonts(fonts []fontSource, m *publish.Manifest, s *Server) {
 		for _, v := range f.Variants {
 			fv := fontVariant{weight: v.Weight, style: v.Style}
 			for format, p := range v.Files {
-				ref, ok := m.Files["fonts/"+p]
+				ref, ok := m.Files[publish.FontFile(p)]
 				if !ok {
 					s.log.Warn("font file not published", "font", f.ID, "file", p)
 					continue

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // Catalogue handlers: fonts: collection, font, stylesheet and files.
@@ -206,7 +207,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 		notFound(ctx)
 		return
 	}
-	ref, found := st.manifest.Files["fonts/files/"+string(name)]
+	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
 		answer(ctx, failNotFound, "Font file not found.")
 		return

@@ -103,5 +103,9 @@ func CutPassageName(name string) (verse, variant string, ok bool) {
 	return "", rest, true
 }
 
+// FontFile is the key in Manifest.Files of a font file, by its path below
+// the content directory's fonts/ (the name of the pack's one entry).
+func FontFile(rel string) string { return "fonts/" + rel }
+
 // JSON is the Content-Type of every API representation.
 const JSON = "application/json; charset=utf-8"
