@@ -102,7 +102,7 @@ func Render(b *usfm.Book, opt Options) (*Book, error) {
 	if !id.Canonical() {
 		return nil, fmt.Errorf("render %s: %w", b.ID, ErrPeripheral)
 	}
-	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1}
+	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1, lastNum: -1, sizeOwn: owner{kind: toPending}}
 	r.out.Index = bible.Book{
 		ID:    id,
 		Canon: id.Canon(),
@@ -114,6 +114,9 @@ func Render(b *usfm.Book, opt Options) (*Book, error) {
 		return nil, fmt.Errorf("render %s: %w", b.ID, ErrNoChapters)
 	}
 	r.finishChapter()
+	if r.tooBig != nil {
+		return nil, fmt.Errorf("render %s: %w", b.ID, r.errorf(r.tooBig, "a verse renders to more than %d bytes", bible.MaxVerseBytes))
+	}
 	if len(r.pending) > 0 {
 		// Headings after the book's last verse: keep them with that verse.
 		if r.lastChap >= 0 {
