@@ -15,10 +15,12 @@ var BookAliases = map[string]string{"ADE": "ESG"}
 
 // Parse parses one USFM file. file names the source in diagnostics only.
 //
-// A file that cannot be trusted (no \id, an invalid book code, a second
-// \id, a \c or \v without a number) is an error of type Diag. Anything the
-// parser can recover from, such as an unknown marker or an unclosed
-// character style, is added to Book.Warnings.
+// A file that cannot be read as one book (no \id, an invalid book code, a
+// second \id) is an error of type Diag. Everything else is added to
+// Book.Warnings with its severity: damage (a \c or \v without a number or
+// with one that is not a number, a verse lost into an unknown marker),
+// which an import refuses; repairs of known habits, counted by class; and
+// plain warnings, such as an unknown character style.
 //
 // Node.Attrs maps are shared between nodes with the same attribute list
 // (the same Strong's number repeats thousands of times); treat them as
@@ -215,13 +217,11 @@ func (p *parser) marker() error {
 		p.endTable()
 		num := p.readNumber()
 		if num == "" {
-			return p.diag(start, `\c without a chapter number`)
+			p.damage(start, `\c without a chapter number`)
+			return nil
 		}
-		switch {
-		case !isDigits(num):
-			p.damage(start, fmt.Sprintf("chapter number %q is not a number", num))
-		case len(num) > 7 || atoi(num) > bible.MaxChapters:
-			p.damage(start, fmt.Sprintf("chapter number %s is beyond the cap of %d", num, bible.MaxChapters))
+		if msg := ChapterNumberProblem(num); msg != "" {
+			p.damage(start, msg)
 		}
 		n := p.node(Chapter, "", start)
 		n.Number = num
@@ -244,13 +244,14 @@ func (p *parser) marker() error {
 		at := p.i
 		num := p.readNumber()
 		if num == "" {
-			return p.diag(start, `\v without a verse number`)
+			p.damage(start, `\v without a verse number`)
+			return nil
 		}
 		if num[0] < '0' || num[0] > '9' {
 			p.damage(start, fmt.Sprintf("verse number %q is not a number", num))
-		} else if n := verseNumberLen(num); n < len(num) {
+		} else if n := VerseNumberLen(num); n < len(num) {
 			// \v 7And, \v 14...: the text lost its space after the number.
-			p.repair(start, "verse number glued to its text", fmt.Sprintf("verse number %q read as verse %s followed by %q", num, num[:n], num[n:]))
+			p.repair(start, GluedVerseText, GluedVerseMessage(num, n))
 			num, p.i = num[:n], at+n
 		}
 		block := p.verseBlock(start)
@@ -350,12 +351,32 @@ func peekWord(s string) string {
 	return s[:j]
 }
 
-// verseNumberLen returns how much of a \v number (starting with a digit)
+// ChapterNumberProblem says what is wrong with a chapter number, or "".
+func ChapterNumberProblem(num string) string {
+	switch {
+	case !isDigits(num):
+		return fmt.Sprintf("chapter number %q is not a number", num)
+	case len(num) > 7 || atoi(num) > bible.MaxChapters:
+		return fmt.Sprintf("chapter number %s is beyond the cap of %d", num, bible.MaxChapters)
+	}
+	return ""
+}
+
+// GluedVerseText is the repair class of a verse number glued to its text.
+const GluedVerseText = "verse number glued to its text"
+
+// GluedVerseMessage describes the repair of number, whose first n bytes
+// are the verse number.
+func GluedVerseMessage(number string, n int) string {
+	return fmt.Sprintf("verse number %q read as verse %s followed by %q", number, number[:n], number[n:])
+}
+
+// VerseNumberLen returns how much of a \v number (starting with a digit)
 // is the number: digits with an optional one-letter part ("3a"), and an
 // optional range ("15-16", "3b-4a"). What follows is text that lost its
 // space ("7And", "14..."), unless it is something else that the renderer
 // judges (a dash or comma list such as "3–4" or "1,2").
-func verseNumberLen(num string) int {
+func VerseNumberLen(num string) int {
 	part := func(i int) int {
 		for i < len(num) && num[i] >= '0' && num[i] <= '9' {
 			i++

@@ -170,8 +170,6 @@ func TestParseErrors(t *testing.T) {
 		{"id without code", "\\id\n\\c 1", "f.usfm:1:1: \\id without a book code"},
 		{"bad code", "\\id GENESIS\n", "f.usfm:1:5: invalid book code \"GENESIS\" in \\id"},
 		{"second id", "\\id GEN\n\\c 1\n\\p \\v 1 x\n\\id EXO\n", "f.usfm:4:1: second \\id marker: one book per file"},
-		{"chapter without number", "\\id GEN\n\\c\n\\p", "f.usfm:2:1: \\c without a chapter number"},
-		{"verse without number", "\\id GEN\n\\c 1\n\\p  \\v \\v 2", "f.usfm:3:5: \\v without a verse number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,6 +20,8 @@ func TestSeverities(t *testing.T) {
 		{"chapter number not a number", "\\id JHN\n\\c three\n\\p \\v 1 a", Damage, "", "2:1", `chapter number "three" is not a number`, ""},
 		{"chapter number beyond the cap", "\\id JHN\n\\c 99999999999999999999\n\\p \\v 1 a", Damage, "", "2:1", "beyond the cap of 1000", ""},
 		{"chapter number just beyond the cap", "\\id JHN\n\\c 1001\n\\p \\v 1 a", Damage, "", "2:1", "beyond the cap", ""},
+		{"chapter without a number", "\id GEN\n\c\n\p", Damage, "", "2:1", `\c without a chapter number`, ""},
+		{"verse without a number", "\id GEN\n\c 1\n\p  \v \v 2", Damage, "", "3:5", `\v without a verse number`, "c1 p[v2]"},
 		{"verse number not a number", "\\id JHN\n\\c 1\n\\p \\v x a", Damage, "", "3:4", `verse number "x" is not a number`, ""},
 		{"verse lost into an unknown marker", "\\id JHN\n\\c 1\n\\p \\v 4 a\n\\vv 5 b", Damage, "", "4:1", `unknown marker \vv before the number "5"`, ""},
 		{"verse number glued to a word", "\\id 1SA\n\\c 13\n\\p \\v 7And \\add some\\add* went", Repaired, "verse number glued to its text", "3:4", `"7And" read as verse 7 followed by "And"`,
@@ -61,8 +63,8 @@ func TestSeverities(t *testing.T) {
 	}
 	t.Run("a verse letter part is no glued text", func(t *testing.T) {
 		for _, num := range []string{"3a", "15-16", "3b-4a", "12", "1,2", "3\u20134"} {
-			if n := verseNumberLen(num); n != len(num) {
-				t.Errorf("verseNumberLen(%q) = %d", num, n)
+			if n := VerseNumberLen(num); n != len(num) {
+				t.Errorf("VerseNumberLen(%q) = %d", num, n)
 			}
 		}
 	})
