@@ -304,7 +304,10 @@ func (p *parser) newPara(style string, off int) {
 // a heading, and a d title that has text already ends before the verse.
 func (p *parser) verseAt(num, pub, alt string, off int) {
 	switch {
-	case num == "" || num[0] < '0' || num[0] > '9':
+	case num == "":
+		p.damage(off, "verse without a verse number")
+		return
+	case num[0] < '0' || num[0] > '9':
 		p.damage(off, fmt.Sprintf("verse number %q is not a number", num))
 	}
 	var rest string
