@@ -45,7 +45,7 @@ type renderer struct {
 	tooBig  *usfm.Node // where a verse grew beyond MaxVerseBytes
 	sizeOwn owner      // the verse whose rendered size is size
 	size    int
-	pending  []bible.Segment
+	pending []bible.Segment
 
 	mts        []string // \mt texts before the first \c
 	mainTitle  string   // the \mt or \mt1 text

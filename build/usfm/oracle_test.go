@@ -267,7 +267,7 @@ func TestOracle(t *testing.T) {
 	sort.Strings(dirs)
 	var (
 		agree, total, files, failed int
-		notCompared, unreadAgree     int
+		notCompared, unreadAgree    int
 		diffs                       []oracleDiff
 	)
 	for _, dir := range dirs {
