@@ -14,6 +14,7 @@ import (
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/build/buildtest"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -39,8 +40,9 @@ func TestSharedBibles(t *testing.T) {
 	}
 	ctx := context.Background()
 	content, storeDir := t.TempDir(), t.TempDir()
+	buildtest.AddLicenses(t, content, 1, 2)
 	for _, m := range sharedBibles {
-		rep, err := build.Import(content, repotest.Shared(t, "bibles", sharedDirs[m.ID]), m)
+		rep, err := build.Import(content, repotest.Shared(t, "bibles", sharedDirs[m.ID]), m, build.ImportOptions{})
 		if err != nil {
 			t.Fatalf("import %d: %v", m.ID, err)
 		}
@@ -321,7 +323,7 @@ func TestImportKeepsGoing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "66-BAD.SFM"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := build.Import(content, src, build.BibleMeta{ID: 7, Abbreviation: "T", Title: "Test", LanguageTag: "en"})
+	rep, err := build.Import(content, src, build.BibleMeta{ID: 7, Abbreviation: "T", Title: "Test", LanguageTag: "en"}, build.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,8 @@ func TestImportZip(t *testing.T) {
 	}
 	f.Close()
 	content := t.TempDir()
-	rep, err := build.Import(content, src, build.BibleMeta{ID: 8, Abbreviation: "T", Title: "Test", LanguageTag: "en"})
+	buildtest.AddLicenses(t, content, 1)
+	rep, err := build.Import(content, src, build.BibleMeta{ID: 8, Abbreviation: "T", Title: "Test", LanguageTag: "en", LicenseID: 1}, build.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@
 // The content directory (git-friendly, documented in the README):
 //
 //	bibles/<id>/bible.json      the Bible's metadata (BibleMeta)
-//	bibles/<id>/<BOOK>.usfm     one USFM file per book, as imported
+//	bibles/<id>/<BOOK>.usfm     one USFM (or <BOOK>.usx, USX) file per book, as imported
+//	bibles/<id>/license.xml     the DBL licence of a bundle, kept as delivered
 //	organizations/<uuid>.json   organizations
 //	licenses/<id>.json, .html   licences and their texts
 //	fonts/<id>.json, files/…    font families and their files
@@ -44,6 +45,28 @@ type BibleMeta struct {
 	// TextDirection is "ltr" or "rtl"; empty means derived from the
 	// language's script.
 	TextDirection string `json:"text_direction,omitempty"`
+	// DBLID is the Digital Bible Library id of the bundle the Bible was
+	// imported from, so that a re-import finds the same Bible.
+	DBLID string `json:"dbl_id,omitempty"`
+	// BookNames, when set (from a DBL bundle's metadata), name the books:
+	// they replace the \toc3, \toc2 and \toc1 of the book's source.
+	BookNames map[bible.BookID]BookName `json:"book_names,omitempty"`
+}
+
+// BookName is a book's names in the Bible's language.
+type BookName struct {
+	Abbreviation string `json:"abbreviation,omitempty"` // \toc3
+	Short        string `json:"short,omitempty"`        // \toc2
+	Long         string `json:"long,omitempty"`         // \toc1
+}
+
+// apply sets the book's headers from names.
+func (n BookName) apply(headers map[string]string) {
+	for k, v := range map[string]string{"toc3": n.Abbreviation, "toc2": n.Short, "toc1": n.Long} {
+		if v != "" {
+			headers[k] = v
+		}
+	}
 }
 
 // Validate checks the fields a Bible cannot be published without.
@@ -166,9 +189,15 @@ func ReadBibles(content string) ([]*ContentBible, error) {
 		if err := cb.Meta.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.usfm"))
+		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.*"))
 		for _, f := range files {
-			id := bible.BookID(strings.TrimSuffix(filepath.Base(f), ".usfm"))
+			id, _, ok := bookFile(filepath.Base(f))
+			if !ok {
+				continue
+			}
+			if other, dup := cb.Books[id]; dup {
+				return nil, fmt.Errorf("%s: book %s is both %s and %s", cb.Dir, id, filepath.Base(other), filepath.Base(f))
+			}
 			cb.Books[id] = f
 		}
 		out = append(out, cb)
@@ -194,12 +223,12 @@ func readJSON(path string, v any) error {
 }
 
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonBytes(v)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, b, 0o644)
 }
