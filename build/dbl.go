@@ -72,7 +72,8 @@ func (t dblText) text() string {
 		case xml.CharData:
 			b.Write(v)
 		case xml.EndElement:
-			if v.Name.Local == "p" || v.Name.Local == "div" || v.Name.Local == "br" {
+			switch v.Name.Local {
+			case "p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6":
 				b.WriteByte('\n')
 			}
 		}
@@ -116,7 +117,8 @@ type dblMetadata struct {
 			UID       string `xml:"uid,attr"`
 			Name      string `xml:"name"`
 			NameLocal string `xml:"nameLocal"`
-			URL       string `xml:"url"`
+			URL       string `xml:"url,attr"`
+			URLElem   string `xml:"url"` // some bundles write it as an element
 		} `xml:"rightsHolder"`
 	} `xml:"agencies"`
 	Names []struct {
@@ -287,7 +289,7 @@ func (b *dblBundle) bibleMeta() BibleMeta {
 		m.TextDirection = "ltr"
 	}
 	if rh := md.Agencies.RightsHolder; len(rh) > 0 {
-		m.PublisherURL = strings.TrimSpace(rh[0].URL)
+		m.PublisherURL = strings.TrimSpace(rh[0].URL + rh[0].URLElem)
 	}
 	for _, n := range md.Names {
 		id := bible.BookID(strings.ToUpper(strings.TrimPrefix(n.ID, "book-")))
@@ -414,7 +416,7 @@ func (b *dblBundle) writeOrganization(content string, meta BibleMeta) (string, e
 		}
 	}
 	o := Organization{ID: id, PrimaryLanguage: primary, Names: names}
-	if u := strings.TrimSpace(rh[0].URL); u != "" {
+	if u := strings.TrimSpace(rh[0].URL + rh[0].URLElem); u != "" {
 		o.WebsiteURL = &u
 	}
 	return AddOrganization(content, o, false)

@@ -88,7 +88,7 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 		return cb
 	}
 	cb.id = bible.BookID(b.ID)
-	diags := b.Warnings
+	cb.sort(b.Warnings, rep)
 	switch {
 	case cb.id.Canonical():
 		rb, err := render.Render(b, render.Options{Language: lang, File: f.name})
@@ -96,11 +96,15 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 			cb.fatal = err
 			return cb
 		}
-		diags = append(diags, rb.Warnings...)
+		cb.sort(rb.Warnings, rep)
 	case !peripheralBooks[cb.id]:
 		cb.damage = append(cb.damage, usfm.Diag{File: f.name, Pos: usfm.Pos{Line: 1, Col: 1},
 			Msg: fmt.Sprintf("book code %s is neither a book of the spec's table nor a USFM peripheral book", cb.id), Sev: usfm.Damage})
 	}
+	return cb
+}
+
+func (cb *checkedBook) sort(diags []usfm.Diag, rep *ImportReport) {
 	for _, d := range diags {
 		switch d.Sev {
 		case usfm.Damage:
@@ -111,7 +115,6 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 			rep.Warnings = append(rep.Warnings, d)
 		}
 	}
-	return cb
 }
 
 // Import reads the books of SOURCE and writes them, with meta, to
