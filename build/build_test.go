@@ -27,7 +27,7 @@ var sharedBibles = []build.BibleMeta{
 	{ID: 3034, Abbreviation: "BSB", Title: "Berean Standard Bible", LanguageTag: "en", LicenseID: 1},
 	{ID: 1611, Abbreviation: "KJV1611", Title: "King James Version 1611", LanguageTag: "en", LicenseID: 1},
 	{ID: 1909, Abbreviation: "RV1909", Title: "Reina-Valera 1909", LanguageTag: "es", LicenseID: 1},
-	{ID: 8001, Abbreviation: "UHB", Title: "unfoldingWord Hebrew Bible", LanguageTag: "hbo", LicenseID: 2, TextDirection: "rtl"},
+	{ID: 8001, Abbreviation: "UHB", Title: "unfoldingWord Hebrew Bible", LanguageTag: "hbo", LicenseID: 2}, // rtl: derived
 }
 
 var sharedDirs = map[int32]string{206: "eng-web", 3034: "eng-bsb", 1611: "eng-kjv1611", 1909: "spa-rv1909", 8001: "hbo-uhb"}
@@ -383,7 +383,7 @@ func TestImportKeepsGoing(t *testing.T) {
 }
 
 func TestDirection(t *testing.T) {
-	for tag, want := range map[string]string{"he": "rtl", "ar": "rtl", "en": "ltr", "es": "ltr", "syr": "rtl", "sr-Cyrl": "ltr", "az-Arab": "rtl", "hbo": "ltr"} {
+	for tag, want := range map[string]string{"he": "rtl", "ar": "rtl", "en": "ltr", "es": "ltr", "syr": "rtl", "sr-Cyrl": "ltr", "az-Arab": "rtl", "hbo": "rtl", "smp": "rtl", "grc": "ltr", "zzj": "ltr"} {
 		m := build.BibleMeta{LanguageTag: tag}
 		if got := m.Direction(); got != want {
 			t.Errorf("direction of %s = %s; want %s", tag, got, want)

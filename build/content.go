@@ -110,10 +110,10 @@ var rtlScripts = map[string]bool{
 }
 
 // directionOf derives a text direction from a language tag: an explicit
-// script first, then the CLDR catalogue's direction for the language, then
-// the script x/text thinks likely. A language none of them knows (such as
-// hbo, Ancient Hebrew) is ltr unless bible.json says otherwise; import
-// warns about it.
+// script first, then the language catalogue's direction for the language
+// (CLDR, and the languages Bibles use that CLDR lacks, such as hbo), then
+// the script x/text thinks likely. A language none of them knows is ltr
+// unless bible.json says otherwise; import warns about it.
 func directionOf(tag string) (dir string, known bool) {
 	t, err := language.Parse(tag)
 	if err != nil {
