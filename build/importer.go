@@ -206,7 +206,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	sortBooks(rep.Refused)
 	sortBooks(rep.Damaged)
 	if len(books) == 0 {
-		return rep, fmt.Errorf("import: no book of %s could be imported", source)
+		return rep, fmt.Errorf("import: no book of %s could be imported: %d books refused (earlier copies kept), %d files unreadable", source, len(rep.Refused), rep.Unreadable)
 	}
 	if opt.Check {
 		return rep, nil
