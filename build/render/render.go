@@ -16,6 +16,9 @@
 //     waiting at the end of the book goes to its last verse.
 //   - A chapter without \v 1 (the BSB's Psalms without a superscription) has
 //     no verse 1 in the index; its opening text belongs to its first verse.
+//     Verse text before a chapter's first \v is reported as a repair (class
+//     "text before a chapter's first verse"); text in a chapter with no
+//     verse at all is damage.
 //   - A heading is a paragraph whose marker is a heading marker (\s1-4, \ms,
 //     \mr, \r, \sr, \sp, \d, \qa, \qd, \cl, \lit, \mte, \sd; in an
 //     introduction \imt, \is, \iot, \imte) and that holds no verse. A \d
@@ -37,8 +40,10 @@
 //     and in text, by one space.
 //   - A verse range \v 15-16 is one verse, id and title "15"; its label
 //     shows "15-16". \vp replaces the label only. A verse number repeated
-//     in a chapter merges into the first verse of that number (with a
-//     warning); its text keeps its own label. A malformed number keeps its
+//     in a chapter merges into the first verse of that number, and a verse
+//     number lower than one before it in the chapter stays where it is;
+//     both are damage (usfm.Damage), which an import refuses. The merged
+//     text keeps its own label. A malformed number keeps its
 //     leading letters and digits ("\v 14..." in the BSB is verse 14, with a
 //     warning); one with none is an error. \va is not shown.
 //   - Spaces: the space after a paragraph or verse marker is dropped, and a
@@ -63,6 +68,9 @@ import (
 // canonical books (FRT, GLO, BAK …): it is no part of a Bible's books.
 var ErrPeripheral = errors.New("not a canonical book")
 
+// Caps (bible.MaxChapters, bible.MaxVerses, bible.MaxVerseBytes): a book
+// beyond them is an error naming the place where it went beyond.
+//
 // ErrNoChapters is returned (wrapped) for a book without any \c.
 var ErrNoChapters = errors.New("book has no chapters")
 
