@@ -50,6 +50,8 @@
 //     space that would double the one before it; a verse keeps its trailing
 //     space (it separates it from the next verse in the paragraph), and
 //     bible.ComposeHTML trims spaces before a paragraph's </div>.
+//   - Caps (bible.MaxChapters, bible.MaxVerses, bible.MaxVerseBytes): a
+//     book beyond them is an error naming the place where it went beyond.
 //   - A character style open at a verse boundary is closed at the end of
 //     one segment and reopened after the next verse's label; styles open
 //     lazily, so no empty span is left at a boundary.
@@ -68,9 +70,6 @@ import (
 // canonical books (FRT, GLO, BAK …): it is no part of a Bible's books.
 var ErrPeripheral = errors.New("not a canonical book")
 
-// Caps (bible.MaxChapters, bible.MaxVerses, bible.MaxVerseBytes): a book
-// beyond them is an error naming the place where it went beyond.
-//
 // ErrNoChapters is returned (wrapped) for a book without any \c.
 var ErrNoChapters = errors.New("book has no chapters")
 
