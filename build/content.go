@@ -93,6 +93,38 @@ func (m *BibleMeta) Validate() error {
 	return nil
 }
 
+// Override sets the non-empty fields of flags on m: flags given on the
+// command line over a bundle's metadata or a --metadata file, and a new
+// import over an earlier one.
+func (m *BibleMeta) Override(flags BibleMeta) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	if flags.ID != 0 {
+		m.ID = flags.ID
+	}
+	set(&m.Abbreviation, flags.Abbreviation)
+	set(&m.Title, flags.Title)
+	set(&m.LocalizedTitle, flags.LocalizedTitle)
+	set(&m.LocalizedAbbreviation, flags.LocalizedAbbreviation)
+	set(&m.LanguageTag, flags.LanguageTag)
+	set(&m.OrganizationID, flags.OrganizationID)
+	set(&m.Copyright, flags.Copyright)
+	set(&m.PromotionalContent, flags.PromotionalContent)
+	set(&m.Info, flags.Info)
+	set(&m.PublisherURL, flags.PublisherURL)
+	set(&m.TextDirection, flags.TextDirection)
+	set(&m.DBLID, flags.DBLID)
+	if flags.LicenseID != 0 {
+		m.LicenseID = flags.LicenseID
+	}
+	if flags.BookNames != nil {
+		m.BookNames = flags.BookNames
+	}
+}
+
 // Direction is the Bible's text direction.
 func (m *BibleMeta) Direction() string {
 	if m.TextDirection != "" {

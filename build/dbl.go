@@ -340,7 +340,7 @@ func dblLanguageTag(ldml, iso, script string) string {
 // importBundle imports a DBL text bundle.
 func importBundle(content string, b *dblBundle, flags BibleMeta, opt ImportOptions) (*ImportReport, error) {
 	meta := b.bibleMeta()
-	overrideMeta(&meta, flags)
+	meta.Override(flags)
 	if meta.ID <= 0 {
 		id, err := bundleBibleID(content, meta.DBLID)
 		if err != nil {
@@ -437,36 +437,6 @@ func bundleBibleID(content, dblID string) (int32, error) {
 		top = max(top, cb.Meta.ID)
 	}
 	return top + 1, nil
-}
-
-// overrideMeta sets the non-empty fields of flags on m.
-func overrideMeta(m *BibleMeta, flags BibleMeta) {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	if flags.ID != 0 {
-		m.ID = flags.ID
-	}
-	set(&m.Abbreviation, flags.Abbreviation)
-	set(&m.Title, flags.Title)
-	set(&m.LocalizedTitle, flags.LocalizedTitle)
-	set(&m.LocalizedAbbreviation, flags.LocalizedAbbreviation)
-	set(&m.LanguageTag, flags.LanguageTag)
-	set(&m.OrganizationID, flags.OrganizationID)
-	set(&m.Copyright, flags.Copyright)
-	set(&m.PromotionalContent, flags.PromotionalContent)
-	set(&m.Info, flags.Info)
-	set(&m.PublisherURL, flags.PublisherURL)
-	set(&m.TextDirection, flags.TextDirection)
-	set(&m.DBLID, flags.DBLID)
-	if flags.LicenseID != 0 {
-		m.LicenseID = flags.LicenseID
-	}
-	if flags.BookNames != nil {
-		m.BookNames = flags.BookNames
-	}
 }
 
 func jsonBytes(v any) ([]byte, error) {

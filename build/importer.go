@@ -292,30 +292,8 @@ func sortBooks(ids []bible.BookID) {
 
 // merge keeps old values where the new import leaves a field empty.
 func merge(old, m BibleMeta) BibleMeta {
-	keep := func(dst *string, v string) {
-		if *dst == "" {
-			*dst = v
-		}
-	}
-	keep(&m.Abbreviation, old.Abbreviation)
-	keep(&m.Title, old.Title)
-	keep(&m.LocalizedTitle, old.LocalizedTitle)
-	keep(&m.LocalizedAbbreviation, old.LocalizedAbbreviation)
-	keep(&m.LanguageTag, old.LanguageTag)
-	keep(&m.OrganizationID, old.OrganizationID)
-	keep(&m.Copyright, old.Copyright)
-	keep(&m.PromotionalContent, old.PromotionalContent)
-	keep(&m.Info, old.Info)
-	keep(&m.PublisherURL, old.PublisherURL)
-	keep(&m.TextDirection, old.TextDirection)
-	keep(&m.DBLID, old.DBLID)
-	if m.LicenseID == 0 {
-		m.LicenseID = old.LicenseID
-	}
-	if m.BookNames == nil {
-		m.BookNames = old.BookNames
-	}
-	return m
+	old.Override(m)
+	return old
 }
 
 func writeFileIfChanged(p string, data []byte) (bool, error) {

@@ -49,28 +49,12 @@ func (c *importCmd) Run() error {
 			return fmt.Errorf("%s: %w", c.Metadata, err)
 		}
 	}
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	if c.ID != 0 {
-		meta.ID = c.ID
-	}
-	set(&meta.LanguageTag, c.Language)
-	set(&meta.Abbreviation, c.Abbreviation)
-	set(&meta.Title, c.Title)
-	set(&meta.LocalizedTitle, c.LocalizedTitle)
-	set(&meta.LocalizedAbbreviation, c.LocalizedAbbreviation)
-	set(&meta.OrganizationID, c.Organization)
-	set(&meta.Copyright, c.Copyright)
-	set(&meta.PromotionalContent, c.Promotional)
-	set(&meta.Info, c.Info)
-	set(&meta.PublisherURL, c.PublisherURL)
-	set(&meta.TextDirection, c.Direction)
-	if c.License != 0 {
-		meta.LicenseID = c.License
-	}
+	meta.Override(build.BibleMeta{
+		ID: c.ID, LanguageTag: c.Language, Abbreviation: c.Abbreviation, Title: c.Title,
+		LocalizedTitle: c.LocalizedTitle, LocalizedAbbreviation: c.LocalizedAbbreviation,
+		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
+		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
+	})
 	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check})
 	if rep != nil {
 		printImport(out, os.Stderr, rep, c.Check)
