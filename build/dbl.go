@@ -385,9 +385,7 @@ func importBundle(content string, b *dblBundle, flags BibleMeta, opt ImportOptio
 	}
 	rep, err := importFiles(content, b.name, books, meta, opt, extra)
 	if rep != nil {
-		for _, c := range created {
-			rep.Warnings = append(rep.Warnings, fmt.Errorf("%s: wrote %s from the bundle's metadata", b.name, c))
-		}
+		rep.Created = created
 	}
 	return rep, err
 }

@@ -48,6 +48,9 @@ type ImportReport struct {
 	Repairs map[string]int
 	// Wrote lists the content files written (none with Check).
 	Wrote []string
+	// Created says what a bundle import added besides the Bible (an
+	// organization, a licence).
+	Created []string
 }
 
 // Failed reports whether anything was left out.

@@ -97,6 +97,9 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
 	if len(rep.Damaged) > 0 {
 		fmt.Fprintf(out, "imported with damage (--allow-damaged): %s\n", joinIDs(rep.Damaged))
 	}
+	for _, c := range rep.Created {
+		fmt.Fprintf(out, "wrote %s from the bundle's metadata\n", c)
+	}
 	verb := "imported"
 	if check {
 		verb = "checked (nothing written)"
