@@ -22,7 +22,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-2"
+const renderVersion = "render-3" // 3: \d titles before \v 1, verse numbers glued to text
 
 // Cache-Control values. Public-domain (open) texts may be kept by shared
 // caches; a licensed text is "private" so that a CDN never hands one app's
@@ -233,7 +233,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	}
 	meta := j.bible.Meta
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, j.open)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\x00%+v\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, j.open, meta.BookNames[j.id])
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {

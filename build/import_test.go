@@ -294,6 +294,18 @@ func TestDBLBundle(t *testing.T) {
 	if p := passage(t, store, m, 1, "JHN", "1", publish.PassageName("3", "text")); p.Content != "Everything came to be through him; nothing that exists came to be without him." {
 		t.Errorf("JHN 1:3 = %q", p.Content)
 	}
+
+	// New book names in bible.json re-render the book (they are part of
+	// what makes a book's packs reusable).
+	var m1 build.BibleMeta
+	b, _ = os.ReadFile(filepath.Join(content, "bibles", "1", "bible.json"))
+	json.Unmarshal(b, &m1)
+	m1.BookNames["JHN"] = build.BookName{Short: "Jean", Long: "Évangile selon Jean", Abbreviation: "Jn"}
+	writeFiles(t, filepath.Join(content, "bibles", "1"), map[string]string{"bible.json": string(mustJSON(t, m1))})
+	rep2, m := buildTo(t, content, store)
+	if jhn := readIndex(t, store, m, 1).Book("JHN"); jhn == nil || jhn.Title != "Jean" || rep2.Rendered != 1 {
+		t.Errorf("after renaming: %d books rendered, JHN %+v", rep2.Rendered, jhn)
+	}
 }
 
 func bookIDs(ids []bible.BookID) []string {
