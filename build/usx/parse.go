@@ -79,6 +79,10 @@ type parser struct {
 
 	book   *usfm.Book
 	frames []frame
+	// opened is parallel to frames: the char or note an fInline frame
+	// pushed, so that its end tag pops it only if it is still open (a
+	// verse inside a char closes it).
+	opened []*usfm.Node
 	stack  []*usfm.Node // open block, then open chars and notes
 	skip   int          // depth inside dropped elements
 	table  *usfm.Node
@@ -116,22 +120,27 @@ func (p *parser) parse() error {
 				}
 				root = true
 				p.frames = append(p.frames, fNone)
+				p.opened = append(p.opened, nil)
 				continue
 			}
 			if len(p.frames) >= maxDepth {
 				return p.diag(off, "elements nested too deep")
 			}
+			top := len(p.stack)
 			f, err := p.start(t, off)
 			if err != nil {
 				return err
 			}
-			p.frames = append(p.frames, f)
-		case xml.EndElement:
-			f := p.frames[len(p.frames)-1]
-			p.frames = p.frames[:len(p.frames)-1]
-			if err := p.end(f, off); err != nil {
-				return err
+			var n *usfm.Node
+			if f == fInline && len(p.stack) > top {
+				n = p.stack[len(p.stack)-1]
 			}
+			p.frames = append(p.frames, f)
+			p.opened = append(p.opened, n)
+		case xml.EndElement:
+			f, n := p.frames[len(p.frames)-1], p.opened[len(p.opened)-1]
+			p.frames, p.opened = p.frames[:len(p.frames)-1], p.opened[:len(p.opened)-1]
+			p.end(f, n, off)
 		case xml.CharData:
 			p.text(string(t), off)
 		}
@@ -266,7 +275,7 @@ func (p *parser) start(t xml.StartElement, off int) (frame, error) {
 	return fNone, nil
 }
 
-func (p *parser) end(f frame, off int) error {
+func (p *parser) end(f frame, n *usfm.Node, off int) {
 	switch f {
 	case fSkip:
 		p.skip--
@@ -285,13 +294,15 @@ func (p *parser) end(f frame, off int) error {
 	case fBlock:
 		p.closeBlock()
 	case fInline:
-		if len(p.stack) > 1 {
-			p.stack = p.stack[:len(p.stack)-1]
+		for k := len(p.stack) - 1; k >= 1; k-- {
+			if p.stack[k] == n {
+				p.stack = p.stack[:k]
+				break
+			}
 		}
 	case fTable:
 		p.table, p.row = nil, nil
 	}
-	return nil
 }
 
 func (p *parser) newPara(style string, off int) {
