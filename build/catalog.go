@@ -152,9 +152,9 @@ func CheckReferences(content string, bibles []*ContentBible) error {
 		var l publish.License
 		switch err := readJSON(lp, &l); {
 		case m.LicenseID <= 0:
-			problems = append(problems, fmt.Sprintf("bible %d has no licence (license_id in %s; add one with publish licenses add and import with --license)", m.ID, filepath.Join(cb.Dir, "bible.json")))
+			problems = append(problems, fmt.Sprintf("bible %d has no licence (license_id in %s; add one with publish license add and import with --license)", m.ID, filepath.Join(cb.Dir, "bible.json")))
 		case errors.Is(err, fs.ErrNotExist):
-			problems = append(problems, fmt.Sprintf("bible %d: licence %d does not exist (add it with publish licenses add, or write %s)", m.ID, m.LicenseID, lp))
+			problems = append(problems, fmt.Sprintf("bible %d: licence %d does not exist (add it with publish license add, or write %s)", m.ID, m.LicenseID, lp))
 		case err != nil:
 			problems = append(problems, err.Error())
 		case l.OrganizationID != "":

@@ -46,7 +46,7 @@ import (
 // organization or a licence, the import writes them from the bundle: the
 // rights holder as an organization (its id derived from the DBL uid, so
 // that a re-import finds it) and a licence of that organization that is
-// not open (apps need an agreement; `publish licenses add --open` makes an
+// not open (apps need an agreement; `publish license add --open` makes an
 // open one). Books are published in the spec's canonical order.
 type dblBundle struct {
 	name  string            // the source, for diagnostics

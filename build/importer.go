@@ -162,6 +162,11 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	rep := &ImportReport{Bible: meta.ID, Repairs: map[string]int{}}
+	if err := CheckReferences(content, []*ContentBible{{Dir: dir, Meta: meta}}); err != nil {
+		// Not an import error: the licence or organization may be added
+		// next. The build refuses to start without them.
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d cannot be built yet: %w", meta.ID, err))
+	}
 	if _, known := directionOf(meta.LanguageTag); !known && meta.TextDirection == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: the text direction of %q is not known; assuming ltr (set text_direction or --direction)", meta.ID, meta.LanguageTag))
 	}

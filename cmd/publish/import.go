@@ -19,7 +19,7 @@ type importCmd struct {
 	Title                 string `help:"English title."`
 	LocalizedTitle        string `help:"Title in the Bible's language."`
 	LocalizedAbbreviation string `help:"Abbreviation in the Bible's language."`
-	License               int    `help:"Licence id (content/licenses/<id>.json; see publish licenses add)."`
+	License               int    `help:"Licence id (content/licenses/<id>.json; see publish license add)."`
 	Organization          string `help:"Publishing organization's uuid (content/organizations/<uuid>.json; see publish organizations add)."`
 	Copyright             string `help:"Short copyright text."`
 	Promotional           string `name:"promotional-content" help:"Longer copyright text from the publisher."`
