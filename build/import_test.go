@@ -350,3 +350,35 @@ func zipDir(t *testing.T, dir, prefix string) string {
 	f.Close()
 	return out
 }
+
+// TestImportStaleBooks: a book the source no longer has is removed, unless
+// a file of the source could not be read (it might be that book), and a
+// book delivered as USX instead of USFM replaces its .usfm.
+func TestImportStaleBooks(t *testing.T) {
+	content := t.TempDir()
+	dir := filepath.Join(content, "bibles", "7")
+	src1, src2, src3 := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFiles(t, src1, map[string]string{"JHN.usfm": goodJHN, "JUD.usfm": goodJUD})
+	writeFiles(t, src2, map[string]string{"JUD.usfm": goodJUD, "BAD.usfm": "\\c 1\n\\v 1 no id\n"})
+	writeFiles(t, src3, map[string]string{"JUD.usx": `<usx version="3.0"><book code="JUD" style="id"/><chapter number="1"/><para style="p"><verse number="1"/>Jude.</para></usx>`})
+	for i, step := range []struct {
+		src  string
+		want string
+	}{
+		{src1, "JHN.usfm JUD.usfm bible.json"},
+		{src2, "JHN.usfm JUD.usfm bible.json"}, // BAD.usfm could be JHN: nothing removed
+		{src3, "JUD.usx bible.json"},
+	} {
+		if _, err := build.Import(content, step.src, testMeta(7), build.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if got := strings.Join(names, " "); got != step.want {
+			t.Errorf("step %d: content has %s; want %s", i+1, got, step.want)
+		}
+	}
+}
