@@ -52,9 +52,7 @@ type parser struct {
 
 	table, row     *Node
 	chapter, verse *Node
-	seen           map[string]bool // messages of warnOnce
-	dropped        int             // warnings beyond maxWarnings
-	droppedSev     Severity        // the worst of them
+	diags          Diags
 
 	joined *Node           // the text node being extended by join
 	join   strings.Builder // its text
@@ -106,11 +104,7 @@ func (p *parser) parse() (*Book, error) {
 		}
 	}
 	p.closeBlock(len(s))
-	if p.dropped > 0 {
-		d := p.diag(len(s), fmt.Sprintf("%d more warnings not reported", p.dropped))
-		d.Sev = p.droppedSev
-		p.book.Warnings = append(p.book.Warnings, d)
-	}
+	p.book.Warnings = p.diags.Close(p.diag(len(s), ""))
 	return p.book, nil
 }
 
@@ -904,48 +898,16 @@ func isBlank(s string) bool {
 	return true
 }
 
-// maxWarnings caps the warnings kept for one file; a file that breaks
-// every line would otherwise bury its first, useful, warnings.
-const maxWarnings = 1000
-
-func (p *parser) warn(off int, msg string) {
-	p.report(p.diag(off, msg))
-}
+func (p *parser) warn(off int, msg string) { p.diags.Add(p.diag(off, msg)) }
 
 // damage reports structure that would be published damaged (Diag.Sev).
-func (p *parser) damage(off int, msg string) {
-	d := p.diag(off, msg)
-	d.Sev = Damage
-	p.report(d)
-}
+func (p *parser) damage(off int, msg string) { p.diags.Damage(p.diag(off, msg)) }
 
 // repair reports a known source habit read as meant, counted by class.
-func (p *parser) repair(off int, class, msg string) {
-	d := p.diag(off, msg)
-	d.Sev, d.Class = Repaired, class
-	p.report(d)
-}
+func (p *parser) repair(off int, class, msg string) { p.diags.Repair(p.diag(off, msg), class) }
 
-func (p *parser) report(d Diag) {
-	if len(p.book.Warnings) >= maxWarnings {
-		p.dropped++
-		p.droppedSev = max(p.droppedSev, d.Sev)
-		return
-	}
-	p.book.Warnings = append(p.book.Warnings, d)
-}
-
-// warnOnce warns about a systematic habit of a file (such as verses
-// straight after \iex) only the first time.
-func (p *parser) warnOnce(off int, msg string) {
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	if !p.seen[msg] {
-		p.seen[msg] = true
-		p.warn(off, msg+" (reported once per file)")
-	}
-}
+// warnOnce warns about a systematic habit of a file only the first time.
+func (p *parser) warnOnce(off int, msg string) { p.diags.Once(p.diag(off, msg)) }
 
 func (p *parser) diag(off int, msg string) Diag {
 	return Diag{File: p.file, Pos: p.pos(off), Msg: msg}

@@ -48,7 +48,9 @@ func Parse(file string, src []byte) (*usfm.Book, error) {
 			p.lines = append(p.lines, i+1)
 		}
 	}
-	if err := p.parse(); err != nil {
+	err := p.parse()
+	p.book.Warnings = p.diags.Close(p.diag(len(src), ""))
+	if err != nil {
 		return nil, err
 	}
 	if p.book.ID == "" {
@@ -92,7 +94,7 @@ type parser struct {
 	hdrop  bool
 	idText strings.Builder
 	verse  *usfm.Node
-	warned map[string]bool
+	diags  usfm.Diags
 }
 
 func (p *parser) parse() error {
@@ -461,38 +463,10 @@ func (p *parser) node(k usfm.Kind, marker string, off int) *usfm.Node {
 	return &usfm.Node{Kind: k, Marker: marker, Pos: p.pos(off)}
 }
 
-// maxWarnings caps the warnings kept for one file, as in USFM.
-const maxWarnings = 1000
-
-func (p *parser) report(d usfm.Diag) {
-	if len(p.book.Warnings) < maxWarnings || d.Sev == usfm.Damage && len(p.book.Warnings) < 2*maxWarnings {
-		p.book.Warnings = append(p.book.Warnings, d)
-	}
-}
-
-func (p *parser) warn(off int, msg string) { p.report(p.diag(off, msg)) }
-
-func (p *parser) warnOnce(off int, msg string) {
-	if p.warned == nil {
-		p.warned = map[string]bool{}
-	}
-	if !p.warned[msg] {
-		p.warned[msg] = true
-		p.warn(off, msg+" (reported once per file)")
-	}
-}
-
-func (p *parser) damage(off int, msg string) {
-	d := p.diag(off, msg)
-	d.Sev = usfm.Damage
-	p.report(d)
-}
-
-func (p *parser) repair(off int, class, msg string) {
-	d := p.diag(off, msg)
-	d.Sev, d.Class = usfm.Repaired, class
-	p.report(d)
-}
+func (p *parser) warn(off int, msg string)          { p.diags.Add(p.diag(off, msg)) }
+func (p *parser) warnOnce(off int, msg string)      { p.diags.Once(p.diag(off, msg)) }
+func (p *parser) damage(off int, msg string)        { p.diags.Damage(p.diag(off, msg)) }
+func (p *parser) repair(off int, class, msg string) { p.diags.Repair(p.diag(off, msg), class) }
 
 func (p *parser) diag(off int, msg string) usfm.Diag {
 	return usfm.Diag{File: p.file, Pos: p.pos(off), Msg: msg}
