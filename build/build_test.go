@@ -309,6 +309,51 @@ func TestIncremental(t *testing.T) {
 	}
 }
 
+// TestLicenceChange: a Bible moving to another licence, and a licence
+// becoming open, republish the catalogues and the Bible object, never the
+// text: Cache-Control is decided by the edge from the current licence.
+func TestLicenceChange(t *testing.T) {
+	ctx := context.Background()
+	content := t.TempDir()
+	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Build(ctx, build.Options{Content: content, Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(path, from, to string) {
+		t.Helper()
+		p := filepath.Join(content, path)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), from) {
+			t.Fatalf("%s has no %q", path, from)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, path, from, to string }{
+		{"Bible 9001 to licence 2", "bibles/9001/bible.json", `"license_id": 1`, `"license_id": 2`},
+		{"licence 2 made open", "licenses/2.json", `"open": false`, `"open": true`},
+	} {
+		edit(c.path, c.from, c.to)
+		rep, err := build.Build(ctx, build.Options{Content: content, Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The Bible pack (its object names the licence), the site pack
+		// (licences and the catalogue), the manifest.
+		if !rep.Switched || rep.Written > 3 || rep.Rendered != 0 {
+			t.Errorf("%s: %+v; want at most 3 objects written and no book rendered", c.name, rep)
+		}
+	}
+}
+
 // TestImportKeepsGoing imports a folder with a broken book: the error
 // names file:line:col and the good book is imported.
 func TestImportKeepsGoing(t *testing.T) {

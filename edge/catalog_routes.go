@@ -194,7 +194,7 @@ func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body [
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := s.composed.get(key)
 	if !ok {
-		res = newCatalogResource(bytes.Clone(body), catalogCache, mod)
+		res = newCatalogResource(bytes.Clone(body), mod)
 		s.composed.add(key, res, res.size())
 	}
 	if reqKey != "" {
@@ -234,11 +234,11 @@ var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 
 // noContent is the spec's 204: nothing matches, no body.
 func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	cc, priv := cacheControls(catalogCache)
+	cc := valCachePublic
 	if private {
-		cc = priv
+		cc = valCachePrivate
 	}
-	ctx.Response.Header.Set("Cache-Control", cc)
+	ctx.Response.Header.SetCanonical(hdrCacheControl, cc)
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	ctx.Response.ResetBody()
 }
@@ -420,7 +420,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 			loc += "?" + string(q)
 		}
 		ctx.Response.Header.Set("Location", loc)
-		ctx.Response.Header.Set("Cache-Control", catalogCache)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
 		ctx.SetContentType(jsonType)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {
@@ -722,7 +722,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
 	res, hit := s.composed.get(key)
 	if !hit {
-		res = newCatalogResource([]byte(b.String()), catalogCache, c.fontMod)
+		res = newCatalogResource([]byte(b.String()), c.fontMod)
 		res.ctype = []byte("text/css; charset=utf-8")
 		s.composed.add(key, res, res.size())
 	}
@@ -773,7 +773,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	if cur := fontHash(ref); string(hash) != cur {
 		ctx.Response.Header.Set("Location", fontFilesPrefix+cur+"/"+string(name))
-		ctx.Response.Header.Set("Cache-Control", catalogCache)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		return
 	}

@@ -15,7 +15,7 @@ run() {
 	/usr/bin/time -f '%e %M' -o "$work/time" bin/publish build --content "$work/content" --store "$work/store" >"$work/out"
 	read -r s kb <"$work/time"
 	w=$(sed -nE 's/.*: ([0-9]+) objects written.*/\1/p' "$work/out")
-	b=$(sed -nE 's/.* skipped, (.*) written,.*/\1/p' "$work/out")
+	b=$(sed -nE 's/.* objects written \(([^)]*)\).*/\1/p' "$work/out")
 	r=$((kb / 1024))
 	printf '%-10s wall %6ss  written %5s objects  %10s  peak RSS %5s MiB\n' "$1" "$s" "$w" "$b" "$r"
 	peak=$(( r > ${peak:-0} ? r : ${peak:-0} ))
