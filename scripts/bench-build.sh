@@ -5,14 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 
+PUBLISH=${PUBLISH:-bin/publish}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin/publish import --content "$work/content" --id 206 --language en --abbreviation WEB \
+"$PUBLISH" import --content "$work/content" --id 206 --language en --abbreviation WEB \
 	--title "World English Bible" --license 1 ../shared/bibles/eng-web >/dev/null
 
 # run LABEL: one build; sets s (seconds), w (objects written), b (bytes), r (peak RSS MiB).
 run() {
-	/usr/bin/time -f '%e %M' -o "$work/time" bin/publish build --content "$work/content" --store "$work/store" >"$work/out"
+	/usr/bin/time -f '%e %M' -o "$work/time" "$PUBLISH" build --content "$work/content" --store "$work/store" >"$work/out"
 	read -r s kb <"$work/time"
 	w=$(sed -nE 's/.*: ([0-9]+) objects written.*/\1/p' "$work/out")
 	b=$(sed -nE 's/.* objects written \(([^)]*)\).*/\1/p' "$work/out")
