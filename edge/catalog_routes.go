@@ -200,7 +200,7 @@ func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body [
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
-		s.composed.add(reqKey, res, int64(len(reqKey))+64)
+		s.composed.add(reqKey, res, 0)
 	}
 	serveResource(ctx, res, private)
 	if byLanguage {

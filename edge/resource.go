@@ -103,13 +103,24 @@ func (r *resource) setModified(mod time.Time) {
 	r.lastMod = fasthttp.AppendHTTPDate(nil, r.mod)
 }
 
-// size is the memory the resource holds: its struct, tags and bodies.
-// Header values shared through an interner are counted once per resource,
-// which over-counts a little and keeps the bound safe.
+// size is the memory a resource that owns everything it points to (a
+// composed one, or an entry read by range) holds: its struct, header
+// values, tags and bodies.
 func (r *resource) size() int64 {
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.ctype)+len(r.lastMod))
+	n := r.headerCost() + allocSize(len(r.ctype)) + allocSize(len(r.lastMod))
 	for _, x := range r.reps {
-		n += int64(len(x.etag)*2 + len(x.body))
+		n += allocSize(len(x.etag)) + allocSize(len(x.body))
+	}
+	return n
+}
+
+// headerCost is what a resource of a whole pack adds to the pack: the
+// struct and each coding's tag as bytes. The bodies, the tags as strings
+// and the header values are the pack's, or shared among its entries.
+func (r *resource) headerCost() int64 {
+	n := allocSize(int64(unsafe.Sizeof(*r)))
+	for _, x := range r.reps {
+		n += allocSize(len(x.etagB))
 	}
 	return n
 }

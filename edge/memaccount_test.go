@@ -1,0 +1,106 @@
+package edge
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// TestCacheAccounting: the memory caches' figures are what their entries
+// cost on the heap, within 10 %. The edge's bound on its memory is only as good as these
+// figures: each cache is filled with a few thousand entries and the heap's
+// growth is compared with what the cache says it holds.
+func TestCacheAccounting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the caches")
+	}
+	e := newCatalogEdge(t, nil)
+	var ctx fasthttp.RequestCtx
+	get := func(uri string) {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.SetMethod("GET")
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		e.srv.Handler(&ctx)
+		if ctx.Response.StatusCode() != fasthttp.StatusOK {
+			t.Fatalf("%s: %d %s", uri, ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+	}
+	// Warm what is not a cache entry: the index, the packs the ranges
+	// are composed from, the fasthttp context.
+	get("/v1/bibles/9001/passages/JHN.1.1-2")
+	// Every verse of John in the fixture, across its chapters.
+	var verses []string
+	for c, n := range []int{14, 11, 19} {
+		for v := 1; v <= n; v++ {
+			verses = append(verses, fmt.Sprintf("%d.%d", c+1, v))
+		}
+	}
+
+	before, _ := e.srv.composed.stats()
+	_, usedBefore := e.srv.composed.stats()
+	heapBefore := liveHeap()
+	n := 0
+	for i := range verses {
+		for k := i + 1; k < len(verses); k++ {
+			for _, q := range []string{"", "?format=html", "?format=html&include_headings=true"} {
+				get(fmt.Sprintf("/v1/bibles/9001/passages/JHN.%s-%s%s", verses[i], verses[k], q))
+				n++
+			}
+		}
+	}
+	heapAfter := liveHeap()
+	entries, used := e.srv.composed.stats()
+	grown, counted := heapAfter-heapBefore, used-usedBefore
+	t.Logf("composed ranges: %d requests, %d entries added, %d bytes counted, heap grew %d (%.2f×)",
+		n, entries-before, counted, grown, float64(grown)/float64(counted))
+	if entries-before < n/2 {
+		t.Fatalf("only %d entries cached for %d ranges", entries-before, n)
+	}
+	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+		t.Errorf("the composed-range cache counts %d bytes for a heap growth of %d: its bound does not bound memory", counted, grown)
+	}
+}
+
+// TestPackCacheAccounting: the same for decoded packs (the whole object,
+// its decoded header and the entries prepared for serving).
+func TestPackCacheAccounting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the caches")
+	}
+	e := newCatalogEdge(t, nil)
+	st := e.srv.site.Load()
+	heapBefore := liveHeap()
+	_, usedBefore := e.srv.packs.cache.stats()
+	n := 0
+	for _, bv := range st.bibles {
+		for _, bk := range bv.books {
+			for _, ch := range bk.chapters {
+				if _, err := e.srv.packs.get(context.Background(), ch.Pack); err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+	}
+	heapAfter := liveHeap()
+	_, used := e.srv.packs.cache.stats()
+	grown, counted := heapAfter-heapBefore, used-usedBefore
+	t.Logf("packs: %d loaded, %d bytes counted, heap grew %d (%.2f×)", n, counted, grown, float64(grown)/float64(counted))
+	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+		t.Errorf("the pack cache counts %d bytes for a heap growth of %d: its bound does not bound memory", counted, grown)
+	}
+}
