@@ -44,6 +44,8 @@ type Options struct {
 	// goroutines, one call at a time).
 	Progress func(Progress)
 	Now      func() time.Time
+	// MaxPackBytes overrides the cap on one pack (MaxPackBytes) when > 0.
+	MaxPackBytes int64
 }
 
 // Progress is how far a build is.
@@ -83,6 +85,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.MaxPackBytes <= 0 {
+		opt.MaxPackBytes = MaxPackBytes
 	}
 	b := &builder{opt: opt, enc: publish.NewEncoder(), now: opt.Now().UTC(), rep: &Report{}}
 	rep, err := b.build(ctx)
@@ -312,7 +317,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	book := &rb.Index
 	for i := range book.Chapters {
 		what := fmt.Sprintf("Bible %s, %s %s", j.bible.label, book.ID, book.Chapters[i].ID)
-		w, err := chapterPack(book, i, rb.Chapters[i].Verses, what)
+		w, err := b.chapterPack(book, i, rb.Chapters[i].Verses, what)
 		if err != nil {
 			return err
 		}
@@ -370,7 +375,7 @@ func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book
 // objects, every passage of the chapter and of each verse, and the verse
 // segments the edge composes ranges from. A chapter beyond MaxPackBytes is
 // refused as soon as it passes it.
-func chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string) (*publish.PackWriter, error) {
+func (b *builder) chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string) (*publish.PackWriter, error) {
 	c := &book.Chapters[i]
 	w := publish.NewPackWriter()
 	w.Add(publish.NameChapter, publish.JSON, mustJSON(c))
@@ -385,22 +390,29 @@ func chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string)
 		label.Verse = v.Title
 		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k])
 		all = append(all, verses[k]...)
-		if err := checkPackSize(w, what); err != nil {
+		if err := b.checkPackSize(w, what); err != nil {
 			return nil, err
 		}
 	}
 	label.Verse = ""
 	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all)
 	w.AddRaw(publish.NameSegments, publish.JSON, mustJSON(verses))
-	return w, checkPackSize(w, what)
+	return w, b.checkPackSize(w, what)
 }
 
-func checkPackSize(w *publish.PackWriter, what string) error {
-	if w.Size() > MaxPackBytes {
-		return fmt.Errorf("%s: the pack would hold more than %d MiB, the cap on one pack (build.MaxPackBytes); "+
-			"no real chapter comes near it: check the source", what, MaxPackBytes>>20)
+func (b *builder) checkPackSize(w *publish.PackWriter, what string) error {
+	if max := b.opt.MaxPackBytes; w.Size() > max {
+		return fmt.Errorf("%s: the pack would hold more than %s, the cap on one pack (build.MaxPackBytes); "+
+			"no real chapter comes near it: check the source", what, capText(max))
 	}
 	return nil
+}
+
+func capText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // addPassages adds the text passage and the four html ones. Identical
@@ -457,7 +469,7 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 // is. A pack already named by the previous build keeps its Modified time.
 // what names the pack's content in errors.
 func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (publish.PackRef, error) {
-	if err := checkPackSize(w, what); err != nil {
+	if err := b.checkPackSize(w, what); err != nil {
 		return publish.PackRef{}, err
 	}
 	key := w.Key()
