@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -325,7 +326,9 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		if err != nil {
 			return err
 		}
-		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: book.Chapters[i].ID, Pack: ref})
+		// The manifest lives to the end of the build: a copy of the id, not
+		// a slice of the book's source, which would keep the whole source.
+		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: strings.Clone(book.Chapters[i].ID), Pack: ref})
 	}
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBook, publish.JSON, mustJSON(book))
