@@ -36,9 +36,12 @@ sources=(
 )
 org=e88fbc6b-9864-482f-a534-0f2e0251faeb # licence 1's organization in fixtures/content
 
-# Import each Bible once; copies are that import under another id (the same
-# files, the id changed in bible.json), which is what importing it again would
-# write, without parsing it ten times over.
+# Import each Bible once; copies are that import under another id (the id
+# changed in bible.json), which is what importing it again would write,
+# without parsing it ten times over. Each copy's book titles (\h, \toc2) carry
+# the copy's number: the titles are in every passage's reference, so a copy's
+# packs are its own, as another translation's would be. (Identical copies would
+# share their packs, which are content-addressed, and measure nothing.)
 imported="$work/imported"
 for i in "${!sources[@]}"; do
 	IFS='|' read -r dir lang abbr title <<<"${sources[$i]}"
@@ -66,6 +69,9 @@ scale() {
 			local id=$((100000 + c * 10 + i + 1))
 			cp -r "$imported/bibles/$((i + 1))" "$content/bibles/$id"
 			sed -i -E "0,/\"id\": *[0-9]+/s//\"id\": $id/" "$content/bibles/$id/bible.json"
+			if ((c > 0)); then
+				sed -i -E "s/^\\\\(h|toc2) (.*)\$/\\\\\1 \2 $c/" "$content/bibles/$id/"*.usfm
+			fi
 			n=$((n + 1))
 		done
 	done
