@@ -354,22 +354,16 @@ func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book
 	if err != nil {
 		return book, nil, err
 	}
-	e := p.Entry(publish.NameBook)
-	if e == nil {
-		return book, nil, errors.New("book pack without a book entry")
+	if err := p.Decode(publish.NameBook, &book); err != nil {
+		return book, nil, err
 	}
-	if err := json.Unmarshal(p.Body(&e.Reps[0]), &book); err != nil {
+	var ws []string
+	if err := p.Decode(publish.NameWarnings, &ws); err != nil && !errors.Is(err, publish.ErrNoEntry) {
 		return book, nil, err
 	}
 	var warns []error
-	if e := p.Entry(publish.NameWarnings); e != nil {
-		var ws []string
-		if err := json.Unmarshal(p.Body(&e.Reps[0]), &ws); err != nil {
-			return book, nil, err
-		}
-		for _, w := range ws {
-			warns = append(warns, errors.New(w))
-		}
+	for _, w := range ws {
+		warns = append(warns, errors.New(w))
 	}
 	return book, warns, nil
 }

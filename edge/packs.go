@@ -2,59 +2,13 @@ package edge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 	"unsafe"
 
-	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
 )
-
-// site is one published build as the edge serves it: the manifest plus
-// maps for the lookups a request needs. Requests load the pointer once and
-// keep using that build to the end, so a build swap never mixes two builds
-// in one response.
-type site struct {
-	build    string
-	manifest *publish.Manifest
-	bibles   map[int32]*bibleView
-	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
-}
-
-type bibleView struct {
-	id    int32
-	entry *publish.BibleEntry
-	books map[string]*bookView
-
-	mu    sync.Mutex
-	index *bible.Index // decoded on first need (range composition)
-}
-
-type bookView struct {
-	entry    *publish.BookEntry
-	chapters map[string]*publish.ChapterEntry
-}
-
-func newSite(build string, m *publish.Manifest) *site {
-	s := &site{build: build, manifest: m, bibles: make(map[int32]*bibleView, len(m.Bibles))}
-	for i := range m.Bibles {
-		be := &m.Bibles[i]
-		bv := &bibleView{id: be.ID, entry: be, books: make(map[string]*bookView, len(be.Books))}
-		for j := range be.Books {
-			ke := &be.Books[j]
-			kv := &bookView{entry: ke, chapters: make(map[string]*publish.ChapterEntry, len(ke.Chapters))}
-			for k := range ke.Chapters {
-				kv.chapters[ke.Chapters[k].ID] = &ke.Chapters[k]
-			}
-			bv.books[string(ke.ID)] = kv
-		}
-		s.bibles[be.ID] = bv
-	}
-	return s
-}
 
 // packView is a decoded pack with its entries ready to serve: the whole
 // pack, or (partial != nil) only its header, with the entries fetched so
@@ -73,8 +27,12 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 	}
 	// The object's buffer holds every body; the decoded header and the
 	// resources are the rest.
-	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)),
-		size: allocSize(cap(data)) + headerCost(p)}
+	return packViewOf(p, allocSize(cap(data))+headerCost(p), ref), nil
+}
+
+// packViewOf prepares the entries of a decoded pack of size bytes.
+func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
+	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)), size: size}
 	in := make(interner)
 	for i := range p.Entries {
 		e := &p.Entries[i]
@@ -84,7 +42,7 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 		// entry's own string.
 		v.size += r.headerCost() + mapEntryCost
 	}
-	return v, nil
+	return v
 }
 
 // What the caches count is what their entries cost on the heap, so that
@@ -130,15 +88,6 @@ func headerCost(p *publish.Pack) int64 {
 	return n
 }
 
-// raw returns an internal entry's bytes (identity), e.g. "segments".
-func (v *packView) raw(name string) ([]byte, bool) {
-	e := v.pack.Entry(name)
-	if e == nil || len(e.Reps) == 0 {
-		return nil, false
-	}
-	return v.pack.Body(&e.Reps[0]), true
-}
-
 // packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
 // bounded local disk (optional), and in the store. A miss loads once
 // however many requests want the pack at the same moment. Large packs not
@@ -164,6 +113,11 @@ type packCall struct {
 func newPacks(store publish.Store, maxBytes int64) *packs {
 	return &packs{store: store, cache: newLRU[*packView](maxBytes), flight: make(map[string]*packCall)}
 }
+
+// storeLoadTimeout bounds one load from the store (a pack, a header or an
+// entry). A load is shared by every request waiting for it, so it is not
+// tied to any one request's context.
+const storeLoadTimeout = 30 * time.Second
 
 // get returns the whole pack.
 func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error) {
@@ -197,8 +151,7 @@ func (p *packs) load(ctx context.Context, ref publish.PackRef, flight string,
 	p.flight[flight] = c
 	p.mu.Unlock()
 
-	// The load is not tied to one request's context: others wait on it.
-	lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	c.v, c.err = fn(lctx, ref)
 	cancel()
 	if c.err == nil {
@@ -237,92 +190,4 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	// counted in the disk cache's metrics.
 	p.disk.put(ref.Key, data)
 	return v, nil
-}
-
-// bibleIndex returns the Bible's decoded index, from its pack.
-func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
-	bv.mu.Lock()
-	defer bv.mu.Unlock()
-	if bv.index != nil {
-		return bv.index, nil
-	}
-	// By entry, not by pack: the Bible's pack holds every book list too
-	// and is large enough to be read by ranges.
-	r, err := s.packs.entry(ctx, bv.entry.Pack, []byte(publish.NameIndex))
-	if err != nil {
-		return nil, err
-	}
-	if r == nil || r.avail&(1<<codingIdentity) == 0 {
-		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
-	}
-	b := r.reps[codingIdentity].body
-	var idx bible.Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return nil, fmt.Errorf("bible %d: decode index: %w", bv.id, err)
-	}
-	bv.index = &idx
-	return bv.index, nil
-}
-
-// BuildWatcher follows the store's current pointer and swaps builds in.
-type BuildWatcher struct {
-	Store    publish.Store
-	Server   *Server
-	Interval time.Duration
-	Log      *slog.Logger
-
-	restoreTried bool // the saved build is read at most once per process
-}
-
-// Check loads the current build if it is not the one being served. Its
-// requests tell the server whether the store answers (readiness).
-//
-// When the store cannot be read and nothing is served yet (an edge
-// starting during an outage), the build saved in the disk cache is
-// served instead, and the error is still returned: later checks switch
-// to the store's current build once it answers.
-func (w *BuildWatcher) Check(ctx context.Context) error {
-	err := w.check(ctx)
-	if err != nil && !publish.IsNotExist(err) && ctx.Err() == nil && !w.restoreTried {
-		w.restoreTried = true
-		if id, ok := w.Server.restoreBuild(); ok {
-			w.Log.Warn("object store unreachable; serving the build saved in the disk cache until it answers", "build", id, "err", err)
-		}
-	}
-	return err
-}
-
-func (w *BuildWatcher) check(ctx context.Context) error {
-	store := observedStore{w.Store, &w.Server.health}
-	id, err := store.Current(ctx)
-	if err != nil {
-		return fmt.Errorf("read current build: %w", err)
-	}
-	if cur := w.Server.site.Load(); cur != nil && cur.build == id {
-		return nil
-	}
-	m, err := publish.LoadManifest(ctx, store, id)
-	if err != nil {
-		return err
-	}
-	w.Server.SetBuild(id, m)
-	w.Server.saveBuild(id, m)
-	w.Log.Info("serving build", "build", id, "bibles", len(m.Bibles))
-	return nil
-}
-
-// Run checks every Interval until ctx ends.
-func (w *BuildWatcher) Run(ctx context.Context) {
-	t := time.NewTicker(w.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := w.Check(ctx); err != nil && !publish.IsNotExist(err) {
-				w.Log.Warn("build check failed; serving the previous build", "err", err)
-			}
-		}
-	}
 }
