@@ -7,6 +7,12 @@ import (
 	"path/filepath"
 )
 
+// Mode is the permission of every file Write makes: its owner reads and
+// writes it, its group reads it. The edge usually runs as another user than
+// the one who publishes, in a group both share; a temporary file alone
+// would be 0600 and unreadable to it.
+const Mode = 0o640
+
 // Write replaces path with data. The temporary file's name starts with
 // tempPrefix, so that a directory's owner can recognise and remove ones a
 // crash left behind. With durable, the data and the rename are synced to
@@ -17,7 +23,10 @@ func Write(path string, data []byte, tempPrefix string, durable bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = f.Chmod(Mode)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil && durable {
 		// Without the sync, a power cut after the rename can leave the new
 		// name pointing at an empty file on some filesystems.
