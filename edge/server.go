@@ -66,6 +66,11 @@ type Config struct {
 	// the same key. Empty: a random key per process.
 	PageTokenKey []byte
 
+	// ReaderAppKey is the App Key the reader page at / is given
+	// (/reader/config.json); "" makes the page ask its user for one. Only
+	// for a demo: anyone who can load the page can read the key.
+	ReaderAppKey string
+
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -232,6 +237,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 		return classOps
 	}
 	if s.redirectHTTPS(ctx) {
+		return classOther
+	}
+	// The developer surface: the OpenAPI document, the reader page and
+	// its assets (openapi.go, reader.go). Public, no App Key.
+	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
 		return classOther
 	}
 	if s.catalogue(ctx, path) {

@@ -66,6 +66,7 @@ type serveCmd struct {
 	DebugListen  string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
 	PublicURL    string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources); default: the request's own." env:"EDGE_PUBLIC_URL"`
 	PageTokenKey string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
+	ReaderAppKey string        `help:"App Key the reader page at / uses (served to anyone at /reader/config.json: for demos only); without it the page asks for a key." env:"EDGE_READER_APP_KEY"`
 }
 
 type exportCmd struct {
@@ -116,7 +117,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
-		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey),
+		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 	})
 	if err != nil {
 		return err
