@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
@@ -128,7 +130,12 @@ func (c *C) conform(req *http.Request, r *resp) {
 			return
 		}
 	}
-	hr := &http.Response{StatusCode: r.status, Header: r.h, Body: io.NopCloser(bytes.NewReader(r.body)), Request: probe}
+	body, err := decoded(r)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	hr := &http.Response{StatusCode: r.status, Header: r.h, Body: io.NopCloser(bytes.NewReader(body)), Request: probe}
 	if ok, errs := k.v.ValidateHttpResponse(probe, hr); !ok {
 		for _, e := range errs {
 			msg := e.Message
@@ -169,4 +176,29 @@ func (c *C) wantMessage(r *resp, fail func(string, ...any)) {
 	if !strings.HasPrefix(r.h.Get("Content-Type"), "application/json") || json.Unmarshal(r.body, &m) != nil || m.Message == nil {
 		fail("body is not {\"message\": …}: %q", r.body)
 	}
+}
+
+// decoded is the body with its Content-Encoding undone: the document
+// describes representations, whatever coding carried them.
+func decoded(r *resp) ([]byte, error) {
+	var rd io.Reader
+	switch ce := r.h.Get("Content-Encoding"); ce {
+	case "", "identity":
+		return r.body, nil
+	case "br":
+		rd = brotli.NewReader(bytes.NewReader(r.body))
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(r.body))
+		if err != nil {
+			return nil, fmt.Errorf("gzip body: %v", err)
+		}
+		rd = zr
+	default:
+		return nil, fmt.Errorf("unknown Content-Encoding %q", ce)
+	}
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s body: %v", r.h.Get("Content-Encoding"), err)
+	}
+	return b, nil
 }

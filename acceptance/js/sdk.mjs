@@ -96,9 +96,12 @@ globalThis.fetch = async (input, init = {}) => {
   if (record) {
     // Every answer as received, for the Go side to check against the
     // OpenAPI document (acceptance/sdk_test.go).
+    // fetch has already undone the Content-Encoding: the header goes too.
     const body = Buffer.from(await res.clone().arrayBuffer()).toString('base64');
+    const h = Object.fromEntries(res.headers);
+    delete h['content-encoding'];
     appendFileSync(record, JSON.stringify({ method: init.method ?? 'GET', url: url.href,
-      status: res.status, headers: Object.fromEntries(res.headers), body }) + '\n');
+      status: res.status, headers: h, body }) + '\n');
   }
   calls.push(`${init.method ?? 'GET'} ${url.pathname}${url.search} -> ${res.status}`);
   const type = res.headers.get('content-type') ?? '';
