@@ -11,9 +11,9 @@ import (
 // The OpenAPI document (openapi/openapi.yaml) at /v1/openapi.json and
 // /v1/openapi.yaml, public (no App Key: a developer reads it before having
 // one), with the edge's usual validators, caching and encodings.
-var (
-	pathOpenAPIJSON = []byte("/v1/openapi.json")
-	pathOpenAPIYAML = []byte("/v1/openapi.yaml")
+const (
+	pathOpenAPIJSON = "/v1/openapi.json"
+	pathOpenAPIYAML = "/v1/openapi.yaml"
 )
 
 // openapiDocs prepares both forms once per process: they are embedded, so
@@ -32,9 +32,9 @@ var openapiDocs = sync.OnceValues(func() ([2]*resource, error) {
 // serveOpenAPI reports false when path is not the document's.
 func (s *Server) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 	i := 0
-	switch string(path) {
-	case string(pathOpenAPIJSON):
-	case string(pathOpenAPIYAML):
+	switch string(path) { // compared in place, no copy
+	case pathOpenAPIJSON:
+	case pathOpenAPIYAML:
 		i = 1
 	default:
 		return false

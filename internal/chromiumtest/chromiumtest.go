@@ -151,7 +151,9 @@ func (b *Browser) WaitEval(expr string) {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		var ok bool
-		b.Eval("Boolean("+expr+")", &ok)
+		// Between pages there may be no document yet: an exception is
+		// "not yet", as false is.
+		b.Eval("(() => { try { return Boolean("+expr+"); } catch { return false; } })()", &ok)
 		if ok {
 			return
 		}
