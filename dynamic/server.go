@@ -102,7 +102,11 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /data-exchange/token", s.app(s.postExchangeToken))
 	mux.HandleFunc("GET /data-exchange", s.app(s.getExchange))
 	mux.HandleFunc("POST /data-exchange", s.app(s.postExchange))
-	return s.edgeOnly(mux)
+	m := newMetrics()
+	top := http.NewServeMux()
+	top.Handle("GET /metrics", m.handler())
+	top.Handle("/", s.edgeOnly(mux))
+	return m.instrument(top)
 }
 
 // Handler is the service's HTTP handler.

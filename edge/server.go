@@ -84,6 +84,7 @@ type Server struct {
 	limiters *limiters
 	gateway  *gateway
 	metrics  metrics
+	latency  *latency
 	health   storeHealth
 
 	site       atomic.Pointer[site]
@@ -132,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
 	}
 	s.metrics.started = time.Now()
+	s.latency = newLatency("edge")
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
 	s.packs.wholeMax = cfg.WholePackMax
 	if s.packs.wholeMax == 0 {
@@ -181,10 +183,7 @@ func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() !
 
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	var start time.Time
-	if s.cfg.AccessLog {
-		start = s.cfg.Now()
-	}
+	start := time.Now()
 	class := s.dispatch(ctx)
 	status := ctx.Response.StatusCode()
 	// Every answer but a 401 and the rate limiter's 429 may be read by
@@ -202,8 +201,10 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	s.metrics.requests[class][statusIndex(status)].inc()
 	s.metrics.bytes[class].Add(uint64(sent))
+	d := time.Since(start)
+	s.latency.observe(class, status, d.Seconds())
 	if s.cfg.AccessLog {
-		s.logRequest(ctx, class, status, sent, s.cfg.Now().Sub(start))
+		s.logRequest(ctx, class, status, sent, d)
 	}
 }
 
