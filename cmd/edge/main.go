@@ -28,7 +28,7 @@ import (
 )
 
 type cli struct {
-	LogLevel slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"EDGE_LOG_LEVEL"`
+	command.Logging `embed:"" envprefix:"EDGE_"`
 
 	Serve  serveCmd  `cmd:"" default:"withargs" help:"Serve published content (the default)."`
 	Export exportCmd `cmd:"" help:"Write the current build's representations as plain files with .gz siblings (for nginx)."`
@@ -77,7 +77,7 @@ type exportCmd struct {
 
 func main() {
 	var c cli
-	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c, &c.LogLevel)
+	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c)
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
