@@ -23,13 +23,24 @@ var YAML []byte
 // expanding its YAML anchors (JSON has none), so that every JSON tool reads
 // the same document.
 func JSON() ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(YAML, &doc); err != nil {
+	js, err := toJSON(YAML)
+	if err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	return js, nil
+}
+
+func toJSON(src []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("empty document")
 	}
 	var b bytes.Buffer
 	if err := writeJSON(&b, &doc); err != nil {
-		return nil, fmt.Errorf("openapi.yaml: %w", err)
+		return nil, err
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {

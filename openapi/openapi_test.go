@@ -75,3 +75,20 @@ func TestLint(t *testing.T) {
 		}
 	}
 }
+
+// FuzzToJSON: whatever YAML the converter accepts comes out as valid JSON.
+func FuzzToJSON(f *testing.F) {
+	f.Add(YAML[:2000])
+	f.Add([]byte("a: &x [1, 2.5, true, null, 'q']\nb: *x\nc: {d: \"e\\n\"}\n"))
+	f.Add([]byte("- !!binary aGk=\n- 0x1F\n- .inf\n"))
+	f.Add([]byte("<<: {a: 1}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		js, err := toJSON(src)
+		if err != nil {
+			return
+		}
+		if !json.Valid(js) {
+			t.Fatalf("invalid JSON %q from %q", js, src)
+		}
+	})
+}
