@@ -226,4 +226,4 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 }
 
-var valImmutable = []byte("public, max-age=31536000, immutable")
+var valImmutable = []byte(immutableCache)
