@@ -23,7 +23,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-2"
+const renderVersion = "render-3" // render-3: book packs carry their words
 
 // Cache-Control values. Public-domain (open) texts may be kept by shared
 // caches; a licensed text is "private" so that a CDN never hands one app's
@@ -90,6 +90,11 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	topics, warns, err := readTopics(opt.Content)
+	if err != nil {
+		return nil, err
+	}
+	b.rep.Warnings = append(b.rep.Warnings, warns...)
 	bibles, err := ReadBibles(opt.Content)
 	if err != nil {
 		return nil, err
@@ -121,6 +126,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 		m.Bibles = append(m.Bibles, be)
 	}
 	if err := b.sitePack(ctx, m, site, bibles); err != nil {
+		return nil, err
+	}
+	if err := b.languagePacks(ctx, m, topics, bibles, jobs); err != nil {
 		return nil, err
 	}
 	id := m.BuildID()
@@ -162,6 +170,7 @@ type bookJob struct {
 	// results
 	entry *publish.BookEntry
 	index bible.Book
+	words map[string]int // verse words as written, with counts
 }
 
 func (b *builder) runBooks(ctx context.Context, jobs []*bookJob) error {
@@ -224,8 +233,8 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {
-		if idx, err := b.readBookIndex(ctx, prev.Pack); err == nil {
-			j.entry, j.index = &prev, idx
+		if idx, words, err := b.readBookIndex(ctx, prev.Pack); err == nil {
+			j.entry, j.index, j.words = &prev, idx, words
 			b.count(func(r *Report) { r.Reused++ })
 			return nil
 		}
@@ -262,8 +271,14 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		}
 		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: book.Chapters[i].ID, Pack: ref})
 	}
+	verses := make([][][]bible.Segment, len(rb.Chapters))
+	for i := range rb.Chapters {
+		verses[i] = rb.Chapters[i].Verses
+	}
+	words := wordsOf(verses)
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBook, publish.JSON, CachePublic, mustJSON(book))
+	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(words))
 	w.Add(publish.NameChapters, publish.JSON, CachePublic, mustJSON(dataOf(book.Chapters)))
 	if book.Intro != nil {
 		ref := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
@@ -272,21 +287,29 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if e.Pack, err = b.put(ctx, w); err != nil {
 		return err
 	}
-	j.entry, j.index = e, rb.Index
+	j.entry, j.index, j.words = e, rb.Index, words
 	return nil
 }
 
-func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible.Book, error) {
+func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible.Book, map[string]int, error) {
 	var book bible.Book
+	var words map[string]int
 	p, err := publish.LoadPack(ctx, b.opt.Store, ref)
 	if err != nil {
-		return book, err
+		return book, nil, err
 	}
 	e := p.Entry(publish.NameBook)
 	if e == nil {
-		return book, errors.New("book pack without a book entry")
+		return book, nil, errors.New("book pack without a book entry")
 	}
-	return book, json.Unmarshal(p.Body(&e.Reps[0]), &book)
+	if err := json.Unmarshal(p.Body(&e.Reps[0]), &book); err != nil {
+		return book, nil, err
+	}
+	e = p.Entry(publish.NameWords)
+	if e == nil {
+		return book, nil, errors.New("book pack without a words entry")
+	}
+	return book, words, json.Unmarshal(p.Body(&e.Reps[0]), &words)
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,7 +237,8 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 // TestIncremental checks that an unchanged rebuild writes nothing and a
-// one-verse change writes only the chapter holding it (and the manifest).
+// one-verse change writes only the chapter holding it, its book's pack
+// (which holds the book's word counts) and the manifest.
 func TestIncremental(t *testing.T) {
 	ctx := context.Background()
 	content := t.TempDir()
@@ -277,8 +279,8 @@ func TestIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !third.Switched || third.Written != 2 || third.Rendered != 1 {
-		t.Errorf("one-verse change: %+v; want 2 objects written (the chapter pack, the manifest), 1 book rendered", third)
+	if !third.Switched || third.Written != 3 || third.Rendered != 1 {
+		t.Errorf("one-verse change: %+v; want 3 objects written (the chapter pack, the book pack, the manifest), 1 book rendered", third)
 	}
 	after, _, _ := publish.LoadCurrent(ctx, store)
 	var changedKeys []string
@@ -294,9 +296,10 @@ func TestIncremental(t *testing.T) {
 	if intro.ID != "GEN.INTRO" || !strings.Contains(intro.Content, "yv-h") {
 		t.Errorf("GEN.INTRO = %+v; want the introduction with its headings", intro)
 	}
-	var chapter3 string
+	var chapter3, book string
 	for _, b := range after.Bible(9001).Books {
 		if b.ID == "JHN" {
+			book = b.Pack.Key
 			for _, c := range b.Chapters {
 				if c.ID == "3" {
 					chapter3 = c.Pack.Key
@@ -304,8 +307,11 @@ func TestIncremental(t *testing.T) {
 			}
 		}
 	}
-	if len(changedKeys) != 1 || changedKeys[0] != chapter3 {
-		t.Errorf("changed packs %v; want only JHN 3's %s", changedKeys, chapter3)
+	slices.Sort(changedKeys)
+	want := []string{chapter3, book}
+	slices.Sort(want)
+	if !slices.Equal(changedKeys, want) {
+		t.Errorf("changed packs %v; want only JHN 3's %s and JHN's %s", changedKeys, chapter3, book)
 	}
 }
 

@@ -24,6 +24,12 @@ type Manifest struct {
 	// Files are published static files (font files), by path; each is a
 	// pack with one raw entry named by the path below fonts/.
 	Files map[string]PackRef `json:"files,omitempty"`
+	// Topics and Suggestions are each language's search aids, by the
+	// language tag (a topics file's name, a Bible's language_tag): its
+	// topical list, and its as-you-type suggestions (NameTopics,
+	// NameSuggestions).
+	Topics      map[string]PackRef `json:"topics,omitempty"`
+	Suggestions map[string]PackRef `json:"suggestions,omitempty"`
 }
 
 // BibleEntry is one Bible of a build.
@@ -73,6 +79,12 @@ func (m *Manifest) Packs(fn func(PackRef)) {
 		fn(*m.Site)
 	}
 	for _, f := range m.Files {
+		fn(f)
+	}
+	for _, f := range m.Topics {
+		fn(f)
+	}
+	for _, f := range m.Suggestions {
 		fn(f)
 	}
 	for _, b := range m.Bibles {

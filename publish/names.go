@@ -6,7 +6,7 @@ import "github.com/bibleplatform/platform/bible"
 // edge that reads them.
 //
 // Bible pack:   "bible", "index", "books", "books/<canon>"
-// Book pack:    "book", "chapters", "passage/INTRO/<variant>"
+// Book pack:    "book", "chapters", "passage/INTRO/<variant>", "words"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
 //	"passage/<verse>/<variant>", "segments"
@@ -22,6 +22,23 @@ const (
 	// parallel to the chapter's verses: what the edge composes ranges
 	// from. Internal: never served as is.
 	NameSegments = "segments"
+	// NameWords is the book's verse words as written, with their counts
+	// ({"love": 310, …}): what a build derives a language's suggestion
+	// vocabulary from without rendering unchanged books again. Internal.
+	NameWords = "words"
+)
+
+// The search aids of a language (Manifest.Topics, Manifest.Suggestions),
+// one pack each, so that an unchanged topical list writes nothing when a
+// Bible of its language changes. Internal: the edge serves answers
+// composed from them.
+const (
+	// NameTopics is the language's topical list, [topic.Topic…] in the
+	// content team's order.
+	NameTopics = "topics"
+	// NameSuggestions is [topic.Suggestion…]: the language's topics, book
+	// names and frequent Bible words.
+	NameSuggestions = "suggestions"
 )
 
 // BooksName is the books collection filtered by canon ("" for all).
