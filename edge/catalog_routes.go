@@ -190,11 +190,19 @@ func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.T
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
 func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	sum := sha256.Sum256(body)
+	s.serveComposedCache(ctx, reqKey, body, mod, catalogCache, private)
+	if byLanguage {
+		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+	}
+}
+
+// serveComposedCache is serveComposedAs with its own Cache-Control.
+func (s *Server) serveComposedCache(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, cc string, private bool) {
+	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := s.composed.get(key)
 	if !ok {
-		res = newCatalogResource(bytes.Clone(body), catalogCache, mod)
+		res = newCatalogResource(bytes.Clone(body), cc, mod)
 		s.composed.add(key, res, res.size())
 	}
 	if reqKey != "" {
@@ -203,9 +211,6 @@ func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body [
 		s.composed.add(reqKey, res, int64(len(reqKey))+64)
 	}
 	serveResource(ctx, res, private)
-	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
-	}
 }
 
 // requestKey names a successful answer by everything it depends on: the

@@ -22,6 +22,7 @@ type site struct {
 	manifest *publish.Manifest
 	bibles   map[int32]*bibleView
 	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
+	aids     aidsSlot    // each language's topics and suggestions (search_lang.go)
 }
 
 type bibleView struct {

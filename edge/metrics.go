@@ -28,11 +28,12 @@ const (
 	classPassageRange
 	classGateway
 	classOps
+	classSearch
 	numClasses
 )
 
 var classNames = [numClasses]string{"other", "bible", "index", "books", "book", "chapters",
-	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops"}
+	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops", "search"}
 
 func (c routeClass) String() string { return classNames[c] }
 
@@ -144,6 +145,13 @@ func (s *Server) writeMetrics(w io.Writer) {
 		version = t.version
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
+	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
+	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
+	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", s.trending.counter.Dropped())
+	fmt.Fprintln(w, "# HELP edge_search_trending_failures_total Failed reports of counted searches and refreshes of the trending snapshot.")
+	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", s.trending.reportFailed.Load())
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", s.trending.refreshFailed.Load())
 	s.writeStoreMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"strconv"
 	"sync/atomic"
@@ -38,6 +39,11 @@ type Config struct {
 	EdgeToken  string // sent to dynamic as X-Edge-Token
 	// DynamicTimeout bounds a forwarded request (504 past it).
 	DynamicTimeout time.Duration
+	// SearchReportInterval is how often counted searches are reported to
+	// dynamic, TrendingRefresh how often the trending snapshot is fetched
+	// (trending.go); zero means the defaults.
+	SearchReportInterval time.Duration
+	TrendingRefresh      time.Duration
 
 	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
 	// are then redirected. ForceHTTPS redirects on a trusted proxy's
@@ -80,6 +86,7 @@ type Server struct {
 	gateway  *gateway
 	metrics  metrics
 	health   storeHealth
+	trending searchTrends
 
 	site       atomic.Pointer[site]
 	access     atomic.Pointer[accessTable]
@@ -120,6 +127,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DynamicTimeout <= 0 {
 		cfg.DynamicTimeout = 30 * time.Second
 	}
+	if cfg.SearchReportInterval <= 0 {
+		cfg.SearchReportInterval = DefaultSearchReportInterval
+	}
+	if cfg.TrendingRefresh <= 0 {
+		cfg.TrendingRefresh = DefaultTrendingRefresh
+	}
 	s := &Server{
 		cfg:      cfg,
 		log:      cfg.Log,
@@ -145,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.gateway = g
+		s.trending.client = &http.Client{}
 	}
 	return s, nil
 }
@@ -236,6 +250,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	}
 	if s.catalogue(ctx, path) {
 		return classOther
+	}
+	if s.search(ctx, path) {
+		return classSearch
 	}
 	if bytes.HasPrefix(path, prefixBible) {
 		var rt route
