@@ -19,6 +19,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/trending"
 )
 
 // Headers the edge sets on every request it forwards. Dynamic believes the
@@ -45,7 +46,13 @@ type Config struct {
 	// LongPoll is how long GET /internal/access?version=N waits for a
 	// change before answering 304; zero means 20 s.
 	LongPoll time.Duration
-	Log      *slog.Logger
+	// TrendingWindow is how far back trending search queries look;
+	// TrendingMinApps how many distinct apps must have searched a phrase
+	// on one day for it to trend (at most trending.MaxApps). Zero means
+	// the defaults.
+	TrendingWindow  time.Duration
+	TrendingMinApps int
+	Log             *slog.Logger
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -56,6 +63,7 @@ type Server struct {
 	log     *slog.Logger
 	content *Content
 	feed    *accessFeed
+	trends  trends
 	handler http.Handler
 
 	users  tokenCache
@@ -86,6 +94,14 @@ func New(cfg Config) *Server {
 	if s.feed.longPoll <= 0 {
 		s.feed.longPoll = 20 * time.Second
 	}
+	s.trends.window, s.trends.minApps = cfg.TrendingWindow, cfg.TrendingMinApps
+	if s.trends.window <= 0 {
+		s.trends.window = DefaultTrendingWindow
+	}
+	if s.trends.minApps <= 0 {
+		s.trends.minApps = DefaultTrendingMinApps
+	}
+	s.trends.minApps = min(s.trends.minApps, trending.MaxApps)
 	s.handler = s.routes()
 	return s
 }
@@ -93,6 +109,8 @@ func New(cfg Config) *Server {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /internal/access", s.feed.serveAccess)
+	mux.HandleFunc("POST /internal/search-queries", s.postSearchQueries)
+	mux.HandleFunc("GET /internal/search-trending", s.getSearchTrending)
 	mux.HandleFunc("GET /v1/highlights", s.app(s.getHighlights))
 	mux.HandleFunc("POST /v1/highlights", s.app(s.postHighlights))
 	mux.HandleFunc("DELETE /v1/highlights/{passage_id}", s.app(s.deleteHighlights))
@@ -176,6 +194,9 @@ func (s *Server) housekeep(ctx context.Context) {
 	for {
 		if err := s.cfg.DB.Purge(ctx, s.now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge", "err", err)
+		}
+		if err := s.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge search queries", "err", err)
 		}
 		select {
 		case <-ctx.Done():

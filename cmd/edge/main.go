@@ -148,6 +148,9 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	}
 	go aw.Run(ctx)
 	go bw.Run(ctx)
+	// Reports counted searches to dynamic and refreshes trending queries;
+	// returns at once without --dynamic.
+	go srv.RunSearchQueries(ctx)
 
 	fs := &fasthttp.Server{
 		Handler:               srv.Handler,
