@@ -58,6 +58,10 @@ type Report struct {
 	Reused   int    // books whose packs were reused without rendering
 	Warnings []error
 	Duration time.Duration
+	// SearchBuilt counts the search indexes built (not reused) and Search
+	// is the time they took, part of Duration (build/search.go).
+	SearchBuilt int
+	Search      time.Duration
 }
 
 // Build renders the content directory and publishes it to the store. The
@@ -78,9 +82,13 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	b.prevKeys = map[string]publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
+	b.prevSearch = map[string]publish.SearchEntry{}
 	if prev != nil {
 		prev.Packs(func(r publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
+			if be.Search != nil {
+				b.prevSearch[be.Search.Source] = *be.Search
+			}
 			for _, k := range be.Books {
 				b.prevBooks[k.Source] = k
 			}
@@ -123,6 +131,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		if be.Search, err = b.searchIndex(ctx, cb, mine); err != nil {
+			return nil, err
+		}
 		m.Bibles = append(m.Bibles, be)
 	}
 	if err := b.sitePack(ctx, m, site, bibles); err != nil {
@@ -158,8 +169,10 @@ type builder struct {
 	now       time.Time
 	prevKeys  map[string]publish.PackRef
 	prevBooks map[string]publish.BookEntry
-	mu        sync.Mutex // guards rep
-	rep       *Report
+	// prevSearch are the previous build's search indexes by source.
+	prevSearch map[string]publish.SearchEntry
+	mu         sync.Mutex // guards rep
+	rep        *Report
 }
 
 type bookJob struct {
@@ -170,7 +183,8 @@ type bookJob struct {
 	// results
 	entry *publish.BookEntry
 	index bible.Book
-	words map[string]int // verse words as written, with counts
+	texts [][]string     // verse texts when rendered in this build (search.go)
+	words map[string]int // verse words as written, with counts (topics.go)
 }
 
 func (b *builder) runBooks(ctx context.Context, jobs []*bookJob) error {
@@ -271,11 +285,8 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		}
 		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: book.Chapters[i].ID, Pack: ref})
 	}
-	verses := make([][][]bible.Segment, len(rb.Chapters))
-	for i := range rb.Chapters {
-		verses[i] = rb.Chapters[i].Verses
-	}
-	words := wordsOf(verses)
+	texts := verseTexts(rb.Chapters)
+	words := wordsOf(texts)
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBook, publish.JSON, CachePublic, mustJSON(book))
 	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(words))
@@ -287,7 +298,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if e.Pack, err = b.put(ctx, w); err != nil {
 		return err
 	}
-	j.entry, j.index, j.words = e, rb.Index, words
+	j.entry, j.index, j.texts, j.words = e, rb.Index, texts, words
 	return nil
 }
 

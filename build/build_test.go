@@ -17,6 +17,7 @@ import (
 	"github.com/bibleplatform/platform/build"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // sharedBibles are the real Bibles beside the repository, with the
@@ -279,8 +280,8 @@ func TestIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !third.Switched || third.Written != 3 || third.Rendered != 1 {
-		t.Errorf("one-verse change: %+v; want 3 objects written (the chapter pack, the book pack, the manifest), 1 book rendered", third)
+	if !third.Switched || third.Written != 4 || third.Rendered != 1 {
+		t.Errorf("one-verse change: %+v; want 4 objects written (the chapter pack, the book pack with its words, the Bible's search index, the manifest), 1 book rendered", third)
 	}
 	after, _, _ := publish.LoadCurrent(ctx, store)
 	var changedKeys []string
@@ -307,12 +308,40 @@ func TestIncremental(t *testing.T) {
 			}
 		}
 	}
+	searchKey := after.Bible(9001).Search.Pack.Key
 	slices.Sort(changedKeys)
-	want := []string{chapter3, book}
-	slices.Sort(want)
-	if !slices.Equal(changedKeys, want) {
-		t.Errorf("changed packs %v; want only JHN 3's %s and JHN's %s", changedKeys, chapter3, book)
+	if want := slices.Sorted(slices.Values([]string{chapter3, book, searchKey})); !slices.Equal(changedKeys, want) {
+		t.Errorf("changed packs %v; want only JHN 3's %s, JHN's %s and the search index %s", changedKeys, chapter3, book, searchKey)
 	}
+	// The new index has the new text; the other books' text came back
+	// from their published packs.
+	x := loadSearch(t, store, after.Bible(9001))
+	if r := x.Search("truly", "", 10); r.Total != 1 || x.Verse(r.Verses[0]) != "JHN.3.16" {
+		t.Errorf("search for the changed verse: %+v", r)
+	}
+	if r := x.Search("existed", "", 10); r.Total == 0 || x.Verse(r.Verses[0]) != "GEN.1.1" {
+		t.Errorf("search in an unchanged book found nothing")
+	}
+}
+
+func loadSearch(t *testing.T, store publish.Store, be *publish.BibleEntry) *search.Index {
+	t.Helper()
+	if be.Search == nil {
+		t.Fatal("no search index")
+	}
+	p, err := publish.LoadPack(context.Background(), store, be.Search.Pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Entry(publish.NameSearch)
+	if e == nil {
+		t.Fatal("search pack without index")
+	}
+	x, err := search.Decode(p.Body(&e.Reps[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 // TestImportKeepsGoing imports a folder with a broken book: the error

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/topic"
@@ -52,17 +51,13 @@ func readTopics(content string) (map[string][]topic.Topic, []error, error) {
 	return out, warns, nil
 }
 
-// wordsOf counts the words of a rendered book's verse text (headings and
-// notes are not verse text).
-func wordsOf(verses [][][]bible.Segment) map[string]int {
+// wordsOf counts the words of a book's verse texts (verseTexts: headings
+// and notes are not verse text).
+func wordsOf(texts [][]string) map[string]int {
 	counts := map[string]int{}
-	for _, ch := range verses {
+	for _, ch := range texts {
 		for _, v := range ch {
-			for i := range v {
-				if !v[i].Heading {
-					topic.CountWords(counts, v[i].Text)
-				}
-			}
+			topic.CountWords(counts, v)
 		}
 	}
 	return counts

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // site is one published build as the edge serves it: the manifest plus
@@ -32,6 +34,9 @@ type bibleView struct {
 
 	mu    sync.Mutex
 	index *bible.Index // decoded on first need (range composition)
+
+	searchMu sync.Mutex // held while the search index loads
+	search   atomic.Pointer[search.Index]
 }
 
 type bookView struct {

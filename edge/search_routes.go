@@ -3,11 +3,8 @@ package edge
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
-
-	"github.com/bibleplatform/platform/topic"
 )
 
 // The search operations (docs/search.md) are served at the paths real
@@ -79,29 +76,6 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 		s.searchTopics(ctx, st, app)
 	}
 	return true
-}
-
-// searchQuery reads the query parameter: required, 1 to 100 characters
-// (the clients' own limit, docs/search.md).
-func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
-	args := ctx.QueryArgs()
-	if !args.Has("query") {
-		invalid(ctx, "query", "query", "Field required", "missing")
-		return "", false
-	}
-	q := args.Peek("query")
-	switch n := utf8.RuneCount(q); {
-	case !utf8.Valid(q):
-		invalid(ctx, "query", "query", "Input should be a valid string", "string_unicode")
-		return "", false
-	case n == 0:
-		invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
-		return "", false
-	case n > topic.MaxQueryRunes:
-		invalid(ctx, "query", "query", "String should have at most "+strconv.Itoa(topic.MaxQueryRunes)+" characters", "string_too_long")
-		return "", false
-	}
-	return string(q), true
 }
 
 // searchRanges reads language_ranges[]: one or more, each "*" or a

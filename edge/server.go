@@ -82,11 +82,14 @@ type Server struct {
 	log      *slog.Logger
 	packs    *packs
 	composed *lru[*resource]
+	searched *lru[*resource] // search answers (search_verses.go)
 	limiters *limiters
 	gateway  *gateway
 	metrics  metrics
-	health   storeHealth
-	trending searchTrends
+	// searchMetrics are the search route class's own (search_verses.go).
+	searchMetrics searchMetrics
+	health        storeHealth
+	trending      searchTrends
 
 	site       atomic.Pointer[site]
 	access     atomic.Pointer[accessTable]
@@ -137,6 +140,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		log:      cfg.Log,
 		composed: newLRU[*resource](cfg.ComposeCacheBytes),
+		searched: newLRU[*resource](cfg.ComposeCacheBytes),
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
 	}
 	s.metrics.started = time.Now()
@@ -170,6 +174,7 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := newSite(id, m)
 	s.prepareCatalog(st)
 	s.site.Store(st)
+	go s.loadSearchIndexes(st)
 }
 
 // SetAccess swaps in an access snapshot.
@@ -247,6 +252,14 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	}
 	if s.redirectHTTPS(ctx) {
 		return classOther
+	}
+	if isSearchVersesPath(path) {
+		if !ctx.IsGet() && !ctx.IsHead() {
+			methodNotAllowed(ctx, "GET, HEAD")
+		} else {
+			s.searchVerses(ctx)
+		}
+		return classSearch
 	}
 	if s.catalogue(ctx, path) {
 		return classOther

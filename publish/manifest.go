@@ -37,6 +37,17 @@ type BibleEntry struct {
 	ID    int32       `json:"id"`
 	Pack  PackRef     `json:"pack"` // bible, index, books
 	Books []BookEntry `json:"books"`
+	// Search is the Bible's verse search index (search.Decode reads its
+	// NameSearch entry); absent from builds made before search existed.
+	Search *SearchEntry `json:"search,omitempty"`
+}
+
+// SearchEntry is a Bible's search index.
+type SearchEntry struct {
+	// Source is a hash of the index version and of the Bible's book
+	// sources: a build that finds the same Source reuses the index.
+	Source string  `json:"source"`
+	Pack   PackRef `json:"pack"`
 }
 
 // BookEntry is one book of a Bible.
@@ -89,6 +100,9 @@ func (m *Manifest) Packs(fn func(PackRef)) {
 	}
 	for _, b := range m.Bibles {
 		fn(b.Pack)
+		if b.Search != nil {
+			fn(b.Search.Pack)
+		}
 		for _, k := range b.Books {
 			fn(k.Pack)
 			for _, c := range k.Chapters {

@@ -6,6 +6,7 @@ import "github.com/bibleplatform/platform/bible"
 // edge that reads them.
 //
 // Bible pack:   "bible", "index", "books", "books/<canon>"
+// Search pack:  "search"
 // Book pack:    "book", "chapters", "passage/INTRO/<variant>", "words"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
@@ -22,6 +23,9 @@ const (
 	// parallel to the chapter's verses: what the edge composes ranges
 	// from. Internal: never served as is.
 	NameSegments = "segments"
+	// NameSearch is the only entry of a Bible's search pack: the index
+	// object search.Decode reads. Internal: never served as is.
+	NameSearch = "search"
 	// NameWords is the book's verse words as written, with their counts
 	// ({"love": 310, …}): what a build derives a language's suggestion
 	// vocabulary from without rendering unchanged books again. Internal.

@@ -126,6 +126,7 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	fmt.Printf("build %s %s: %d objects written, %d skipped, %s written, %d books rendered, %d reused, %d warnings, %s\n",
 		rep.Build, state, rep.Written, rep.Skipped, humanBytes(rep.Bytes), rep.Rendered, rep.Reused,
 		len(rep.Warnings), rep.Duration.Round(time.Millisecond))
+	fmt.Printf("search indexes: %d built in %s\n", rep.SearchBuilt, rep.Search.Round(time.Millisecond))
 	return nil
 }
 
