@@ -129,6 +129,16 @@ func TestTrendingTwoEdges(t *testing.T) {
 	search(b, keys[2], "Amor", "es")
 	search(a, keys[1], "peace", "en")
 	search(b, keys[2], "peace", "en")
+	// Verse and unified search count under the Bible's language; a
+	// second page counts nothing.
+	get := func(e *searchEdge, key, path string) {
+		t.Helper()
+		if r := throughEdge(t, http.DefaultClient, "GET", e.url+path, key, "", ""); r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+	}
+	get(a, keys[0], "/v1-beta/search-verses?bible_id=9001&query=darkness")
+	get(b, keys[1], "/v1-beta/search-results?bible_id=9001&query=Darkness")
 	// A passage request counts nothing.
 	throughEdge(t, http.DefaultClient, "GET", a.url+"/v1/bibles/9001/passages/JHN.3.16", keys[0], "", "")
 
@@ -165,8 +175,8 @@ func TestTrendingTwoEdges(t *testing.T) {
 		return out
 	}
 	for _, e := range []*searchEdge{a, b} {
-		if got, want := strings.Join(trendingOf(e, "en"), ","), "love/trending,peace/trending"; got != want {
-			t.Errorf("en trending = %s, want %s (light: one app only)", got, want)
+		if got, want := strings.Join(trendingOf(e, "en"), ","), "love/trending,darkness/trending,peace/trending"; got != want {
+			t.Errorf("en trending = %s, want %s (light: one app only; love 3 searches, darkness and peace 2)", got, want)
 		}
 		if got, want := strings.Join(trendingOf(e, "fr&language_ranges[]=es"), ","), "amor/trending"; got != want {
 			t.Errorf("fr, es trending = %s, want %s", got, want)

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -13,6 +14,10 @@ import (
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
 func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+	// Suggestions are timed with the searches but are not searches: they
+	// count no results (-1).
+	start := time.Now()
+	defer func() { s.searchMetrics.observe(time.Since(start), -1) }()
 	args := ctx.QueryArgs()
 	trending, _, ok := parseBool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {

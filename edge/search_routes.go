@@ -20,6 +20,7 @@ const (
 	searchNone searchOp = iota
 	searchQueries
 	searchTopics
+	searchResults
 )
 
 // parseSearchPath recognises a search path; ok is false for a path that
@@ -39,6 +40,8 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 		return searchQueries, true
 	case "topics":
 		return searchTopics, true
+	case "results":
+		return searchResults, true
 	}
 	return searchNone, true
 }
@@ -74,6 +77,8 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 		s.searchQueries(ctx, st, app)
 	case searchTopics:
 		s.searchTopics(ctx, st, app)
+	case searchResults:
+		s.searchResults(ctx, st, t, app)
 	}
 	return true
 }

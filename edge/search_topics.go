@@ -68,6 +68,7 @@ func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string,
 // "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
 func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
 		return
@@ -87,6 +88,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
 	s.serveComposedCache(ctx, "", body, mod, searchCache, false)
+	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
 	s.trending.count(ans.tag, query, app.id)
 }
 

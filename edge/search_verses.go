@@ -39,6 +39,7 @@ type searchRequest struct {
 	intent string
 	page   page // size and offset; fields unused
 	text   bool // fields[]=text
+	app    string
 }
 
 // parseSearchVerses checks the parameters as the clients check them
@@ -146,6 +147,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
+	req.app = app.id
 	bv := st.bibles[req.bible]
 	if bv == nil {
 		notFoundMsg(ctx, "Bible not found.")
@@ -169,6 +171,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx) {
 	if res, ok := s.searched.get(key); ok {
 		serveResource(ctx, res, private)
 		s.searchMetrics.observe(time.Since(start), -1)
+		s.countVerseSearch(bv, req)
 		return
 	}
 	x, err := s.searchIndex(ctx, bv)
@@ -187,6 +190,15 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx) {
 	s.searched.add(key, res, res.size())
 	serveResource(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), r.Total)
+	s.countVerseSearch(bv, req)
+}
+
+// countVerseSearch counts a first page for trending (trending.go), under
+// the Bible's language; further pages of the same search count nothing.
+func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
+	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
+		s.trending.count(x.Language(), req.query, req.app)
+	}
 }
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
@@ -334,10 +346,10 @@ func (s *Server) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
 	fmt.Fprintln(w, "# HELP edge_search_queries_total Search answers computed (not from the answer cache).")
 	fmt.Fprintln(w, "# TYPE edge_search_queries_total counter")
 	fmt.Fprintf(w, "edge_search_queries_total %d\n", m.queries.Load())
-	fmt.Fprintln(w, "# HELP edge_search_results_total Verses found by the computed answers.")
+	fmt.Fprintln(w, "# HELP edge_search_results_total Verses and topics found by the computed answers (verse, topic and unified search).")
 	fmt.Fprintln(w, "# TYPE edge_search_results_total counter")
 	fmt.Fprintf(w, "edge_search_results_total %d\n", m.results.Load())
-	fmt.Fprintln(w, "# HELP edge_search_zero_results_total Computed answers that found no verse (zero-result rate: this over edge_search_queries_total).")
+	fmt.Fprintln(w, "# HELP edge_search_zero_results_total Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).")
 	fmt.Fprintln(w, "# TYPE edge_search_zero_results_total counter")
 	fmt.Fprintf(w, "edge_search_zero_results_total %d\n", m.zero.Load())
 }

@@ -4,28 +4,16 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/cases"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/bibleplatform/platform/search"
 )
 
-// folder turns text into its matching form: compatibility-decomposed,
-// combining marks dropped (Spanish "Jesús" matches "Jesus"; Hebrew points
-// and cantillation are ignored), case-folded, recomposed. It is not safe
-// for concurrent use, so Fold builds one per call.
-func folder() transform.Transformer {
-	return transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), cases.Fold(), norm.NFC)
-}
-
-// Fold returns s in its matching form, with runs of anything that is not
-// a letter or a digit turned into one space and apostrophes inside words
-// dropped ("God's" → "gods"), trimmed.
+// Fold returns s in its matching form: verse search's fold (search.Fold:
+// combining marks dropped, so Spanish "Jesús" matches "Jesus" and Hebrew
+// points and cantillation are ignored; lower case), with runs of anything
+// that is not a letter or a digit turned into one space and apostrophes
+// inside words dropped ("God's" → "gods"), trimmed.
 func Fold(s string) string {
-	f, _, err := transform.String(folder(), s)
-	if err != nil {
-		f = strings.ToLower(s) // invalid UTF-8 only; the caller refused it before
-	}
+	f := search.Fold(s)
 	var b strings.Builder
 	b.Grow(len(f))
 	space := false
