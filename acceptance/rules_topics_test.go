@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -109,6 +110,55 @@ func topicRules(e *env) {
 			"/v1-beta/search-topics?query=love":                                "language_ranges[]",
 			"/v1-beta/search-queries?query=lo&language_ranges[]=en_US":         "language_ranges[]",
 			"/v1-beta/search-queries?trending=yes-please&language_ranges[]=en": "trending",
+		} {
+			c.wantLoc(c.get(p, nil), param)
+		}
+	})
+}
+
+// unifiedRules: search-results, verses and topics together.
+func unifiedRules(e *env) {
+	unified := tObject{
+		req: map[string]schema{"verses": tArray{of: tObject{req: map[string]schema{"reference": verseRef}}},
+			"topics": tArray{of: topicSchema}, "user_intent": s, "did_you_mean": tArray{of: s}},
+		opt: map[string]schema{"search_instead_for": s},
+	}
+	e.rule("search/results.verses-and-topics", func(c *C) {
+		r := c.get("/v1-beta/search-results?query=light&bible_id=9001&language_ranges[]=en&user_intent=unknown", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, unified))
+		if len(arr(v["verses"])) == 0 || len(arr(v["topics"])) == 0 {
+			c.Errorf("light in 9001: %d verses, %d topics; want both", len(arr(v["verses"])), len(arr(v["topics"])))
+		}
+	})
+	e.rule("search/results.fields", func(c *C) {
+		r := c.get("/v1/search-results?query=light&bible_id=9001&language_ranges[]=en&fields[]=topics", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, unified))
+		if len(arr(v["verses"])) != 0 || len(arr(v["topics"])) == 0 {
+			c.Errorf("fields[]=topics: %d verses, %d topics; want topics only", len(arr(v["verses"])), len(arr(v["topics"])))
+		}
+	})
+	e.rule("search/results.reference-intent", func(c *C) {
+		r := c.get("/v1-beta/search-results?query="+url.QueryEscape("John 3:16")+"&bible_id=9001&language_ranges[]=en", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, unified))
+		if str(v["user_intent"]) != "reference" || len(arr(v["verses"])) != 1 || str(obj(arr(v["verses"])[0])["reference"]) != "JHN.3.16" {
+			c.Errorf("John 3:16: %v", v)
+		}
+	})
+	e.rule("search/results.403-unlicensed-bible", func(c *C) {
+		un := hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}
+		c.errMessage(c.get("/v1-beta/search-results?query=luz&bible_id="+strconv.Itoa(e.demo.UnlicensedBibleID)+"&language_ranges[]=es", un), 403)
+	})
+	e.rule("search/results.422", func(c *C) {
+		for p, param := range map[string]string{
+			"/v1-beta/search-results?query=x&language_ranges[]=en":                      "bible_id",
+			"/v1-beta/search-results?query=x&bible_id=9001&fields[]=text":               "fields[]",
+			"/v1-beta/search-results?query=x&bible_id=9001&user_intent=guess":           "user_intent",
+			"/v1-beta/search-results?query=x&bible_id=0":                                "bible_id",
+			"/v1-beta/search-results?bible_id=9001&language_ranges[]=en":                "query",
+			"/v1-beta/search-results?query=x&bible_id=9001&language_ranges[]=not_valid": "language_ranges[]",
 		} {
 			c.wantLoc(c.get(p, nil), param)
 		}
