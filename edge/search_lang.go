@@ -124,3 +124,18 @@ func (s *Server) eachRange(ctx context.Context, st *site, ranges []string, fn fu
 	}
 	return false, nil
 }
+
+// loadSearchAids loads a new build's topics and suggestions in the
+// background, so that the first search of each language does not wait for
+// them and the disk cache holds them for an edge that restarts during a
+// store outage.
+func (s *Server) loadSearchAids(st *site) {
+	for _, tag := range st.aids.languages(st.manifest) {
+		if s.site.Load() != st {
+			return // a newer build came in: it loads its own
+		}
+		if _, err := s.aidsOf(context.Background(), st, tag); err != nil {
+			s.log.Warn("search: cannot load topics and suggestions; they load on the first search", "language", tag, "err", err)
+		}
+	}
+}

@@ -1,11 +1,17 @@
 package edge
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
 )
 
 // The search tests serve the committed fixtures, whose topics files
@@ -189,4 +195,64 @@ func FuzzSearchRange(f *testing.F) {
 			t.Fatalf("validSearchRange(%q) = %t, want %t", s, got, want)
 		}
 	})
+}
+
+// TestTopicsDuringStoreOutage: an edge restarted while the store is
+// unreachable answers topic searches and suggestions from its disk cache,
+// where the first edge's background load put them.
+func TestTopicsDuringStoreOutage(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "store")
+	if err := os.CopyFS(root, os.DirFS(catalogStore(t).Root())); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	start := func() (*testEdge, error) {
+		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SetAccess(testSnapshot()); err != nil {
+			t.Fatal(err)
+		}
+		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
+		err = w.Check(context.Background())
+		return &testEdge{srv: srv, store: store, client: newTestEdgeClient(t, srv)}, err
+	}
+	first, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the background load of every language's aids (no request
+	// asks for Spanish before the outage).
+	st := first.srv.site.Load()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st.aids.mu.Lock()
+		n := len(st.aids.byTag)
+		st.aids.mu.Unlock()
+		if n == len(st.aids.languages(st.manifest)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d languages loaded after 10 s", n)
+		}
+	}
+	if err := os.Rename(root, root+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := start()
+	if err == nil {
+		t.Fatal("the build check succeeded with the store gone")
+	}
+	_, v := second.getJSON(t, "/v1-beta/search-topics?query=amor&language_ranges[]=es", 200)
+	if got := topicTexts(t, v); got != "Amor" {
+		t.Errorf("during the outage: topics %q, want Amor", got)
+	}
+	second.getJSON(t, "/v1-beta/search-queries?query=gen&language_ranges[]=en", 200)
 }

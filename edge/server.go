@@ -175,6 +175,7 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	s.prepareCatalog(st)
 	s.site.Store(st)
 	go s.loadSearchIndexes(st)
+	go s.loadSearchAids(st)
 }
 
 // SetAccess swaps in an access snapshot.
