@@ -67,6 +67,7 @@ func runRules(t *testing.T, e *env, fx *fixtures, root string, st *stack) {
 	httpRules(e)
 	dynamicRules(e, fx)
 	catalogueRules(e, fx)
+	searchRules(e)
 	topicRules(e)
 	unifiedRules(e)
 	sdkRules(t, e, root)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -228,25 +229,39 @@ func newComposedResource(body []byte, cc string, mod time.Time) *resource {
 	return r
 }
 
-// compressBrotli and compressGzip compress body with a writer of their own
-// and return a copy of exactly the compressed length. The writer's state
-// (brotli's hash tables above all) and the growing buffer are unreachable
-// once they return, so a composed range holds only its bytes.
-// Pooling writers would save allocating them, but a cached range is composed
-// once, and a pool would keep that state on the heap for good.
+// compressBrotli and compressGzip compress body and return a copy of
+// exactly the compressed length, so a cached answer holds only its bytes.
+// The writers are pooled: a brotli writer allocates about 2 MB of hash
+// tables and ring buffer, which cost more than compressing a search answer
+// or a short range; a sync.Pool lets the garbage collector take idle ones
+// back, so a quiet edge does not keep them.
+var (
+	brotliWriters = sync.Pool{New: func() any { return brotli.NewWriterLevel(nil, composeBrotliLevel) }}
+	gzipWriters   = sync.Pool{New: func() any {
+		w, _ := gzip.NewWriterLevel(nil, composeGzipLevel) // the level is valid
+		return w
+	}}
+)
+
 func compressBrotli(body []byte) []byte {
 	var buf bytes.Buffer
-	w := brotli.NewWriterLevel(&buf, composeBrotliLevel)
+	w := brotliWriters.Get().(*brotli.Writer)
+	w.Reset(&buf)
 	w.Write(body) // a bytes.Buffer does not fail
 	w.Close()
+	w.Reset(nil)
+	brotliWriters.Put(w)
 	return bytes.Clone(buf.Bytes())
 }
 
 func compressGzip(body []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&buf, composeGzipLevel) // the level is valid
+	w := gzipWriters.Get().(*gzip.Writer)
+	w.Reset(&buf)
 	w.Write(body)
 	w.Close()
+	w.Reset(nil)
+	gzipWriters.Put(w)
 	return bytes.Clone(buf.Bytes())
 }
 

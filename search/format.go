@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/bibleplatform/platform/bible"
 )
@@ -176,6 +177,9 @@ func Decode(data []byte) (*Index, error) {
 	x.verse, x.text, x.lens = make([]string, n), make([]string, n), make([]uint16, n)
 	for i := 0; i < n; i++ {
 		x.verse[i], x.text[i], x.lens[i] = r.string(), r.string(), uint16(r.uvarint())
+		if ref, err := bible.ParseRef(x.verse[i]); r.err == nil && (err != nil || ref.Kind() != bible.KindVerse || ref.String() != x.verse[i]) {
+			r.fail("bad verse id " + strconv.Quote(x.verse[i]))
+		}
 	}
 	n = r.count(5)
 	x.words, x.count, x.df = make([]string, n), make([]uint32, n), make([]uint32, n)

@@ -35,7 +35,10 @@ type Index struct {
 	verseAt   map[string]int32
 	chapterAt map[string][2]int32 // "JHN.3" -> [first, end) verses
 	byLen     [][]uint32          // word ids by length in runes, for typo correction
-	stemAt    map[string]uint32   // stem -> group
+	runes     []rune              // every word's runes, word w at runeAt[w]:runeAt[w+1]
+	runeAt    []int32
+	hist      []histogram32     // letter histograms (typo.go)
+	stemAt    map[string]uint32 // stem -> group
 	bookNames map[string]bible.BookID
 }
 
@@ -187,13 +190,19 @@ func (x *Index) derive() {
 	}
 	x.deriveBooks()
 	x.byLen = nil
+	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	for w, word := range x.words {
-		n := len([]rune(word))
+		x.runeAt = append(x.runeAt, int32(len(x.runes)))
+		at := len(x.runes)
+		x.runes = append(x.runes, []rune(word)...)
+		x.hist[w] = histogram(x.runes[at:])
+		n := len(x.runes) - at
 		for len(x.byLen) <= n {
 			x.byLen = append(x.byLen, nil)
 		}
 		x.byLen[n] = append(x.byLen[n], uint32(w))
 	}
+	x.runeAt = append(x.runeAt, int32(len(x.runes)))
 }
 
 // Len is the number of verses indexed.

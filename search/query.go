@@ -231,16 +231,54 @@ func (h *hits) add(doc int32, tf uint32) {
 	h.tf = append(h.tf, tf)
 }
 
-// union merges the postings of alternative words.
+// union merges the postings of alternative words: a stem group's few
+// forms merged pairwise, a prefix's many words collected and sorted.
 func (x *Index) union(alts []uint32) hits {
-	if len(alts) == 1 {
-		var h hits
-		p := postings{b: x.post[alts[0]]}
-		for p.next(true) {
-			h.add(p.doc, uint32(p.tf))
-		}
-		return h
+	if len(alts) > 16 {
+		return x.unionMany(alts)
 	}
+	var h hits
+	for i, w := range alts {
+		if i == 0 {
+			h = x.decode(w)
+			continue
+		}
+		h = merge(h, x.decode(w))
+	}
+	return h
+}
+
+// decode reads one word's verses and counts.
+func (x *Index) decode(w uint32) hits {
+	h := hits{doc: make([]int32, 0, x.df[w]), tf: make([]uint32, 0, x.df[w])}
+	p := postings{b: x.post[w]}
+	for p.next(true) {
+		h.add(p.doc, uint32(p.tf))
+	}
+	return h
+}
+
+func merge(a, b hits) hits {
+	h := hits{doc: make([]int32, 0, len(a.doc)+len(b.doc)), tf: make([]uint32, 0, len(a.doc)+len(b.doc))}
+	i, j := 0, 0
+	for i < len(a.doc) || j < len(b.doc) {
+		switch {
+		case j == len(b.doc) || i < len(a.doc) && a.doc[i] < b.doc[j]:
+			h.add(a.doc[i], a.tf[i])
+			i++
+		case i == len(a.doc) || b.doc[j] < a.doc[i]:
+			h.add(b.doc[j], b.tf[j])
+			j++
+		default:
+			h.add(a.doc[i], a.tf[i]+b.tf[j])
+			i++
+			j++
+		}
+	}
+	return h
+}
+
+func (x *Index) unionMany(alts []uint32) hits {
 	type dt struct {
 		doc int32
 		tf  uint32
@@ -260,49 +298,32 @@ func (x *Index) union(alts []uint32) hits {
 	return h
 }
 
-// positions returns, per verse, where any of alts occurs.
-func (x *Index) positions(alts []uint32) map[int32][]uint32 {
-	m := map[int32][]uint32{}
-	for _, w := range alts {
-		p := postings{b: x.post[w]}
-		for p.next(true) {
-			m[p.doc] = p.positions(m[p.doc])
-		}
-	}
-	for d, ps := range m {
-		if len(alts) > 1 {
-			slices.Sort(ps)
-		}
-		m[d] = ps
-	}
-	return m
-}
-
-// phrase finds the verses where the clause's words follow each other.
+// phrase finds the verses where the clause's words follow each other:
+// first the verses holding every word (in some form), then, in those only,
+// where each word is.
 func (x *Index) phrase(c clause) hits {
-	// Start from the rarest position's verses.
-	first := 0
-	dfs := make([]int, len(c.alts))
+	us := make([]hits, len(c.alts))
 	for i, alts := range c.alts {
-		for _, w := range alts {
-			dfs[i] += int(x.df[w])
-		}
-		if dfs[i] < dfs[first] {
-			first = i
-		}
+		us[i] = x.union(alts)
 	}
-	cand := x.union(c.alts[first])
-	pos := make([]map[int32][]uint32, len(c.alts))
-	for i := range c.alts {
-		pos[i] = x.positions(c.alts[i])
+	cand := us[0].doc
+	for _, u := range us[1:] {
+		cand = intersect(cand, u.doc)
 	}
 	var h hits
-	for _, d := range cand.doc {
+	if len(cand) == 0 {
+		return h
+	}
+	pos := make([]positions, len(c.alts))
+	for i, alts := range c.alts {
+		pos[i] = x.positionsIn(alts, us[i], cand)
+	}
+	for j, d := range cand {
 		n := 0
-		for _, p0 := range pos[0][d] {
+		for _, p0 := range pos[0].of(j) {
 			ok := true
 			for i := 1; i < len(pos) && ok; i++ {
-				_, ok = slices.BinarySearch(pos[i][d], p0+uint32(i))
+				_, ok = slices.BinarySearch(pos[i].of(j), p0+uint32(i))
 			}
 			if ok {
 				n++
@@ -313,6 +334,71 @@ func (x *Index) phrase(c clause) hits {
 		}
 	}
 	return h
+}
+
+// intersect returns the documents in both sorted lists.
+func intersect(a, b []int32) []int32 {
+	out := make([]int32, 0, min(len(a), len(b)))
+	j := 0
+	for _, d := range a {
+		for j < len(b) && b[j] < d {
+			j++
+		}
+		if j == len(b) {
+			break
+		}
+		if b[j] == d {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// positions holds, for each of a list of verses, where a word occurs in
+// it: one buffer, cut at start.
+type positions struct {
+	buf   []uint32
+	start []int // len(verses)+1
+}
+
+func (p positions) of(j int) []uint32 { return p.buf[p.start[j]:p.start[j+1]] }
+
+// positionsIn collects where any of alts occurs in each of docs (a subset
+// of u's, u being the union of alts).
+func (x *Index) positionsIn(alts []uint32, u hits, docs []int32) positions {
+	p := positions{start: make([]int, len(docs)+1)}
+	k := 0
+	for j, d := range docs {
+		for u.doc[k] < d {
+			k++
+		}
+		p.start[j+1] = p.start[j] + int(u.tf[k])
+	}
+	p.buf = make([]uint32, p.start[len(docs)])
+	fill := make([]int, len(docs))
+	copy(fill, p.start[:len(docs)])
+	for _, w := range alts {
+		it := postings{b: x.post[w]}
+		j := 0
+		for it.next(true) {
+			for j < len(docs) && docs[j] < it.doc {
+				j++
+			}
+			if j == len(docs) {
+				break
+			}
+			if docs[j] == it.doc {
+				n := len(it.positions(p.buf[fill[j]:fill[j]]))
+				fill[j] += n
+			}
+		}
+	}
+	if len(alts) > 1 {
+		for j := range docs {
+			slices.Sort(p.of(j))
+		}
+	}
+	return p
 }
 
 type scored struct {

@@ -85,14 +85,19 @@ func (x *Index) Candidates(word string, n int) []string {
 	}
 	var found []cand
 	a := []rune(word)
-	var b []rune
+	ha := histogram(a)
 	row := make([][]int, 3)
 	for i := range row {
 		row[i] = make([]int, l+d+2)
 	}
 	for k := max(l-d, 1); k <= l+d && k < len(x.byLen); k++ {
 		for _, w := range x.byLen[k] {
-			b = append(b[:0], []rune(x.words[w])...)
+			// The letters that one word has more of than the other each
+			// need an edit: a bound that rules out most words cheaply.
+			if bagDistance(&ha, &x.hist[w]) > d {
+				continue
+			}
+			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
 			if dist := osa(a, b, d, row); dist <= d {
 				score := math.Log(float64(x.count[w]))
 				if dist == 1 && likelySlip(a, b) {
@@ -181,4 +186,31 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// histogram counts a word's letters in 32 buckets (by code point). Two
+// words' bucket counts differ by no more than their letters do, so the
+// bag distance of histograms is a lower bound of the edit distance.
+type histogram32 [32]uint8
+
+func histogram(w []rune) histogram32 {
+	var h histogram32
+	for _, r := range w {
+		if h[r&31] < 255 {
+			h[r&31]++
+		}
+	}
+	return h
+}
+
+func bagDistance(a, b *histogram32) int {
+	more, fewer := 0, 0
+	for i := range a {
+		if d := int(a[i]) - int(b[i]); d > 0 {
+			more += d
+		} else {
+			fewer -= d
+		}
+	}
+	return max(more, fewer)
 }

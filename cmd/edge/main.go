@@ -55,7 +55,7 @@ type serveCmd struct {
 	Burst        int           `help:"Default burst per app." default:"40" env:"EDGE_BURST"`
 	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
 	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"1073741824" env:"EDGE_PACK_CACHE"`
-	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
+	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
 	DiskCache    string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	DiskCacheMax int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
 	WholePackMax int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"262144" env:"EDGE_WHOLE_PACK_MAX"`

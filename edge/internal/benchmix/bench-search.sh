@@ -17,7 +17,9 @@ BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_CONNS=${BENCH_CONNS:-64}
 P99_CONNS=${P99_CONNS:-8}
 BIBLES=${BIBLES:-../shared/bibles}
+BENCH_WARMUP=${BENCH_WARMUP:-8}
 EDGE_PORT=${EDGE_PORT:-18191}
+COLD_PORT=${COLD_PORT:-18192}
 
 if ! command -v wrk >/dev/null; then
 	sudo=""
@@ -58,7 +60,8 @@ CREATE TABLE verses (id serial PRIMARY KEY, ref text NOT NULL, body text NOT NUL
 CREATE INDEX verses_tsv ON verses USING gin (tsv);
 CREATE TABLE queries (id serial PRIMARY KEY, q text NOT NULL);
 \copy queries (q) FROM '$dir/queries.txt' WITH (FORMAT csv, QUOTE E'\x01')
-ANALYZE;
+ANALYZE verses;
+ANALYZE queries;
 SQL
 nq=$(psql -X -qtA "$dburl" -c "SELECT count(*) FROM queries")
 # The first page of 25 verses, best ranked first, as the edge answers it.
@@ -71,19 +74,26 @@ SQL
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
+# The edge as deployed, and a second one whose answer cache keeps nothing
+# (every query computed: what the long tail of rare queries costs).
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache.json" \
 	--listen "127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
 pids+=($!)
-for _ in $(seq 100); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EDGE_PORT/readyz")" = 200 ] && break
-	sleep 0.1
+"$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache-cold.json" \
+	--listen "127.0.0.1:$COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-cold.log" &
+pids+=($!)
+for port in "$EDGE_PORT" "$COLD_PORT"; do
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break
+		sleep 0.1
+	done
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-SVC-App-Key: $key" "http://127.0.0.1:$port/v1/search-verses?bible_id=206&query=love")
+	[ "$code" = 200 ] || { echo "bench-search: edge on $port answered $code" >&2; exit 1; }
 done
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-SVC-App-Key: $key" "http://127.0.0.1:$EDGE_PORT/v1/search-verses?bible_id=206&query=love")
-[ "$code" = 200 ] || { echo "bench-search: edge answered $code" >&2; exit 1; }
 
 threads=$(( $(nproc) > 2 ? $(nproc) - 1 : 1 ))
-edge_run() { # conns out
-	wrk -t "$threads" -c "$1" -d "${BENCH_SECONDS}s" --latency -s "$dir/edge.lua" "http://127.0.0.1:$EDGE_PORT" >"$2"
+edge_run() { # conns out [port]
+	wrk -t "$threads" -c "$1" -d "${BENCH_SECONDS}s" --latency -s "$dir/edge.lua" "http://127.0.0.1:${3:-$EDGE_PORT}" >"$2"
 }
 pg_run() { # conns out
 	rm -f "$dir"/pglog.*
@@ -97,20 +107,36 @@ pct_wrk() { # file percentile → milliseconds
 rps_pg() { sed -nE 's/^tps = ([0-9.]+).*/\1/p' "$1" | head -1; }
 pct_pg() { awk -v p="$2" '{v[NR] = $1} END {i = int(NR * p / 100); if (i < 1) i = 1; print v[i]}' "$1.lat"; }
 
-# Warm both: the edge's index and answer cache, PostgreSQL's buffers.
-edge_run "$BENCH_CONNS" "$dir/warm.edge.txt"
+# Warm both: PostgreSQL's buffers; the edge's index and answer cache,
+# until a whole BENCH_WARMUP interval adds no miss (at most 8), as
+# bench-edge does: the mix cycles through its queries, so the edge then
+# answers every repeated query from memory, as it would a popular one.
+misses() {
+	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" | awk '/^edge_cache_requests_total\{cache="search",result="miss"/ {print $2}'
+}
 pg_run "$BENCH_CONNS" "$dir/warm.pg.txt"
+edge_run "$BENCH_CONNS" "$dir/warm.cold.txt" "$COLD_PORT"
+before=-1
+for _ in $(seq 8); do
+	wrk -t "$threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/edge.lua" "http://127.0.0.1:$EDGE_PORT" >/dev/null
+	now=$(misses)
+	[ "$now" = "$before" ] && break
+	before=$now
+done
+echo "edge warm: $before answer cache misses in all, none in the last ${BENCH_WARMUP}s" >&2
 
-rm -f "$dir"/round.*
+rm -f "$dir"/round.* "$dir/rounds.txt"
 for r in $(seq "$BENCH_ROUNDS"); do
 	edge_run "$BENCH_CONNS" "$dir/round.$r.edge.txt"
 	pg_run "$BENCH_CONNS" "$dir/round.$r.pg.txt"
 	edge_run "$P99_CONNS" "$dir/round.$r.edge8.txt"
+	edge_run "$BENCH_CONNS" "$dir/round.$r.cold.txt" "$COLD_PORT"
 	e=$(rps_wrk "$dir/round.$r.edge.txt") p=$(rps_pg "$dir/round.$r.pg.txt")
-	printf 'round %d: edge %s req/s (p50 %s ms, p99 %s ms) | postgres %s req/s (p50 %s ms, p99 %s ms) | ratio %.2f | edge at %d connections p99 %s ms\n' \
+	printf 'round %d: edge %s req/s (p50 %s ms, p99 %s ms) | postgres %s req/s (p50 %s ms, p99 %s ms) | ratio %.2f | edge at %d connections p99 %s ms | edge without answer cache %s req/s (p99 %s ms)\n' \
 		"$r" "$e" "$(pct_wrk "$dir/round.$r.edge.txt" 50%)" "$(pct_wrk "$dir/round.$r.edge.txt" 99%)" \
 		"$p" "$(pct_pg "$dir/round.$r.pg.txt" 50)" "$(pct_pg "$dir/round.$r.pg.txt" 99)" \
-		"$(awk -v e="$e" -v p="$p" 'BEGIN {print e / p}')" "$P99_CONNS" "$(pct_wrk "$dir/round.$r.edge8.txt" 99%)" |
+		"$(awk -v e="$e" -v p="$p" 'BEGIN {print e / p}')" "$P99_CONNS" "$(pct_wrk "$dir/round.$r.edge8.txt" 99%)" \
+		"$(rps_wrk "$dir/round.$r.cold.txt")" "$(pct_wrk "$dir/round.$r.cold.txt" 99%)" |
 		tee -a "$dir/rounds.txt" >&2
 	if grep -q "Non-2xx" "$dir/round.$r.edge.txt"; then
 		echo "bench-search: edge: $(grep Non-2xx "$dir/round.$r.edge.txt")" >&2
@@ -128,6 +154,9 @@ done | median)
 hits=$(curl -s "http://127.0.0.1:$EDGE_PORT/metrics" | awk '/^edge_cache_hit_ratio\{cache="search"\}/ {print $2}')
 printf 'edge     %10s req/s  p50 %s ms  p99 %s ms at %d connections; p99 %s ms at %d (medians of %d rounds of %ss)\n' \
 	"$search_rps" "$(med edge pct_wrk 50%)" "$(med edge pct_wrk 99%)" "$BENCH_CONNS" "$(med edge8 pct_wrk 99%)" "$P99_CONNS" "$BENCH_ROUNDS" "$BENCH_SECONDS" >&2
+printf 'edge without answer cache %s req/s  p50 %s ms  p99 %s ms at %d connections (every query computed; ratio to postgres %.2f)\n' \
+	"$(med cold rps_wrk)" "$(med cold pct_wrk 50%)" "$(med cold pct_wrk 99%)" "$BENCH_CONNS" \
+	"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.cold.txt")" -v p="$(rps_pg "$dir/round.$r.pg.txt")" 'BEGIN {print e / p}'; done | median)" >&2
 printf 'postgres %10s req/s  p50 %s ms  p99 %s ms at %d connections\n' "$pg_rps" "$(med pg pct_pg 50)" "$(med pg pct_pg 99)" "$BENCH_CONNS" >&2
 printf 'index %s MB for %s MB of plain text (%.2f x); the edge answer cache hit ratio over the run %s\n' \
 	"$index_mb" "$text_mb" "$(awk -v a="$index_mb" -v b="$text_mb" 'BEGIN {print a / b}')" "$hits" >&2
