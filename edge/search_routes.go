@@ -17,14 +17,15 @@ var (
 type searchOp uint8
 
 const (
-	searchNone searchOp = iota
-	searchQueries
-	searchTopics
-	searchResults
+	opNone searchOp = iota
+	opQueries
+	opTopics
+	opResults
+	opVerses
 )
 
 // parseSearchPath recognises a search path; ok is false for a path that
-// is not one, op is searchNone for an unknown operation under the prefix.
+// is not one, op is opNone for an unknown operation under the prefix.
 func parseSearchPath(p []byte) (op searchOp, ok bool) {
 	var rest []byte
 	switch {
@@ -33,17 +34,19 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 	case bytes.HasPrefix(p, prefixSearchV1):
 		rest = p[len(prefixSearchV1):]
 	default:
-		return searchNone, false
+		return opNone, false
 	}
 	switch string(rest) {
 	case "queries":
-		return searchQueries, true
+		return opQueries, true
 	case "topics":
-		return searchTopics, true
+		return opTopics, true
 	case "results":
-		return searchResults, true
+		return opResults, true
+	case "verses":
+		return opVerses, true
 	}
-	return searchNone, true
+	return opNone, true
 }
 
 // search serves the search routes; it reports false when path is not one
@@ -54,7 +57,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 	if !ok {
 		return false
 	}
-	if op == searchNone {
+	if op == opNone {
 		notFound(ctx)
 		return true
 	}
@@ -73,12 +76,14 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 		return true
 	}
 	switch op {
-	case searchQueries:
+	case opQueries:
 		s.searchQueries(ctx, st, app)
-	case searchTopics:
+	case opTopics:
 		s.searchTopics(ctx, st, app)
-	case searchResults:
+	case opResults:
 		s.searchResults(ctx, st, t, app)
+	case opVerses:
+		s.searchVerses(ctx, st, t, app)
 	}
 	return true
 }

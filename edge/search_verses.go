@@ -23,15 +23,6 @@ import (
 // search answer cache like a composed range, so a popular query costs a
 // lookup.
 
-var (
-	pathSearchVerses     = []byte("/v1/search-verses")
-	pathSearchVersesBeta = []byte("/v1-beta/search-verses")
-)
-
-func isSearchVersesPath(p []byte) bool {
-	return bytes.Equal(p, pathSearchVerses) || bytes.Equal(p, pathSearchVersesBeta)
-}
-
 // searchRequest is a checked verse search request.
 type searchRequest struct {
 	query  string
@@ -129,20 +120,10 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 }
 
 // searchVerses serves verse search. Authentication, app status and rate
-// limit come first, as for every content route; then the parameters; then
-// the Bible (404) and the app's licence for it (403).
-func (s *Server) searchVerses(ctx *fasthttp.RequestCtx) {
+// limit come first (search_routes.go), as for every content route; then
+// the parameters; then the Bible (404) and the app's licence for it (403).
+func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
 	start := time.Now()
-	t := s.access.Load()
-	st := s.site.Load()
-	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
-		return
-	}
-	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
-	if app == nil {
-		return
-	}
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
 		return

@@ -254,19 +254,8 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	if s.redirectHTTPS(ctx) {
 		return classOther
 	}
-	if isSearchVersesPath(path) {
-		if !ctx.IsGet() && !ctx.IsHead() {
-			methodNotAllowed(ctx, "GET, HEAD")
-		} else {
-			s.searchVerses(ctx)
-		}
-		return classSearch
-	}
 	if s.catalogue(ctx, path) {
 		return classOther
-	}
-	if s.search(ctx, path) {
-		return classSearch
 	}
 	if bytes.HasPrefix(path, prefixBible) {
 		var rt route
@@ -280,6 +269,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 		}
 		s.content(ctx, &rt)
 		return rt.class
+	}
+	// After the Bibles routes: a passage request never looks at the
+	// search paths.
+	if s.search(ctx, path) {
+		return classSearch
 	}
 	if isGatewayPath(path) {
 		s.forward(ctx, path)
