@@ -79,38 +79,12 @@ func TestSearchQueriesRoute(t *testing.T) {
 // app only, however often, does not trend.
 func TestTrendingTwoEdges(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.New(t)
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := build.Build(ctx, build.Options{Content: filepath.Join(repotest.Root(t), "fixtures", "content"), Store: store}); err != nil {
-		t.Fatal(err)
-	}
-	keys := make([]string, 3)
-	for i := range keys {
-		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b0%d", i)
-		if err := db.CreateApp(ctx, dynamic.App{ID: id, Name: "App " + fmt.Sprint(i), Status: "live", CallbackURL: "https://app.example/cb"}); err != nil {
-			t.Fatal(err)
-		}
-		keys[i] = fmt.Sprintf("bpk_trending_test_key_%d", i)
-		h := sha256.Sum256([]byte(keys[i]))
-		if _, err := db.AddKey(ctx, id, h[:], "bpk_tren"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	startDynamic := func() *dynamic.Server {
-		srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, TrendingMinApps: 2,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
-			t.Fatal(err)
-		}
-		return srv
-	}
-	dyn := startDynamic()
+	env := newTrendingEnv(t)
+	store, keys, startDynamic := env.store, env.keys, env.start
+	dyn := env.dyn
 	// The edges reach dynamic through a fixed address that outlives it.
 	proxy := newSwitchProxy(t, dyn.URL())
-	a, b := startSearchEdge(t, store, proxy.url), startSearchEdge(t, store, proxy.url)
+	a, b := startSearchEdge(t, store, proxy.url, nil), startSearchEdge(t, store, proxy.url, nil)
 
 	search := func(e *searchEdge, key, query, lang string) {
 		t.Helper()
@@ -187,6 +161,35 @@ func TestTrendingTwoEdges(t *testing.T) {
 	}
 }
 
+// TestTrendingLoop: an edge running its reporting loop gets its own
+// searches back as trending without being driven.
+func TestTrendingLoop(t *testing.T) {
+	ctx := context.Background()
+	env := newTrendingEnv(t)
+	c := startSearchEdge(t, env.store, env.dyn.URL(), func(cfg *edge.Config) {
+		cfg.SearchReportInterval, cfg.TrendingRefresh = 50*time.Millisecond, 50*time.Millisecond
+	})
+	loop, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.srv.RunSearchQueries(loop); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	for _, k := range env.keys[:2] {
+		if r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-topics?query=hope&language_ranges[]=en", k, "", ""); r.status != 200 {
+			t.Fatalf("search: %d %s", r.status, r.body)
+		}
+	}
+	// Dynamic serves a computed snapshot for 5 s.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-queries?trending=true&language_ranges[]=en", env.keys[0], "", "")
+		if r.status == 200 && strings.Contains(string(r.body), `"hope"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trending hope after 15 s: %d %s", r.status, r.body)
+		}
+	}
+}
+
 type searchEdge struct {
 	srv *edge.Server
 	url string
@@ -194,12 +197,16 @@ type searchEdge struct {
 
 // startSearchEdge starts an edge over store that reports to dynamicURL;
 // the test drives its reports and refreshes itself.
-func startSearchEdge(t *testing.T, store publish.Store, dynamicURL string) *searchEdge {
+func startSearchEdge(t *testing.T, store publish.Store, dynamicURL string, mod func(*edge.Config)) *searchEdge {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := edge.New(edge.Config{Store: store, Log: log, DynamicURL: dynamicURL, EdgeToken: edgeToken,
-		DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}})
+	cfg := edge.Config{Store: store, Log: log, DynamicURL: dynamicURL, EdgeToken: edgeToken,
+		DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := edge.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,4 +272,50 @@ func newSwitchProxy(t *testing.T, backend string) *switchProxy {
 func (p *switchProxy) switchTo(backend string) {
 	<-p.backend
 	p.backend <- backend
+}
+
+// trendingEnv is a database with three apps and their keys, the fixtures
+// published, and a dynamic service over them that trends phrases two apps
+// searched.
+type trendingEnv struct {
+	store *publish.Dir
+	keys  []string
+	dyn   *dynamic.Server
+	start func() *dynamic.Server
+}
+
+func newTrendingEnv(t *testing.T) *trendingEnv {
+	ctx := context.Background()
+	db := pgtest.New(t)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Build(ctx, build.Options{Content: filepath.Join(repotest.Root(t), "fixtures", "content"), Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 3)
+	for i := range keys {
+		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b0%d", i)
+		if err := db.CreateApp(ctx, dynamic.App{ID: id, Name: "App " + fmt.Sprint(i), Status: "live", CallbackURL: "https://app.example/cb"}); err != nil {
+			t.Fatal(err)
+		}
+		keys[i] = fmt.Sprintf("bpk_trending_test_key_%d", i)
+		h := sha256.Sum256([]byte(keys[i]))
+		if _, err := db.AddKey(ctx, id, h[:], "bpk_tren"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startDynamic := func() *dynamic.Server {
+		srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, TrendingMinApps: 2,
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	env := &trendingEnv{store: store, keys: keys, start: startDynamic}
+	env.dyn = startDynamic()
+	t.Cleanup(func() { env.dyn.Close() })
+	return env
 }
