@@ -31,8 +31,8 @@ type indexed struct {
 	Topic
 	text      string   // folded text
 	words     []string // folded words of the text
-	subWords  []string // folded words of the subtopics
 	subtopics []string // folded subtopics
+	all       []string // folded words of the text, then of the subtopics
 }
 
 type vocabWord struct {
@@ -49,6 +49,7 @@ func NewIndex(topics []Topic) *Index {
 	for _, t := range topics {
 		it := indexed{Topic: t, text: Fold(t.Text)}
 		it.words = strings.Fields(it.text)
+		it.all = append([]string(nil), it.words...)
 		seen := map[string]bool{}
 		for _, w := range it.words {
 			seen[w] = true
@@ -57,7 +58,7 @@ func NewIndex(topics []Topic) *Index {
 			f := Fold(s)
 			it.subtopics = append(it.subtopics, f)
 			for _, w := range strings.Fields(f) {
-				it.subWords = append(it.subWords, w)
+				it.all = append(it.all, w)
 				seen[w] = true
 			}
 		}
@@ -103,6 +104,9 @@ func (x *Index) Search(query string) Result {
 	alts := x.corrections(words)
 	var res Result
 	for _, alt := range alts {
+		if res.Topics != nil && len(res.DidYouMean) == maxCorrections {
+			break
+		}
 		ts := x.match(alt)
 		if len(ts) == 0 {
 			continue
@@ -153,7 +157,7 @@ func (x *Index) match(q []string) []Topic {
 			rank = 2
 		case slices.ContainsFunc(t.subtopics, func(s string) bool { return strings.HasPrefix(s, phrase) }):
 			rank = 3
-		case allPrefix(q, append(t.words[:len(t.words):len(t.words)], t.subWords...)):
+		case len(t.all) > len(t.words) && allPrefix(q, t.all):
 			rank = 4
 		}
 		if rank >= 0 {
