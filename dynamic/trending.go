@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -130,6 +131,10 @@ func checkCount(i int, q *trending.Count) *detail {
 	switch {
 	case q.Language == "" || len(q.Language) > trending.MaxLanguageLen:
 		return &detail{Loc: loc("language"), Msg: "String should have 1 to " + strconv.Itoa(trending.MaxLanguageLen) + " characters", Type: "string_length"}
+	case strings.ContainsFunc(q.Language, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+	}):
+		return &detail{Loc: loc("language"), Msg: "String should be a language tag", Type: "string_pattern_mismatch"}
 	case q.Phrase == "" || trending.Normalize(q.Phrase) != q.Phrase:
 		return &detail{Loc: loc("phrase"), Msg: "String should be a non-empty normalised phrase", Type: "value_error"}
 	case q.Count < 1 || q.Count > 1<<31:
