@@ -20,23 +20,40 @@ import (
 //
 // where string and bytes are a uvarint length and the bytes. A word's
 // postings are, per verse containing it in verse order: uvarint verse
-// minus the previous one, uvarint occurrences, then each position in the
-// verse (in words) minus the previous one, as uvarints. The stem groups
+// minus the previous one, uvarint occurrences, uvarint length in bytes of
+// the positions, then each position in the verse (in words) minus the
+// previous one, as uvarints. The length lets a query that needs no
+// positions (all but phrases) step over them. The stem groups
 // and the maps from verse and chapter ids to verses follow from the rest
 // and are derived at load.
-const magic = "BSX1"
+const magic = "BSX2"
 
 func appendPosting(b []byte, doc int32, pos []uint32) []byte {
 	// The previous document is not known here, so postings keep absolute
 	// document numbers while built and deltaPostings rewrites them.
 	b = binary.AppendUvarint(b, uint64(doc))
 	b = binary.AppendUvarint(b, uint64(len(pos)))
-	prev := uint32(0)
+	n, prev := 0, uint32(0)
+	for _, p := range pos {
+		n += uvarintLen(uint64(p - prev))
+		prev = p
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	prev = 0
 	for _, p := range pos {
 		b = binary.AppendUvarint(b, uint64(p-prev))
 		prev = p
 	}
 	return b
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // postings iterates over one word's postings.
@@ -71,14 +88,12 @@ func (p *postings) next(delta bool) bool {
 		p.doc = d
 	}
 	p.tf = int(p.uvarint())
-	start := p.b
-	for i := 0; i < p.tf && !p.err; i++ {
-		p.uvarint()
-	}
-	if p.err {
+	n := p.uvarint()
+	if p.err || n > uint64(len(p.b)) {
+		p.err, p.b = true, nil
 		return false
 	}
-	p.pos = start[:len(start)-len(p.b)]
+	p.pos, p.b = p.b[:n], p.b[n:]
 	return true
 }
 
@@ -116,6 +131,7 @@ func deltaPostings(b []byte) []byte {
 		out = binary.AppendUvarint(out, uint64(p.doc-prev))
 		prev = p.doc
 		out = binary.AppendUvarint(out, uint64(p.tf))
+		out = binary.AppendUvarint(out, uint64(len(p.pos)))
 		out = append(out, p.pos...)
 	}
 	return out
@@ -226,10 +242,24 @@ func Decode(data []byte) (*Index, error) {
 	return x, nil
 }
 
+// validPostings checks that the verses are in range and in order and that
+// each holds as many positions as it says, so that a query cannot read
+// past a buffer sized by the counts.
 func validPostings(b []byte, docs int) bool {
 	p := postings{b: b}
-	for p.next(true) {
-		if p.doc < 0 || int(p.doc) >= docs {
+	for prev := int32(-1); p.next(true); prev = p.doc {
+		if p.doc < 0 || int(p.doc) >= docs || p.doc <= prev || p.tf == 0 {
+			return false
+		}
+		n := 0
+		for b := p.pos; len(b) > 0; n++ {
+			_, k := binary.Uvarint(b)
+			if k <= 0 {
+				return false
+			}
+			b = b[k:]
+		}
+		if n != p.tf {
 			return false
 		}
 	}

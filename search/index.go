@@ -10,7 +10,7 @@ import (
 
 // Version changes whenever the analysis or the index format changes, so
 // that an unchanged Bible gets a new index.
-const Version = "search-1"
+const Version = "search-2"
 
 // Index is the search index of one Bible, decoded in memory. It is
 // immutable and safe for concurrent use.
@@ -39,6 +39,10 @@ type Index struct {
 	runeAt    []int32
 	hist      []histogram32     // letter histograms (typo.go)
 	stemAt    map[string]uint32 // stem -> group
+	// frequent holds the decoded verses and counts of the words in at
+	// least frequentDF verses: the words most queries and phrases touch,
+	// whose postings are the longest to decode.
+	frequent  map[uint32]hits
 	bookNames map[string]bible.BookID
 }
 
@@ -189,6 +193,12 @@ func (x *Index) derive() {
 		}
 	}
 	x.deriveBooks()
+	x.frequent = map[uint32]hits{}
+	for w, df := range x.df {
+		if df >= frequentDF {
+			x.frequent[uint32(w)] = x.decodePostings(uint32(w))
+		}
+	}
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	for w, word := range x.words {
@@ -204,6 +214,10 @@ func (x *Index) derive() {
 	}
 	x.runeAt = append(x.runeAt, int32(len(x.runes)))
 }
+
+// frequentDF is the number of verses from which a word's postings are
+// kept decoded: in the WEB, about 200 words and 4 MB.
+const frequentDF = 500
 
 // Len is the number of verses indexed.
 func (x *Index) Len() int { return len(x.verse) }

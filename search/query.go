@@ -248,8 +248,16 @@ func (x *Index) union(alts []uint32) hits {
 	return h
 }
 
-// decode reads one word's verses and counts.
+// decode reads one word's verses and counts (kept decoded for frequent
+// words: see derive). The caller must not change them.
 func (x *Index) decode(w uint32) hits {
+	if h, ok := x.frequent[w]; ok {
+		return h
+	}
+	return x.decodePostings(w)
+}
+
+func (x *Index) decodePostings(w uint32) hits {
 	h := hits{doc: make([]int32, 0, x.df[w]), tf: make([]uint32, 0, x.df[w])}
 	p := postings{b: x.post[w]}
 	for p.next(true) {
@@ -278,22 +286,26 @@ func merge(a, b hits) hits {
 	return h
 }
 
+// unionMany adds counts up in one slot per verse, then reads the slots
+// in order: linear in the verses, where sorting the postings was not.
 func (x *Index) unionMany(alts []uint32) hits {
-	type dt struct {
-		doc int32
-		tf  uint32
-	}
-	var all []dt
+	tf := make([]uint32, len(x.verse))
+	n := 0
 	for _, w := range alts {
 		p := postings{b: x.post[w]}
 		for p.next(true) {
-			all = append(all, dt{p.doc, uint32(p.tf)})
+			if tf[p.doc] == 0 {
+				n++
+			}
+			tf[p.doc] += uint32(p.tf)
 		}
 	}
-	slices.SortFunc(all, func(a, b dt) int { return int(a.doc) - int(b.doc) })
-	h := hits{doc: make([]int32, 0, len(all)), tf: make([]uint32, 0, len(all))}
-	for _, e := range all {
-		h.add(e.doc, e.tf)
+	h := hits{doc: make([]int32, 0, n), tf: make([]uint32, 0, n)}
+	for d, c := range tf {
+		if c > 0 {
+			h.doc = append(h.doc, int32(d))
+			h.tf = append(h.tf, c)
+		}
 	}
 	return h
 }
