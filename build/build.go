@@ -309,18 +309,11 @@ func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible
 	if err != nil {
 		return book, nil, err
 	}
-	e := p.Entry(publish.NameBook)
-	if e == nil {
-		return book, nil, errors.New("book pack without a book entry")
-	}
-	if err := json.Unmarshal(p.Body(&e.Reps[0]), &book); err != nil {
+	if err := p.Decode(publish.NameBook, &book); err != nil {
 		return book, nil, err
 	}
-	e = p.Entry(publish.NameWords)
-	if e == nil {
-		return book, nil, errors.New("book pack without a words entry")
-	}
-	return book, words, json.Unmarshal(p.Body(&e.Reps[0]), &words)
+	err = p.Decode(publish.NameWords, &words)
+	return book, words, err
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse

@@ -21,7 +21,7 @@ import (
 // once, so a revoked key stops working everywhere within a round trip.
 type accessFeed struct {
 	db      DB
-	content *Content
+	content Published
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -35,7 +35,7 @@ type accessFeed struct {
 	longPoll time.Duration
 }
 
-func newAccessFeed(db DB, content *Content, log *slog.Logger, now func() time.Time) *accessFeed {
+func newAccessFeed(db DB, content Published, log *slog.Logger, now func() time.Time) *accessFeed {
 	return &accessFeed{db: db, content: content, log: log, now: now,
 		changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 }

@@ -245,7 +245,7 @@ func (s *Server) getExchange(w http.ResponseWriter, r *http.Request, c caller) {
 }
 
 func isHTTPS(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+	return r.TLS != nil || strings.EqualFold(r.Header.Get(access.HeaderForwardedProto), "https")
 }
 
 func origin(raw string) string {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
 
@@ -20,9 +21,10 @@ type errUnacceptable string
 func (e errUnacceptable) Error() string { return string(e) }
 
 // expand lists the verses a passage covers, as single-verse passage ids in
-// the Bible's order. A chapter gives all its verses; a range may cross
-// chapters. An unknown book, chapter or verse is ErrNotFound; an
-// introduction, or a range running backwards, is unacceptable.
+// the Bible's order (bible.Book.Span). A chapter gives all its verses; a
+// range may cross chapters. An unknown book, chapter or verse is
+// ErrNotFound; an introduction, or a range running backwards, is
+// unacceptable.
 func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 	b := x.Book(r.Book)
 	if b == nil {
@@ -35,55 +37,20 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 		if !allowChapter {
 			return nil, errUnacceptable("give a verse or a range of verses, not a whole chapter")
 		}
-		c := b.Chapter(r.Chapter)
-		if c == nil {
-			return nil, fmt.Errorf("chapter %s: %w", r, ErrNotFound)
-		}
-		out := make([]string, len(c.Verses))
-		for i, v := range c.Verses {
-			out[i] = string(r.Book) + "." + c.ID + "." + v.ID
-		}
-		return out, nil
 	}
-	start, end := r.Start(), r.End()
-	ci, vi, err := locate(b, start)
-	if err != nil {
-		return nil, err
-	}
-	cj, vj, err := locate(b, end)
-	if err != nil {
-		return nil, err
-	}
-	if cj < ci || cj == ci && vj < vi {
+	span, err := b.Span(r)
+	var missing *bible.MissingError
+	switch {
+	case errors.As(err, &missing) && missing.Verse == "":
+		return nil, fmt.Errorf("chapter %s.%s: %w", missing.Book, missing.Chapter, ErrNotFound)
+	case errors.As(err, &missing):
+		return nil, fmt.Errorf("verse %s.%s.%s: %w", missing.Book, missing.Chapter, missing.Verse, ErrNotFound)
+	case errors.Is(err, bible.ErrBackwards):
 		return nil, errUnacceptable(fmt.Sprintf("range %s ends before it starts", r))
+	case err != nil:
+		return nil, err
 	}
-	var out []string
-	for c := ci; c <= cj; c++ {
-		ch := &b.Chapters[c]
-		from, to := 0, len(ch.Verses)-1
-		if c == ci {
-			from = vi
-		}
-		if c == cj {
-			to = vj
-		}
-		for v := from; v <= to; v++ {
-			out = append(out, string(r.Book)+"."+ch.ID+"."+ch.Verses[v].ID)
-		}
-	}
-	return out, nil
-}
-
-func locate(b *bible.Book, r bible.Ref) (chapter, verse int, err error) {
-	for i := range b.Chapters {
-		if b.Chapters[i].ID == r.Chapter {
-			if v := b.Chapters[i].VerseIndex(r.Verse); v >= 0 {
-				return i, v, nil
-			}
-			return 0, 0, fmt.Errorf("verse %s: %w", r, ErrNotFound)
-		}
-	}
-	return 0, 0, fmt.Errorf("chapter %s.%s: %w", r.Book, r.Chapter, ErrNotFound)
+	return span.PassageIDs(), nil
 }
 
 // passage resolves bible_id and passage_id to verses, answering the error
@@ -126,7 +93,9 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
-		return r, &detail{Loc: loc, Msg: err.Error(), Type: "value_error"}
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
 	}
 	return r, nil
 }
@@ -274,8 +243,7 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
-				b, _ := json.Marshal(map[string]string{"message": "The user already has this highlight."})
-				return Answer{Status: http.StatusConflict, Body: b}
+				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
 			}
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}

@@ -3,7 +3,6 @@ package dynamic
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,17 +15,11 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
-)
-
-// Headers the edge sets on every request it forwards. Dynamic believes the
-// app id only when the edge token matches: anyone else could set it.
-const (
-	HeaderVerifiedAppID = "X-Verified-App-Id"
-	HeaderEdgeToken     = "X-Edge-Token"
 )
 
 // Config is what a Server needs.
@@ -61,7 +54,7 @@ type Server struct {
 	cfg     Config
 	now     func() time.Time
 	log     *slog.Logger
-	content *Content
+	content Published
 	feed    *accessFeed
 	trends  trends
 	handler http.Handler
@@ -209,11 +202,9 @@ func (s *Server) housekeep(ctx context.Context) {
 // edgeOnly refuses any request that does not carry the edge's secret, with
 // the gateway's fault envelope (DESIGN.md) and no Access-Control headers.
 func (s *Server) edgeOnly(next http.Handler) http.Handler {
-	want := []byte(s.cfg.EdgeToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get(HeaderEdgeToken))
-		if len(want) == 0 || subtle.ConstantTimeCompare(got, want) != 1 {
-			fault(w, "Invalid edge token", "dynamic.InvalidEdgeToken")
+		if !access.EdgeTokenOK([]byte(r.Header.Get(access.HeaderEdgeToken)), s.cfg.EdgeToken) {
+			fault(w, access.FaultInvalidEdgeToken)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -228,26 +219,17 @@ type caller struct {
 // app requires the verified app id the edge injects on app routes.
 func (s *Server) app(h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(HeaderVerifiedAppID)
+		id := r.Header.Get(access.HeaderVerifiedAppID)
 		if !bible.ValidUUID(id) {
-			fault(w, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
+			fault(w, access.FaultMissingKey)
 			return
 		}
 		h(w, r, caller{AppID: strings.ToLower(id)})
 	}
 }
 
-func fault(w http.ResponseWriter, faultstring, errorcode string) {
-	type detail struct {
-		Errorcode string `json:"errorcode"`
-	}
-	type f struct {
-		Faultstring string `json:"faultstring"`
-		Detail      detail `json:"detail"`
-	}
-	writeJSON(w, http.StatusUnauthorized, struct {
-		Fault f `json:"fault"`
-	}{f{faultstring, detail{errorcode}}})
+func fault(w http.ResponseWriter, f access.Fault) {
+	writeBody(w, http.StatusUnauthorized, access.AppendFault(nil, f))
 }
 
 // user authenticates the bearer token and returns the user id (the token's
@@ -346,6 +328,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, `{"message":"Internal error."}`, http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, b)
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -353,18 +339,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func message(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"message": msg})
+	writeBody(w, status, access.AppendMessage(nil, msg))
 }
 
 // detail is one entry of a 422 body (DESIGN.md).
-type detail struct {
-	Loc  []string `json:"loc"`
-	Msg  string   `json:"msg"`
-	Type string   `json:"type"`
-}
+type detail = access.Detail
 
 func validation(w http.ResponseWriter, d ...detail) {
-	writeJSON(w, http.StatusUnprocessableEntity, map[string][]detail{"detail": d})
+	writeBody(w, http.StatusUnprocessableEntity, access.AppendValidation(nil, d...))
 }
 
 // fail answers for a domain error. The status table is the one place

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -92,12 +91,8 @@ func (s *Server) readInternal(ctx context.Context, ref publish.PackRef, name str
 	if err != nil {
 		return fmt.Errorf("search aids: %w", err)
 	}
-	b, ok := pv.raw(name)
-	if !ok {
-		return fmt.Errorf("search aids: pack %s has no %s entry", ref.Key, name)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("search aids: pack %s entry %s: %w", ref.Key, name, err)
+	if err := pv.pack.Decode(name, v); err != nil {
+		return fmt.Errorf("search aids: pack %s: %w", ref.Key, err)
 	}
 	return nil
 }

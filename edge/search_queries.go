@@ -56,7 +56,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry
 		return len(found) > 0
 	})
 	if err != nil {
-		s.searchUnavailable(ctx, err)
+		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	if len(found) == 0 {

@@ -76,13 +76,13 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	private := false
 	if bibleID != 0 {
 		if bv = st.bibles[bibleID]; bv == nil {
-			notFoundMsg(ctx, "Bible not found.")
+			answer(ctx, failNotFound, "Bible not found.")
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
 		// passage rule applies (403, private).
 		if wantVerses && !t.licensed(app, bv.id) {
-			message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+			answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 			return
 		}
 		private = wantVerses && !t.isOpen(bv.id)
@@ -91,11 +91,11 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	if bv != nil {
 		var err error
 		if x, err = s.searchIndex(ctx, bv); err != nil {
-			s.searchUnavailable(ctx, err)
+			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			notFoundMsg(ctx, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
 			return
 		}
 	}
@@ -145,7 +145,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	if wantTopics {
 		ans, tmod, err := s.findTopics(ctx, st, ranges, query)
 		if err != nil {
-			s.searchUnavailable(ctx, err)
+			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		out.Topics = ans.topicsJSON()

@@ -68,10 +68,10 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		starting(ctx)
 		return true
 	}
-	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
+	app := s.authorize(ctx, t, keyHeader)
 	if app == nil {
 		return true
 	}

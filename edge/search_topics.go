@@ -79,7 +79,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 	}
 	ans, mod, err := s.findTopics(ctx, st, ranges, query)
 	if err != nil {
-		s.searchUnavailable(ctx, err)
+		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	body, _ := json.Marshal(struct {
@@ -95,9 +95,4 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 // searchRequestKey names an answer by the build and the request as sent.
 func searchRequestKey(ctx *fasthttp.RequestCtx, st *site) string {
 	return "search-req/" + st.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString())
-}
-
-func (s *Server) searchUnavailable(ctx *fasthttp.RequestCtx, err error) {
-	s.log.Error("cannot load search aids", "err", err)
-	message(ctx, fasthttp.StatusServiceUnavailable, "Search is temporarily unavailable; retry shortly.")
 }

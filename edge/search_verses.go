@@ -131,11 +131,11 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	req.app = app.id
 	bv := st.bibles[req.bible]
 	if bv == nil {
-		notFoundMsg(ctx, "Bible not found.")
+		answer(ctx, failNotFound, "Bible not found.")
 		return
 	}
 	if !t.licensed(app, bv.id) {
-		message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 		return
 	}
 	private := !t.isOpen(bv.id)
@@ -143,7 +143,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
 		off, msg := s.tokens().open(tok, qh)
 		if msg != "" {
-			badRequest(ctx, msg)
+			answer(ctx, failUnacceptable, msg)
 			return
 		}
 		req.page.offset = off
@@ -157,12 +157,11 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	}
 	x, err := s.searchIndex(ctx, bv)
 	if err != nil {
-		s.log.Error("search: cannot load index", "bible", bv.id, "err", err)
-		message(ctx, fasthttp.StatusServiceUnavailable, "Search is temporarily unavailable; retry shortly.")
+		s.fail(ctx, failUnavailable, "search: cannot load index", err)
 		return
 	}
 	if x == nil {
-		notFoundMsg(ctx, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+		answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
 		return
 	}
 	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
@@ -253,9 +252,9 @@ func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index,
 	if err != nil {
 		return nil, err
 	}
-	data, ok := v.raw(publish.NameSearch)
-	if !ok {
-		return nil, fmt.Errorf("bible %d: search pack without index", bv.id)
+	data, err := v.pack.Raw(publish.NameSearch)
+	if err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
 	}
 	x, err := search.Decode(data)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
 )
@@ -176,7 +177,7 @@ func (s *Server) internal(ctx context.Context, method, path string, body []byte)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("X-Edge-Token", s.cfg.EdgeToken)
+	req.Header.Set(access.HeaderEdgeToken, s.cfg.EdgeToken)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
