@@ -11,24 +11,9 @@ package dynamic
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/bibleplatform/platform/trending"
-)
-
-// Domain errors. Adapters translate their driver's errors into these (no
-// rows → ErrNotFound, unique violation → ErrConflict); errorStatus maps
-// them to HTTP statuses.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-	// ErrInvalid is a value the database refused (a failed check).
-	ErrInvalid = errors.New("invalid")
-	// ErrTokenUsed and ErrTokenExpired say why a data-exchange token can
-	// no longer be consumed.
-	ErrTokenUsed    = errors.New("data exchange token already used")
-	ErrTokenExpired = errors.New("data exchange token expired")
 )
 
 // PermissionHighlights is the only permission a user can grant (spec, App

@@ -1,24 +1,22 @@
 package dynamic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
-
-// errUnacceptable is a well-formed value the operation cannot take: 400
-// (spec, Errors: "a value that is well-typed but unacceptable is 400").
-type errUnacceptable string
-
-func (e errUnacceptable) Error() string { return string(e) }
 
 // expand lists the verses a passage covers, as single-verse passage ids in
 // the Bible's order (bible.Book.Span). A chapter gives all its verses; a
@@ -28,25 +26,25 @@ func (e errUnacceptable) Error() string { return string(e) }
 func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 	b := x.Book(r.Book)
 	if b == nil {
-		return nil, fmt.Errorf("book %s: %w", r.Book, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "The book %s is not in this Bible.", r.Book)
 	}
 	switch r.Kind() {
 	case bible.KindIntro:
-		return nil, errUnacceptable("an introduction cannot be highlighted: give a verse or a range of verses")
+		return nil, clientErrorf(ErrUnacceptable, "An introduction cannot be highlighted: give a verse or a range of verses.")
 	case bible.KindChapter:
 		if !allowChapter {
-			return nil, errUnacceptable("give a verse or a range of verses, not a whole chapter")
+			return nil, clientErrorf(ErrUnacceptable, "Give a verse or a range of verses, not a whole chapter.")
 		}
 	}
 	span, err := b.Span(r)
 	var missing *bible.MissingError
 	switch {
 	case errors.As(err, &missing) && missing.Verse == "":
-		return nil, fmt.Errorf("chapter %s.%s: %w", missing.Book, missing.Chapter, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "Chapter %s.%s is not in this Bible.", missing.Book, missing.Chapter)
 	case errors.As(err, &missing):
-		return nil, fmt.Errorf("verse %s.%s.%s: %w", missing.Book, missing.Chapter, missing.Verse, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "Verse %s.%s.%s is not in this Bible.", missing.Book, missing.Chapter, missing.Verse)
 	case errors.Is(err, bible.ErrBackwards):
-		return nil, errUnacceptable(fmt.Sprintf("range %s ends before it starts", r))
+		return nil, clientErrorf(ErrUnacceptable, "Range %s ends before it starts.", r)
 	case err != nil:
 		return nil, err
 	}
@@ -55,20 +53,17 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 
 // passage resolves bible_id and passage_id to verses, answering the error
 // itself when it cannot (false).
-func (s *Server) passage(w http.ResponseWriter, r *http.Request, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
-	x, err := s.content.Index(r.Context(), bibleID)
-	if err != nil {
-		s.fail(w, r, err)
-		return nil, false
+func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
+	x, err := s.content.Index(ctx, bibleID)
+	if errors.Is(err, ErrNotFound) {
+		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
-	verses, err := expand(x, ref, allowChapter)
-	var bad errUnacceptable
-	switch {
-	case errors.As(err, &bad):
-		message(w, http.StatusBadRequest, capitalize(bad.Error())+".")
-		return nil, false
-	case err != nil:
-		s.fail(w, r, err)
+	var verses []string
+	if err == nil {
+		verses, err = expand(x, ref, allowChapter)
+	}
+	if err != nil {
+		s.fail(ctx, err)
 		return nil, false
 	}
 	return verses, true
@@ -93,6 +88,7 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
+		// The parser's own client text, which the edge answers too.
 		var bad *bible.ParseError
 		errors.As(err, &bad)
 		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
@@ -101,14 +97,14 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 }
 
 // requireGrant answers 403 unless the user granted perm to the app.
-func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app, perm string) bool {
-	ok, err := s.hasGrant(r.Context(), user, app, perm)
+func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
+	ok, err := s.hasGrant(ctx, user, app, perm)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return false
 	}
 	if !ok {
-		message(w, http.StatusForbidden, "The user has not granted the "+perm+" permission to this app.")
+		s.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
 		return false
 	}
 	return true
@@ -118,14 +114,14 @@ func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app,
 // user's token and grant, then bible_id (query) and the passage (given by
 // the caller: query or path), checked against the Bible's index. It has
 // answered when ok is false.
-func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
-	user, ok = s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
+	user, ok = s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return "", 0, nil, false
 	}
-	q := r.URL.Query()
+	q := ctx.QueryArgs()
 	var ds []detail
-	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, q.Get("bible_id"), q.Has("bible_id"))
+	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, string(q.Peek("bible_id")), q.Has("bible_id"))
 	ref, d2 := parsePassage(passageLoc, passage, present)
 	for _, d := range []*detail{d1, d2} {
 		if d != nil {
@@ -133,32 +129,31 @@ func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c calle
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return "", 0, nil, false
 	}
-	verses, ok = s.passage(w, r, bibleID, ref, true)
+	verses, ok = s.passage(ctx, bibleID, ref, true)
 	return user, bibleID, verses, ok
 }
 
 // getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
 // colour per verse, 204 when there are none.
-func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	q := r.URL.Query()
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"query", "passage_id"}, q.Get("passage_id"), q.Has("passage_id"))
+func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	q := ctx.QueryArgs()
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"query", "passage_id"}, string(q.Peek("passage_id")), q.Has("passage_id"))
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(r.Context(), user, bibleID, verses)
+	hs, err := s.cfg.DB.Highlights(ctx, user, bibleID, verses)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
 	if len(hs) == 0 {
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNoContent)
+		noContent(ctx, http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]Highlight{"data": hs})
+	writeJSON(ctx, http.StatusOK, map[string][]Highlight{"data": hs})
 }
 
 var colorPattern = regexp.MustCompile(`^[0-9a-f]{6}$`)
@@ -176,15 +171,15 @@ type highlightBody struct {
 // at least one verse was created or recoloured, 409 when the user already
 // had every verse in that colour. request_id makes retries safe: the first
 // answer is stored and replayed.
-func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
 	}
 	var body highlightBody
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 64<<10))
 	if err := dec.Decode(&body); err != nil {
-		validation(w, bodyError(err))
+		validation(ctx, bodyError(err))
 		return
 	}
 	var ds []detail
@@ -229,17 +224,17 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return
 	}
-	verses, ok := s.passage(w, r, bibleID, ref, false)
+	verses, ok := s.passage(ctx, bibleID, ref, false)
 	if !ok {
 		return
 	}
 	// The answer names one verse (spec, Highlight: "a single verse in
 	// responses"): the first of a range.
 	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(r.Context(), HighlightRequest{UserID: user,
+	ans, err := s.cfg.DB.CreateHighlights(ctx, HighlightRequest{UserID: user,
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
@@ -249,13 +244,10 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 			return Answer{Status: http.StatusCreated, Body: b}
 		})
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(ans.Status)
-	w.Write(ans.Body)
+	writeBody(ctx, ans.Status, ans.Body)
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.
@@ -266,7 +258,7 @@ func bodyError(err error) detail {
 		if te.Field != "" {
 			loc = append(loc, strings.Split(te.Field, ".")...)
 		}
-		return detail{Loc: loc, Msg: "Input should be a valid " + te.Type.String(), Type: "type_error"}
+		return detail{Loc: loc, Msg: "Input should be a valid " + jsonKind(te.Type), Type: "type_error"}
 	}
 	if errors.Is(err, io.EOF) {
 		return detail{Loc: []string{"body"}, Msg: "Field required", Type: "missing"}
@@ -274,18 +266,41 @@ func bodyError(err error) detail {
 	return detail{Loc: []string{"body"}, Msg: "JSON decode error", Type: "json_invalid"}
 }
 
+// jsonKind names what a Go type holds in the words of JSON, so that a
+// client reads "object" where the decoder saw a struct type.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "value"
+}
+
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:
 // a verse, a range or a whole chapter; 204 with no body, also when there
 // was nothing to delete (the state afterwards is the one asked for).
-func (s *Server) deleteHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"path", "passage_id"}, r.PathValue("passage_id"), true)
+func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"path", "passage_id"}, pathValue(ctx, "passage_id"), true)
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(r.Context(), user, bibleID, verses); err != nil {
-		s.fail(w, r, err)
+	if err := s.cfg.DB.DeleteHighlights(ctx, user, bibleID, verses); err != nil {
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNoContent)
+	noContent(ctx, http.StatusNoContent)
 }

@@ -1,11 +1,11 @@
 package dynamic
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/trending"
 )
@@ -55,23 +57,23 @@ type trends struct {
 // serveReport answers POST /internal/search-queries: a trending.Batch,
 // checked whole (422 names the first bad entry), stored in one
 // transaction, 204.
-func (s *Server) postSearchQueries(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 	var b trending.Batch
-	dec := json.NewDecoder(io.LimitReader(r.Body, 8<<20))
+	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
-		validation(w, bodyError(err))
+		validation(ctx, bodyError(err))
 		return
 	}
 	if len(b.Queries) > trending.MaxBatch {
-		validation(w, detail{Loc: []string{"body", "queries"}, Msg: "List should have at most " + strconv.Itoa(trending.MaxBatch) + " items", Type: "too_long"})
+		validation(ctx, detail{Loc: []string{"body", "queries"}, Msg: "List should have at most " + strconv.Itoa(trending.MaxBatch) + " items", Type: "too_long"})
 		return
 	}
 	merged := map[[2]string]*trending.Count{}
 	for i := range b.Queries {
 		q := &b.Queries[i]
 		if d := checkCount(i, q); d != nil {
-			validation(w, *d)
+			validation(ctx, *d)
 			return
 		}
 		k := [2]string{q.Language, q.Phrase}
@@ -83,13 +85,13 @@ func (s *Server) postSearchQueries(w http.ResponseWriter, r *http.Request) {
 		merged[k] = q
 	}
 	if len(merged) == 0 {
-		w.WriteHeader(http.StatusNoContent)
+		noContent(ctx, http.StatusNoContent)
 		return
 	}
 	now := s.now()
-	salt, err := s.cfg.DB.SearchSalt(r.Context(), now)
+	salt, err := s.cfg.DB.SearchSalt(ctx, now)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
 	qs := make([]SearchCount, 0, len(merged))
@@ -111,11 +113,11 @@ func (s *Server) postSearchQueries(w http.ResponseWriter, r *http.Request) {
 		}
 		return qs[i].Phrase < qs[j].Phrase
 	})
-	if err := s.cfg.DB.AddSearchQueries(r.Context(), now, qs); err != nil {
-		s.fail(w, r, err)
+	if err := s.cfg.DB.AddSearchQueries(ctx, now, qs); err != nil {
+		s.fail(ctx, err)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	noContent(ctx, http.StatusNoContent)
 }
 
 // appHash is the day's keyed hash of an app id: the same app gives the same
@@ -152,15 +154,13 @@ func checkCount(i int, q *trending.Count) *detail {
 
 // serveTrending answers GET /internal/search-trending with a
 // trending.Snapshot, computed at most every trendingFresh.
-func (s *Server) getSearchTrending(w http.ResponseWriter, r *http.Request) {
-	body, err := s.trendingSnapshot(r.Context())
+func (s *Server) getSearchTrending(ctx *fasthttp.RequestCtx) {
+	body, err := s.trendingSnapshot(ctx)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(body)
+	writeBody(ctx, http.StatusOK, body)
 }
 
 func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {

@@ -121,17 +121,26 @@ func (s *Server) ReportSearchQueries(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
-	body, err := json.Marshal(b)
-	if err != nil {
-		return err
-	}
-	if _, err := s.internal(ctx, http.MethodPost, internalSearchQueries, body); err != nil {
-		t.reportFailed.inc()
-		t.counter.Restore(b)
-		return err
+	// In parts small enough for any request body limit (a phrase with its
+	// apps is under 2 KB); a part that fails goes back with the rest.
+	for q := b.Queries; len(q) > 0; {
+		part := q[:min(len(q), reportPart)]
+		body, err := json.Marshal(trending.Batch{Queries: part})
+		if err == nil {
+			_, err = s.internal(ctx, http.MethodPost, internalSearchQueries, body)
+		}
+		if err != nil {
+			t.reportFailed.inc()
+			t.counter.Restore(&trending.Batch{Queries: q})
+			return err
+		}
+		q = q[len(part):]
 	}
 	return nil
 }
+
+// reportPart is the most phrases one report request carries.
+const reportPart = 1000
 
 // RefreshTrending fetches the trending phrases from dynamic.
 func (s *Server) RefreshTrending(ctx context.Context) error {

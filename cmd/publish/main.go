@@ -1,5 +1,6 @@
 // Command publish is the content team's tool: import sources into a content
-// directory, build and publish them, and administer apps and keys.
+// directory, and build and publish them. The admin commands (apps, keys, licences,
+// users, seed) belong to the dynamic binary, which owns that data.
 package main
 
 import "github.com/bibleplatform/platform/cmd/internal/command"
@@ -11,7 +12,7 @@ type cli struct {
 	Rollback rollbackCmd `cmd:"" help:"Make an earlier build current again."`
 	GC       gcCmd       `cmd:"" name:"gc" help:"Remove builds beyond the newest few and the objects only they use (dry run by default)."`
 
-	adminCmds `embed:""`
+	movedCmds `embed:""`
 }
 
 func main() {
