@@ -182,6 +182,14 @@ func TestVocabulary(t *testing.T) {
 	}
 }
 
+func TestRoughly(t *testing.T) {
+	for n, want := range map[int]int{1: 0, 2: 4, 100: 26, 101: 26, 1000: 39, 1100: 40} {
+		if got := roughly(n); got != want {
+			t.Errorf("roughly(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"id": 1, "text": "Love", "subtopics": ["x"], "passages": ["JHN.3.16"]}`))
 	f.Add([]byte("{\"text\": \"a\"}\n{\"text\": \"A\"}\n"))

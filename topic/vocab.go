@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -100,7 +101,7 @@ func Vocabulary(language string, counts map[string]int, limit int) []Suggestion 
 	out := make([]Suggestion, 0, len(groups))
 	for _, g := range groups {
 		if g.total > 1 {
-			out = append(out, Suggestion{Text: g.best, Source: SourceVocabulary, Weight: g.total})
+			out = append(out, Suggestion{Text: g.best, Source: SourceVocabulary, Weight: roughly(g.total)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -113,6 +114,15 @@ func Vocabulary(language string, counts map[string]int, limit int) []Suggestion 
 		out = out[:limit]
 	}
 	return out
+}
+
+// roughly is a count on a coarse logarithmic scale (four steps per
+// doubling; 1 → 0, 100 → 26, 1000 → 39): the order of suggestions needs
+// no more, and an edit of one verse then rewrites the language's
+// suggestions only when a word's count crosses a step, not on every
+// change of a count.
+func roughly(n int) int {
+	return int(4 * math.Log2(float64(n)))
 }
 
 var (
