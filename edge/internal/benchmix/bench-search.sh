@@ -116,7 +116,7 @@ hz=$(getconf CLK_TCK)
 postmaster=$(head -1 .cache/pg/data/postmaster.pid) # scripts/db.sh's cluster
 cputicks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 cpu_per_req() { # pid ticks-before requests → microseconds
-	awk -v t0="$2" -v t1="$(cputicks "$1")" -v n="$3" -v hz="$hz" 'BEGIN {printf "%.0f", (t1 - t0) * 1e6 / hz / n}'
+	awk -v t0="$2" -v t1="$(cputicks "$1")" -v n="$3" -v hz="$hz" 'BEGIN {printf "%.0f\n", (t1 - t0) * 1e6 / hz / n}'
 }
 reqs_wrk() { awk '/ requests in / {print $1}' "$1"; }
 reqs_pg() { sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' "$1"; }
