@@ -322,6 +322,14 @@ func TestIncremental(t *testing.T) {
 	if r := x.Search("existed", "", 10); r.Total == 0 || x.Verse(r.Verses[0]) != "GEN.1.1" {
 		t.Errorf("search in an unchanged book found nothing")
 	}
+	// Footnotes and headings are not verse text: words found only in them
+	// ("litres", "adamah" in notes; "danger", "exile" in headings) find
+	// nothing as typed (typo correction may offer another word).
+	for _, w := range []string{"litres", "adamah", "danger", "exile"} {
+		if r := x.Search(w, search.IntentText, 10); r.Total != 0 && r.SearchInsteadFor == "" {
+			t.Errorf("%q, only in notes or headings, found %d verses", w, r.Total)
+		}
+	}
 }
 
 func loadSearch(t *testing.T, store publish.Store, be *publish.BibleEntry) *search.Index {

@@ -528,7 +528,7 @@ const catalogCache = defaultCacheControl
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
 func newCatalogResource(body []byte, cc string, mod time.Time) *resource {
-	return newComposedResource(body, cc, mod)
+	return newComposedResource(body, cc, mod, composeCodecs)
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

@@ -165,7 +165,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		}
 	}
 	body, _ := json.Marshal(out)
-	res := newComposedResource(body, searchCache, mod)
+	res := newComposedResource(body, searchCache, mod, answerCodecs)
 	s.searched.add(key, res, res.size())
 	serveResource(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), total)

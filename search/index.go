@@ -38,6 +38,7 @@ type Index struct {
 	runes     []rune              // every word's runes, word w at runeAt[w]:runeAt[w+1]
 	runeAt    []int32
 	hist      []histogram32     // letter histograms (typo.go)
+	mask      []uint64          // letter sets (typo.go)
 	stemAt    map[string]uint32 // stem -> group
 	// frequent holds the decoded verses and counts of the words in at
 	// least frequentDF verses: the words most queries and phrases touch,
@@ -201,11 +202,13 @@ func (x *Index) derive() {
 	}
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
+	x.mask = make([]uint64, len(x.words))
 	for w, word := range x.words {
 		x.runeAt = append(x.runeAt, int32(len(x.runes)))
 		at := len(x.runes)
 		x.runes = append(x.runes, []rune(word)...)
 		x.hist[w] = histogram(x.runes[at:])
+		x.mask[w] = letterMask(x.runes[at:])
 		n := len(x.runes) - at
 		for len(x.byLen) <= n {
 			x.byLen = append(x.byLen, nil)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -85,7 +86,7 @@ func (x *Index) Candidates(word string, n int) []string {
 	}
 	var found []cand
 	a := []rune(word)
-	ha := histogram(a)
+	ha, ma := histogram(a), letterMask(a)
 	row := make([][]int, 3)
 	for i := range row {
 		row[i] = make([]int, l+d+2)
@@ -94,7 +95,8 @@ func (x *Index) Candidates(word string, n int) []string {
 		for _, w := range x.byLen[k] {
 			// The letters that one word has more of than the other each
 			// need an edit: a bound that rules out most words cheaply.
-			if bagDistance(&ha, &x.hist[w]) > d {
+			mb := x.mask[w]
+			if bits.OnesCount64(ma&^mb) > d || bits.OnesCount64(mb&^ma) > d || bagDistance(&ha, &x.hist[w]) > d {
 				continue
 			}
 			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
@@ -201,6 +203,18 @@ func histogram(w []rune) histogram32 {
 		}
 	}
 	return h
+}
+
+// letterMask is the set of a word's letters, hashed to 64 bits. An edit
+// adds at most one letter to the set and takes at most one away, so two
+// words d edits apart differ by at most d letters each way: a test of two
+// instructions that rules out most of the vocabulary.
+func letterMask(w []rune) uint64 {
+	var m uint64
+	for _, r := range w {
+		m |= 1 << (uint(r) & 63)
+	}
+	return m
 }
 
 func bagDistance(a, b *histogram32) int {

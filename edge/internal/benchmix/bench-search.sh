@@ -107,6 +107,20 @@ pct_wrk() { # file percentile → milliseconds
 rps_pg() { sed -nE 's/^tps = ([0-9.]+).*/\1/p' "$1" | head -1; }
 pct_pg() { awk -v p="$2" '{v[NR] = $1} END {i = int(NR * p / 100); if (i < 1) i = 1; print v[i]}' "$1.lat"; }
 
+# CPU time per request, from each server's own user and system time (for
+# PostgreSQL, the postmaster's with its exited backends'). On a shared
+# machine req/s moves with other load, and the scheduler gives PostgreSQL's
+# 64 backends more of the CPU than one Go process; CPU per request moves
+# much less and compares the work each does for a query.
+hz=$(getconf CLK_TCK)
+postmaster=$(head -1 .cache/pg/data/postmaster.pid) # scripts/db.sh's cluster
+cputicks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+cpu_per_req() { # pid ticks-before requests → microseconds
+	awk -v t0="$2" -v t1="$(cputicks "$1")" -v n="$3" -v hz="$hz" 'BEGIN {printf "%.0f\n", (t1 - t0) * 1e6 / hz / n}'
+}
+reqs_wrk() { awk '/ requests in / {print $1}' "$1"; }
+reqs_pg() { sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' "$1"; }
+
 # Warm both: PostgreSQL's buffers; the edge's index and answer cache,
 # until a whole BENCH_WARMUP interval adds no miss (at most 8), as
 # bench-edge does: the mix cycles through its queries, so the edge then
@@ -127,10 +141,16 @@ echo "edge warm: $before answer cache misses in all, none in the last ${BENCH_WA
 
 rm -f "$dir"/round.* "$dir/rounds.txt"
 for r in $(seq "$BENCH_ROUNDS"); do
+	t=$(cputicks "${pids[0]}")
 	edge_run "$BENCH_CONNS" "$dir/round.$r.edge.txt"
+	cpu_per_req "${pids[0]}" "$t" "$(reqs_wrk "$dir/round.$r.edge.txt")" >"$dir/round.$r.edge.cpu"
+	t=$(cputicks "$postmaster")
 	pg_run "$BENCH_CONNS" "$dir/round.$r.pg.txt"
+	cpu_per_req "$postmaster" "$t" "$(reqs_pg "$dir/round.$r.pg.txt")" >"$dir/round.$r.pg.cpu"
 	edge_run "$P99_CONNS" "$dir/round.$r.edge8.txt"
+	t=$(cputicks "${pids[1]}")
 	edge_run "$BENCH_CONNS" "$dir/round.$r.cold.txt" "$COLD_PORT"
+	cpu_per_req "${pids[1]}" "$t" "$(reqs_wrk "$dir/round.$r.cold.txt")" >"$dir/round.$r.cold.cpu"
 	e=$(rps_wrk "$dir/round.$r.edge.txt") p=$(rps_pg "$dir/round.$r.pg.txt")
 	printf 'round %d: edge %s req/s (p50 %s ms, p99 %s ms) | postgres %s req/s (p50 %s ms, p99 %s ms) | ratio %.2f | edge at %d connections p99 %s ms | edge without answer cache %s req/s (p99 %s ms)\n' \
 		"$r" "$e" "$(pct_wrk "$dir/round.$r.edge.txt" 50%)" "$(pct_wrk "$dir/round.$r.edge.txt" 99%)" \
@@ -158,6 +178,8 @@ printf 'edge without answer cache %s req/s  p50 %s ms  p99 %s ms at %d connectio
 	"$(med cold rps_wrk)" "$(med cold pct_wrk 50%)" "$(med cold pct_wrk 99%)" "$BENCH_CONNS" \
 	"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.cold.txt")" -v p="$(rps_pg "$dir/round.$r.pg.txt")" 'BEGIN {print e / p}'; done | median)" >&2
 printf 'postgres %10s req/s  p50 %s ms  p99 %s ms at %d connections\n' "$pg_rps" "$(med pg pct_pg 50)" "$(med pg pct_pg 99)" "$BENCH_CONNS" >&2
+printf 'CPU per request (median of rounds): edge %s us, edge without answer cache %s us, postgres %s us\n' \
+	"$(cat "$dir"/round.*.edge.cpu | median)" "$(cat "$dir"/round.*.cold.cpu | median)" "$(cat "$dir"/round.*.pg.cpu | median)" >&2
 printf 'index %s MB for %s MB of plain text (%.2f x); the edge answer cache hit ratio over the run %s\n' \
 	"$index_mb" "$text_mb" "$(awk -v a="$index_mb" -v b="$text_mb" 'BEGIN {print a / b}')" "$hits" >&2
 printf 'search_rps=%.0f pg_fts_rps=%.0f search_vs_pg=%.2f search_p99_ms=%s index_mb=%s build_extra_s=%s\n' \
