@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -11,11 +12,10 @@ import (
 // data; the old spellings say where they went and fail, so a script that
 // still calls them stops instead of silently doing nothing.
 type movedCmds struct {
-	Apps     movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic apps."`
-	Keys     movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic keys."`
-	Licenses movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic licenses."`
-	Users    movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic users."`
-	Seed     movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic seed."`
+	Apps  movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic apps."`
+	Keys  movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic keys."`
+	Users movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic users."`
+	Seed  movedCmd `cmd:"" hidden:"" passthrough:"all" help:"Moved to dynamic seed."`
 }
 
 type movedCmd struct {
@@ -23,6 +23,7 @@ type movedCmd struct {
 }
 
 func (c *movedCmd) Run(k *kong.Context) error {
-	name := k.Selected().Name
+	// "licenses agree" is a subcommand of a group publish still has.
+	name := strings.TrimPrefix(k.Selected().FullPath(), k.Model.Name+" ")
 	return fmt.Errorf("`publish %s` moved to the dynamic binary: run `dynamic %s` with the same flags", name, name)
 }

@@ -29,7 +29,7 @@ func TestMovedCommands(t *testing.T) {
 		}
 		k.BindTo(context.Background(), (*context.Context)(nil))
 		err = k.Run()
-		if err == nil || !strings.Contains(err.Error(), "`dynamic "+args[0]+"`") {
+		if err == nil || !strings.Contains(err.Error(), "`dynamic "+args[0]) {
 			t.Errorf("publish %v: %v, want an error naming dynamic %s", args, err, args[0])
 		}
 	}
