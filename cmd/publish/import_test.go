@@ -48,10 +48,10 @@ func TestContentCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "organization "+org+" written") {
 		t.Fatalf("organizations add: %v %q", err, out)
 	}
-	if _, err := runCLI(t, "license", "add", "--content", content, "--name", "Sample licence", "--organization", "ffffffff-9f3a-4b6e-8d2c-1a2b3c4d5e6f"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if _, err := runCLI(t, "licenses", "add", "--content", content, "--name", "Sample licence", "--organization", "ffffffff-9f3a-4b6e-8d2c-1a2b3c4d5e6f"); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a licence of an unknown organization: %v", err)
 	}
-	out, err = runCLI(t, "license", "add", "--content", content, "--name", "Sample licence", "--organization", org, "--open")
+	out, err = runCLI(t, "licenses", "add", "--content", content, "--name", "Sample licence", "--organization", org, "--open")
 	if err != nil || !strings.Contains(out, "licence 1 written") {
 		t.Fatalf("license add: %v %q", err, out)
 	}
