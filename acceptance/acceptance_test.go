@@ -68,6 +68,9 @@ func runRules(t *testing.T, e *env, fx *fixtures, root string, st *stack) {
 	dynamicRules(e, fx)
 	catalogueRules(e, fx)
 	surfaceRules(e)
+	searchRules(e)
+	topicRules(e)
+	unifiedRules(e)
 	sdkRules(t, e, root)
 	tlsRules(t, e, root, st)
 	// Last: it spends an app's whole allowance.

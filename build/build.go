@@ -24,7 +24,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-3" // 3: \d titles before \v 1, verse numbers glued to text
+const renderVersion = "render-4" // 3: \d titles before \v 1, verse numbers glued to text; 4: book packs carry their words
 
 // MaxPackBytes caps what one pack may hold before compression (a chapter's
 // passages in every variant, a book's metadata, a Bible's index). The
@@ -72,6 +72,10 @@ type Report struct {
 	// what the previous build published of it, if anything.
 	Broken   []error
 	Duration time.Duration
+	// SearchBuilt counts the search indexes built (not reused) and Search
+	// is the time they took, part of Duration (build/search.go).
+	SearchBuilt int
+	Search      time.Duration
 }
 
 // Build renders the content directory and publishes it to the store. The
@@ -108,9 +112,13 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	}
 	b.prevKeys = map[string]publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
+	b.prevSearch = map[string]publish.SearchEntry{}
 	if prev != nil {
 		prev.Packs(func(r publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
+			if be.Search != nil {
+				b.prevSearch[be.Search.Source] = *be.Search
+			}
 			for _, k := range be.Books {
 				b.prevBooks[k.Source] = k
 			}
@@ -120,6 +128,11 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return b.rep, err
 	}
+	topics, warns, err := readTopics(opt.Content)
+	if err != nil {
+		return b.rep, err
+	}
+	b.rep.Warnings = append(b.rep.Warnings, warns...)
 	bibles, err := ReadBibles(opt.Content)
 	if err != nil {
 		return b.rep, err
@@ -149,6 +162,9 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	if err := b.sitePack(ctx, m, site, bibles); err != nil {
 		return b.rep, err
 	}
+	if err := b.languagePacks(ctx, m, topics); err != nil {
+		return b.rep, err
+	}
 	id := m.BuildID()
 	b.rep.Build = id
 	if id != prevID {
@@ -175,9 +191,14 @@ type builder struct {
 	now       time.Time
 	prevKeys  map[string]publish.PackRef
 	prevBooks map[string]publish.BookEntry
-	mu        sync.Mutex // guards rep and progress calls
+	mu        sync.Mutex // guards rep, langs and progress calls
 	rep       *Report
 	done      int // books finished
+	// prevSearch are the previous build's search indexes by source.
+	prevSearch map[string]publish.SearchEntry
+	// langs gathers each language's words and book names from the Bibles
+	// as they are done, for its suggestions (topics.go).
+	langs map[string]*langData
 }
 
 // bibleJob is one Bible of a build: its books, and where its manifest
@@ -198,7 +219,9 @@ type bookJob struct {
 	// results, held until the Bible's pack is written
 	entry *publish.BookEntry
 	index bible.Book
-	err   error // the book's source cannot be rendered (see Report.Broken)
+	texts [][]string     // verse texts when rendered in this build (search.go)
+	words map[string]int // verse words as written, with counts (topics.go)
+	err   error          // the book's source cannot be rendered (see Report.Broken)
 }
 
 // runBooks renders every book, Bible after Bible, with Workers books in
@@ -301,8 +324,8 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {
-		if idx, warns, err := b.readBook(ctx, prev.Pack); err == nil {
-			j.entry, j.index = &prev, idx
+		if idx, words, warns, err := b.readBook(ctx, prev.Pack); err == nil {
+			j.entry, j.index, j.words = &prev, idx, words
 			b.count(func(r *Report) {
 				r.Reused++
 				r.Warnings = append(r.Warnings, warns...)
@@ -351,8 +374,11 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		// a slice of the book's source, which would keep the whole source.
 		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: strings.Clone(book.Chapters[i].ID), Pack: ref})
 	}
+	texts := verseTexts(rb.Chapters)
+	words := wordsOf(texts)
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBook, publish.JSON, mustJSON(book))
+	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(words))
 	w.Add(publish.NameChapters, publish.JSON, mustJSON(dataOf(book.Chapters)))
 	if book.Intro != nil {
 		ref := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
@@ -364,29 +390,33 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if e.Pack, err = b.put(ctx, w, fmt.Sprintf("Bible %s, %s", j.bible.label, book.ID)); err != nil {
 		return err
 	}
-	j.entry, j.index = e, rb.Index
+	j.entry, j.index, j.texts, j.words = e, rb.Index, texts, words
 	return nil
 }
 
-// readBook reads a published book's index and warnings.
-func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book, []error, error) {
+// readBook reads a published book's index, words and warnings.
+func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book, map[string]int, []error, error) {
 	var book bible.Book
+	var words map[string]int
 	p, err := publish.LoadPack(ctx, b.opt.Store, ref)
 	if err != nil {
-		return book, nil, err
+		return book, nil, nil, err
 	}
 	if err := p.Decode(publish.NameBook, &book); err != nil {
-		return book, nil, err
+		return book, nil, nil, err
 	}
 	var ws []string
 	if err := p.Decode(publish.NameWarnings, &ws); err != nil && !errors.Is(err, publish.ErrNoEntry) {
-		return book, nil, err
+		return book, nil, nil, err
 	}
 	var warns []error
 	for _, w := range ws {
 		warns = append(warns, errors.New(w))
 	}
-	return book, warns, nil
+	if err := p.Decode(publish.NameWords, &words); err != nil {
+		return book, nil, nil, err
+	}
+	return book, words, warns, nil
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse
@@ -478,6 +508,10 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	if be.Pack, err = b.put(ctx, w, "Bible "+bj.label); err != nil {
 		return err
 	}
+	if be.Search, err = b.searchIndex(ctx, cb, books); err != nil {
+		return err
+	}
+	b.addLanguage(cb.Meta.LanguageTag, books)
 	*bj.slot = be
 	bj.books = nil
 	return nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/bibleplatform/platform/build/usfm"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // sharedBibles are the real Bibles beside the repository, with the
@@ -287,7 +289,8 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 // TestIncremental checks that an unchanged rebuild writes nothing and a
-// one-verse change writes only the chapter holding it (and the manifest).
+// one-verse change writes only the chapter holding it, its book's pack
+// (which holds the book's word counts) and the manifest.
 func TestIncremental(t *testing.T) {
 	ctx := context.Background()
 	content := t.TempDir()
@@ -328,8 +331,8 @@ func TestIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !third.Switched || third.Written != 2 || third.Rendered != 1 {
-		t.Errorf("one-verse change: %+v; want 2 objects written (the chapter pack, the manifest), 1 book rendered", third)
+	if !third.Switched || third.Written != 4 || third.Rendered != 1 {
+		t.Errorf("one-verse change: %+v; want 4 objects written (the chapter pack, the book pack with its words, the Bible's search index, the manifest), 1 book rendered", third)
 	}
 	after, _, _ := publish.LoadCurrent(ctx, store)
 	var changedKeys []string
@@ -345,9 +348,10 @@ func TestIncremental(t *testing.T) {
 	if intro.ID != "GEN.INTRO" || !strings.Contains(intro.Content, "yv-h") {
 		t.Errorf("GEN.INTRO = %+v; want the introduction with its headings", intro)
 	}
-	var chapter3 string
+	var chapter3, book string
 	for _, b := range after.Bible(9001).Books {
 		if b.ID == "JHN" {
+			book = b.Pack.Key
 			for _, c := range b.Chapters {
 				if c.ID == "3" {
 					chapter3 = c.Pack.Key
@@ -355,9 +359,48 @@ func TestIncremental(t *testing.T) {
 			}
 		}
 	}
-	if len(changedKeys) != 1 || changedKeys[0] != chapter3 {
-		t.Errorf("changed packs %v; want only JHN 3's %s", changedKeys, chapter3)
+	searchKey := after.Bible(9001).Search.Pack.Key
+	slices.Sort(changedKeys)
+	if want := slices.Sorted(slices.Values([]string{chapter3, book, searchKey})); !slices.Equal(changedKeys, want) {
+		t.Errorf("changed packs %v; want only JHN 3's %s, JHN's %s and the search index %s", changedKeys, chapter3, book, searchKey)
 	}
+	// The new index has the new text; the other books' text came back
+	// from their published packs.
+	x := loadSearch(t, store, after.Bible(9001))
+	if r := x.Search("truly", "", 10); r.Total != 1 || x.Verse(r.Verses[0]) != "JHN.3.16" {
+		t.Errorf("search for the changed verse: %+v", r)
+	}
+	if r := x.Search("existed", "", 10); r.Total == 0 || x.Verse(r.Verses[0]) != "GEN.1.1" {
+		t.Errorf("search in an unchanged book found nothing")
+	}
+	// Footnotes and headings are not verse text: words found only in them
+	// ("litres", "adamah" in notes; "danger", "exile" in headings) find
+	// nothing as typed (typo correction may offer another word).
+	for _, w := range []string{"litres", "adamah", "danger", "exile"} {
+		if r := x.Search(w, search.IntentText, 10); r.Total != 0 && r.SearchInsteadFor == "" {
+			t.Errorf("%q, only in notes or headings, found %d verses", w, r.Total)
+		}
+	}
+}
+
+func loadSearch(t *testing.T, store publish.Store, be *publish.BibleEntry) *search.Index {
+	t.Helper()
+	if be.Search == nil {
+		t.Fatal("no search index")
+	}
+	p, err := publish.LoadPack(context.Background(), store, be.Search.Pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Entry(publish.NameSearch)
+	if e == nil {
+		t.Fatal("search pack without index")
+	}
+	x, err := search.Decode(p.Body(&e.Reps[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 // TestLicenceChange: a Bible moving to another licence, and a licence

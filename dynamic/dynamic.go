@@ -12,6 +12,8 @@ package dynamic
 import (
 	"context"
 	"time"
+
+	"github.com/bibleplatform/platform/trending"
 )
 
 // PermissionHighlights is the only permission a user can grant (spec, App
@@ -149,4 +151,17 @@ type DB interface {
 	// Purge deletes expired tokens and idempotency records older than
 	// before.
 	Purge(ctx context.Context, before time.Time) error
+
+	// Trending search queries (trending.go).
+	// SearchSalt returns day's salt (UTC), created on first use.
+	SearchSalt(ctx context.Context, day time.Time) ([]byte, error)
+	// AddSearchQueries adds counts at the hour of at, and app hashes for
+	// its day, in one transaction.
+	AddSearchQueries(ctx context.Context, at time.Time, qs []SearchCount) error
+	// Trending is each language's limit most searched phrases since since
+	// with at least minApps distinct apps on one day.
+	Trending(ctx context.Context, since time.Time, minApps, limit int) (map[string][]trending.Phrase, error)
+	// PurgeSearchQueries deletes counts and hashes before before, and the
+	// salts of days before now's.
+	PurgeSearchQueries(ctx context.Context, before, now time.Time) error
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/trending"
 )
 
 // Config is what a Server needs.
@@ -39,7 +40,13 @@ type Config struct {
 	// LongPoll is how long GET /internal/access?version=N waits for a
 	// change before answering 304; zero means 20 s.
 	LongPoll time.Duration
-	Log      *slog.Logger
+	// TrendingWindow is how far back trending search queries look;
+	// TrendingMinApps how many distinct apps must have searched a phrase
+	// on one day for it to trend (at most trending.MaxApps). Zero means
+	// the defaults.
+	TrendingWindow  time.Duration
+	TrendingMinApps int
+	Log             *slog.Logger
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -51,6 +58,7 @@ type Server struct {
 	content Published
 	feed    *accessFeed
 	metrics *metrics
+	trends  trends
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
@@ -84,6 +92,14 @@ func New(cfg Config) *Server {
 		s.feed.longPoll = 20 * time.Second
 	}
 	s.metrics = newMetrics()
+	s.trends.window, s.trends.minApps = cfg.TrendingWindow, cfg.TrendingMinApps
+	if s.trends.window <= 0 {
+		s.trends.window = DefaultTrendingWindow
+	}
+	if s.trends.minApps <= 0 {
+		s.trends.minApps = DefaultTrendingMinApps
+	}
+	s.trends.minApps = min(s.trends.minApps, trending.MaxApps)
 	s.routes()
 	return s
 }
@@ -92,11 +108,13 @@ func New(cfg Config) *Server {
 // segment are matched in route.
 func (s *Server) routes() {
 	s.byPath = map[string]methods{
-		"/internal/access":     {"GET": s.feed.serveAccess},
-		"/v1/highlights":       {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights)},
-		"/v1/licenses":         {"GET": s.app(s.getLicenses)},
-		"/data-exchange/token": {"POST": s.app(s.postExchangeToken)},
-		"/data-exchange":       {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
+		"/internal/access":          {"GET": s.feed.serveAccess},
+		"/internal/search-queries":  {"POST": s.postSearchQueries},
+		"/internal/search-trending": {"GET": s.getSearchTrending},
+		"/v1/highlights":            {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights)},
+		"/v1/licenses":              {"GET": s.app(s.getLicenses)},
+		"/data-exchange/token":      {"POST": s.app(s.postExchangeToken)},
+		"/data-exchange":            {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
 	}
 	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(s.getApp)}
@@ -260,6 +278,9 @@ func (s *Server) housekeep(ctx context.Context) {
 	for {
 		if err := s.cfg.DB.Purge(ctx, s.now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge", "err", err)
+		}
+		if err := s.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge search queries", "err", err)
 		}
 		select {
 		case <-ctx.Done():

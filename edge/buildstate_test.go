@@ -201,6 +201,12 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET %s = %d %s", cached, resp.StatusCode, want)
 	}
+	// Verse search reads its index through the same tiers: the first edge
+	// loaded it when it followed the build.
+	const search = "/v1/search-verses?bible_id=9001&query=loved"
+	if resp, body := first.do(t, "GET", search, demo); resp.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", search, resp.StatusCode, body)
+	}
 
 	// The volume holding the store is gone: reads fail with ENOTDIR, an
 	// outage, not a missing object.
@@ -223,6 +229,7 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 		wantBody string // a substring
 	}{
 		{cached, 200, string(want)},
+		{search, 200, `"JHN.3.16"`},
 		{uncached, 503, `"message"`},
 		{"/readyz", 503, "object store unreachable"},
 		{"/healthz", 200, "ok"},

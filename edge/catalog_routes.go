@@ -186,7 +186,15 @@ func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.T
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
 func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	sum := sha256.Sum256(body)
+	s.serveComposedCache(ctx, reqKey, body, mod, catalogCache, private)
+	if byLanguage {
+		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+	}
+}
+
+// serveComposedCache is serveComposedAs with its own Cache-Control.
+func (s *Server) serveComposedCache(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, cc string, private bool) {
+	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := s.composed.get(key)
 	if !ok {
@@ -199,8 +207,8 @@ func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body [
 		s.composed.add(reqKey, res, 0)
 	}
 	serveResource(ctx, res, private)
-	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+	if !private && cc != cachePublic {
+		ctx.Response.Header.Set("Cache-Control", cc)
 	}
 }
 
@@ -225,6 +233,10 @@ func (s *Server) serveRemembered(ctx *fasthttp.RequestCtx, reqKey string, byLang
 	}
 	return true
 }
+
+// catalogCache is the Cache-Control of catalogue answers: the policy for
+// metadata (docs/edge.md).
+const catalogCache = cachePublic
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 

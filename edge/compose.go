@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -133,7 +134,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 		return nil, err
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return newComposedResource(body, mod), nil
+	return newComposedResource(body, mod, composeCodecs), nil
 }
 
 func chapterLabel(c *bible.Chapter) string {
@@ -148,57 +149,80 @@ func chapterLabel(c *bible.Chapter) string {
 	return c.ID
 }
 
-// Levels for compressing composed ranges on the request path: brotli 5
-// compresses about as well as gzip 9 at a fraction of brotli 9's cost.
-const (
-	composeBrotliLevel = 5
-	composeGzipLevel   = 6
+// codecs compress composed bodies at one pair of levels. The writers are
+// pooled: a brotli writer allocates about 2 MB of hash tables and ring
+// buffer, which cost more than compressing a short range or a search
+// answer; a sync.Pool lets the garbage collector take idle ones back, so a
+// quiet edge does not keep them.
+type codecs struct{ br, gz sync.Pool }
+
+func newCodecs(brLevel, gzLevel int) *codecs {
+	c := &codecs{}
+	c.br.New = func() any { return brotli.NewWriterLevel(nil, brLevel) }
+	c.gz.New = func() any {
+		w, _ := gzip.NewWriterLevel(nil, gzLevel) // the levels below are valid
+		return w
+	}
+	return c
+}
+
+var (
+	// Composed ranges and catalogue answers are kept long and asked for
+	// again: brotli 5 compresses about as well as gzip 9 at a fraction of
+	// brotli 9's cost.
+	composeCodecs = newCodecs(5, 6)
+	// Search answers are computed for every query not in the answer cache
+	// and are about a kilobyte, where higher levels gain a few bytes for
+	// several times the CPU.
+	answerCodecs = newCodecs(2, 4)
 )
 
 // newComposedResource prepares a composed body like the build prepares a
 // published one: identity plus each coding that is smaller, a strong ETag
 // per coding in the build's form.
-func newComposedResource(body []byte, mod time.Time) *resource {
+func newComposedResource(body []byte, mod time.Time, c *codecs) *resource {
 	r := &resource{ctype: []byte(publish.JSON)}
 	r.setModified(mod)
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:12])
-	set := func(c int, etag string, b []byte) {
-		r.reps[c] = rep{etag: etag, etagB: []byte(etag), body: b}
-		r.avail |= 1 << c
+	set := func(k int, etag string, b []byte) {
+		r.reps[k] = rep{etag: etag, etagB: []byte(etag), body: b}
+		r.avail |= 1 << k
 	}
 	// The cache keeps these bodies for as long as the range is asked for:
 	// copies of exactly their length, so the spare capacity of the
 	// growing buffers goes with them.
 	set(codingIdentity, `"`+tag+`"`, bytes.Clone(body))
-	if b := compressBrotli(body); len(b) < len(body) {
+	if b := c.brotli(body); len(b) < len(body) {
 		set(codingBr, `"`+tag+`-br"`, b)
 	}
-	if b := compressGzip(body); len(b) < len(body) {
+	if b := c.gzip(body); len(b) < len(body) {
 		set(codingGzip, `"`+tag+`-gz"`, b)
 	}
 	return r
 }
 
-// compressBrotli and compressGzip compress body with a writer of their own
-// and return a copy of exactly the compressed length. The writer's state
-// (brotli's hash tables above all) and the growing buffer are unreachable
-// once they return, so a composed range holds only its bytes.
-// Pooling writers would save allocating them, but a cached range is composed
-// once, and a pool would keep that state on the heap for good.
-func compressBrotli(body []byte) []byte {
+// brotli and gzip compress body and return a copy of exactly the
+// compressed length, so a cached answer holds only its bytes.
+func (c *codecs) brotli(body []byte) []byte {
 	var buf bytes.Buffer
-	w := brotli.NewWriterLevel(&buf, composeBrotliLevel)
+	w := c.br.Get().(*brotli.Writer)
+	w.Reset(&buf)
 	w.Write(body) // a bytes.Buffer does not fail
 	w.Close()
+	w.Reset(nil)
+	c.br.Put(w)
 	return bytes.Clone(buf.Bytes())
 }
 
-func compressGzip(body []byte) []byte {
+func (c *codecs) gzip(body []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&buf, composeGzipLevel) // the level is valid
+	w := c.gz.Get().(*gzip.Writer)
+	w.Reset(&buf)
 	w.Write(body)
 	w.Close()
+	w.Reset(nil)
+	c.gz.Put(w)
 	return bytes.Clone(buf.Bytes())
 }
 

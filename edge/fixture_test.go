@@ -9,6 +9,7 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // The tests publish a small build themselves, through the real pack and
@@ -234,6 +235,7 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 			}
 			be.Books = append(be.Books, ke)
 		}
+		be.Search = publishFixtureSearch(t, put, fb)
 		m.Bibles = append(m.Bibles, be)
 	}
 	id := m.BuildID()
@@ -244,4 +246,24 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 		t.Fatal(err)
 	}
 	return id
+}
+
+// publishFixtureSearch publishes a Bible's search index as the build does
+// (build/search.go): the verses' plain text, indexed for its language.
+func publishFixtureSearch(t testing.TB, put func(*publish.PackWriter) publish.PackRef, fb fxBible) *publish.SearchEntry {
+	var in []search.Verses
+	for _, book := range fb.index.Books {
+		v := search.Verses{Book: book}
+		for _, ch := range book.Chapters {
+			var texts []string
+			for _, segs := range fb.segments[string(book.ID)+"."+ch.ID] {
+				texts = append(texts, bible.ComposeText(segs))
+			}
+			v.Texts = append(v.Texts, texts)
+		}
+		in = append(in, v)
+	}
+	w := publish.NewPackWriter()
+	w.AddRaw(publish.NameSearch, "application/octet-stream", search.Build(fb.meta.LanguageTag, in).Encode())
+	return &publish.SearchEntry{Source: fb.meta.Abbreviation, Pack: put(w)}
 }

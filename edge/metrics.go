@@ -28,11 +28,12 @@ const (
 	classPassageRange
 	classGateway
 	classOps
+	classSearch
 	numClasses
 )
 
 var classNames = [numClasses]string{"other", "bible", "index", "books", "book", "chapters",
-	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops"}
+	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops", "search"}
 
 func (c routeClass) String() string { return classNames[c] }
 
@@ -105,6 +106,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	}{
 		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
 		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
+		{"search", s.searched.hits.Load(), s.searched.miss.Load()},
 	} {
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"hit\"} %d\n", c.name, c.hits)
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"miss\"} %d\n", c.name, c.miss)
@@ -117,6 +119,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	}{
 		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
 		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
+		{"search", s.searched.hits.Load(), s.searched.miss.Load()},
 	} {
 		ratio := 0.0
 		if c.hits+c.miss > 0 {
@@ -128,7 +131,8 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE edge_cache_bytes gauge")
 	_, pb := s.packs.cache.stats()
 	_, cb := s.composed.stats()
-	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\n", pb, cb)
+	_, sb := s.searched.stats()
+	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\nedge_cache_bytes{cache=\"search\"} %d\n", pb, cb, sb)
 
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_age_seconds gauge")
@@ -144,7 +148,15 @@ func (s *Server) writeMetrics(w io.Writer) {
 		version = t.version
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
+	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
+	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
+	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", s.trending.counter.Dropped())
+	fmt.Fprintln(w, "# HELP edge_search_trending_failures_total Failed reports of counted searches and refreshes of the trending snapshot.")
+	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", s.trending.reportFailed.Load())
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", s.trending.refreshFailed.Load())
 	s.writeStoreMetrics(w)
+	s.writeSearchMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {

@@ -23,8 +23,8 @@ var openapiDocs = sync.OnceValues(func() ([2]*resource, error) {
 	if err != nil {
 		return [2]*resource{}, err
 	}
-	j := newComposedResource(js, buildTime)
-	y := newComposedResource(openapi.YAML, buildTime)
+	j := newComposedResource(js, buildTime, composeCodecs)
+	y := newComposedResource(openapi.YAML, buildTime, composeCodecs)
 	y.ctype = []byte("application/yaml; charset=utf-8")
 	return [2]*resource{j, y}, nil
 })

@@ -70,7 +70,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 			return nil, err
 		}
 		sum := sha256.Sum256(b)
-		res := newComposedResource(b, buildTime)
+		res := newComposedResource(b, buildTime, composeCodecs)
 		res.ctype = []byte(assetTypes[name[strings.LastIndexByte(name, '.'):]])
 		rf.assets[name] = asset{hash: hex.EncodeToString(sum[:6]), res: res}
 	}
@@ -82,7 +82,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 	for name, a := range rf.assets {
 		html = strings.ReplaceAll(html, "{{asset "+name+"}}", "/assets/"+a.hash+"/"+name)
 	}
-	rf.page = newComposedResource([]byte(html), buildTime)
+	rf.page = newComposedResource([]byte(html), buildTime, composeCodecs)
 	rf.page.ctype = []byte("text/html; charset=utf-8")
 	return rf, nil
 })

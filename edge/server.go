@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -37,6 +38,11 @@ type Config struct {
 	EdgeToken  string // sent to dynamic as X-Edge-Token
 	// DynamicTimeout bounds a forwarded request (504 past it).
 	DynamicTimeout time.Duration
+	// SearchReportInterval is how often counted searches are reported to
+	// dynamic, TrendingRefresh how often the trending snapshot is fetched
+	// (trending.go); zero means the defaults.
+	SearchReportInterval time.Duration
+	TrendingRefresh      time.Duration
 
 	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
 	// are then redirected. ForceHTTPS redirects on a trusted proxy's
@@ -90,11 +96,15 @@ type Server struct {
 	log      *slog.Logger
 	packs    *packs
 	composed *lru[*resource]
+	searched *lru[*resource] // search answers (search_verses.go)
 	limiters *limiters
 	gateway  *gateway
 	metrics  metrics
 	latency  *latency
-	health   storeHealth
+	// searchMetrics are the search route class's own (search_verses.go).
+	searchMetrics searchMetrics
+	health        storeHealth
+	trending      searchTrends
 
 	site       atomic.Pointer[site]
 	access     atomic.Pointer[accessTable]
@@ -135,10 +145,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DynamicTimeout <= 0 {
 		cfg.DynamicTimeout = DefaultDynamicTimeout
 	}
+	if cfg.SearchReportInterval <= 0 {
+		cfg.SearchReportInterval = DefaultSearchReportInterval
+	}
+	if cfg.TrendingRefresh <= 0 {
+		cfg.TrendingRefresh = DefaultTrendingRefresh
+	}
 	s := &Server{
 		cfg:      cfg,
 		log:      cfg.Log,
 		composed: newLRU[*resource](cfg.ComposeCacheBytes),
+		searched: newLRU[*resource](cfg.ComposeCacheBytes),
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
 	}
 	s.metrics.started = time.Now()
@@ -161,6 +178,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.gateway = g
+		s.trending.client = &http.Client{}
 	}
 	return s, nil
 }
@@ -172,6 +190,8 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := newSite(id, m)
 	s.prepareCatalog(st)
 	s.site.Store(st)
+	go s.loadSearchIndexes(st)
+	go s.loadSearchAids(st)
 }
 
 // SetAccess swaps in an access snapshot.
@@ -289,6 +309,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 		}
 		s.content(ctx, &rt)
 		return rt.class
+	}
+	// After the Bibles routes: a passage request never looks at the
+	// search paths.
+	if s.search(ctx, path) {
+		return classSearch
 	}
 	if isGatewayPath(path) {
 		s.forward(ctx, path)

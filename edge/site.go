@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // site is one published build as the edge serves it: the manifest plus
@@ -18,6 +20,7 @@ type site struct {
 	manifest *publish.Manifest
 	bibles   map[int32]*bibleView
 	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
+	aids     aidsSlot    // each language's topics and suggestions (search_lang.go)
 }
 
 type bibleView struct {
@@ -27,6 +30,9 @@ type bibleView struct {
 
 	mu    sync.Mutex
 	index *bible.Index // decoded on first need (range composition)
+
+	searchMu sync.Mutex // held while the search index loads
+	search   atomic.Pointer[search.Index]
 }
 
 type bookView struct {

@@ -24,6 +24,12 @@ type Manifest struct {
 	// Files are published static files (font files), by path; each is a
 	// pack with one raw entry named by the path below fonts/.
 	Files map[string]PackRef `json:"files,omitempty"`
+	// Topics and Suggestions are each language's search aids, by the
+	// language tag (a topics file's name, a Bible's language_tag): its
+	// topical list, and its as-you-type suggestions (NameTopics,
+	// NameSuggestions).
+	Topics      map[string]PackRef `json:"topics,omitempty"`
+	Suggestions map[string]PackRef `json:"suggestions,omitempty"`
 }
 
 // BibleEntry is one Bible of a build.
@@ -31,6 +37,17 @@ type BibleEntry struct {
 	ID    int32       `json:"id"`
 	Pack  PackRef     `json:"pack"` // bible, index, books
 	Books []BookEntry `json:"books"`
+	// Search is the Bible's verse search index (search.Decode reads its
+	// NameSearch entry); absent from builds made before search existed.
+	Search *SearchEntry `json:"search,omitempty"`
+}
+
+// SearchEntry is a Bible's search index.
+type SearchEntry struct {
+	// Source is a hash of the index version and of the Bible's book
+	// sources: a build that finds the same Source reuses the index.
+	Source string  `json:"source"`
+	Pack   PackRef `json:"pack"`
 }
 
 // BookEntry is one book of a Bible.
@@ -75,8 +92,17 @@ func (m *Manifest) Packs(fn func(PackRef)) {
 	for _, f := range m.Files {
 		fn(f)
 	}
+	for _, f := range m.Topics {
+		fn(f)
+	}
+	for _, f := range m.Suggestions {
+		fn(f)
+	}
 	for _, b := range m.Bibles {
 		fn(b.Pack)
+		if b.Search != nil {
+			fn(b.Search.Pack)
+		}
 		for _, k := range b.Books {
 			fn(k.Pack)
 			for _, c := range k.Chapters {

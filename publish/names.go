@@ -10,7 +10,8 @@ import (
 // edge that reads them.
 //
 // Bible pack:   "bible", "index", "books", "books/<canon>"
-// Book pack:    "book", "chapters", "passage/INTRO/<variant>", "warnings"
+// Search pack:  "search"
+// Book pack:    "book", "chapters", "passage/INTRO/<variant>", "warnings", "words"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
 //	"passage/<verse>/<variant>", "segments"
@@ -30,6 +31,26 @@ const (
 	// array of strings, so that a build that reuses the book without
 	// rendering it still reports them. Internal: never served.
 	NameWarnings = "warnings"
+	// NameSearch is the only entry of a Bible's search pack: the index
+	// object search.Decode reads. Internal: never served as is.
+	NameSearch = "search"
+	// NameWords is the book's verse words as written, with their counts
+	// ({"love": 310, …}): what a build derives a language's suggestion
+	// vocabulary from without rendering unchanged books again. Internal.
+	NameWords = "words"
+)
+
+// The search aids of a language (Manifest.Topics, Manifest.Suggestions),
+// one pack each, so that an unchanged topical list writes nothing when a
+// Bible of its language changes. Internal: the edge serves answers
+// composed from them.
+const (
+	// NameTopics is the language's topical list, [topic.Topic…] in the
+	// content team's order.
+	NameTopics = "topics"
+	// NameSuggestions is [topic.Suggestion…]: the language's topics, book
+	// names and frequent Bible words.
+	NameSuggestions = "suggestions"
 )
 
 // BooksName is the books collection filtered by canon ("" for all).

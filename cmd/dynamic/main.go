@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
@@ -42,6 +43,9 @@ type serveCmd struct {
 	JWTIssuer   string `help:"Required iss of user tokens." default:"bible-platform-dev" env:"JWT_ISSUER"`
 	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
 	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
+
+	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"168h" env:"TRENDING_WINDOW"`
+	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most 16)." default:"3" env:"TRENDING_MIN_APPS"`
 }
 
 func main() {
@@ -88,7 +92,8 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log}
+	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log,
+		TrendingWindow: c.TrendingWindow, TrendingMinApps: c.TrendingMinApps}
 	if keys != nil {
 		cfg.Users = &jwt.Verifier{Keys: keys, Issuer: c.JWTIssuer, Audience: c.JWTAudience}
 	}

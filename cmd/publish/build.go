@@ -52,6 +52,7 @@ func (c *buildCmd) Run(ctx context.Context) error {
 		}
 	}
 	fmt.Println(summary(rep, up.Report(), c.Warnings))
+	fmt.Printf("search indexes: %d built in %s\n", rep.SearchBuilt, rep.Search.Round(time.Millisecond))
 	return brokenBibles(os.Stderr, rep)
 }
 

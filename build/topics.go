@@ -1,0 +1,170 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/topic"
+)
+
+// topicsDir holds one topics file per language: topics/<language>.jsonl
+// (docs/search.md describes the format).
+const topicsDir = "topics"
+
+// vocabularySize is how many of a language's most frequent Bible words it
+// suggests.
+const vocabularySize = 5000
+
+// readTopics reads every topics file. A bad line is a warning (the topic
+// is left out, the rest published); a file whose name is not a language
+// tag is an error.
+func readTopics(content string) (map[string][]topic.Topic, []error, error) {
+	files, _ := filepath.Glob(filepath.Join(content, topicsDir, "*.jsonl"))
+	sort.Strings(files)
+	out := map[string][]topic.Topic{}
+	var warns []error
+	for _, p := range files {
+		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		tag, err := lang.Canonical(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the file name must be a language tag: %w", p, err)
+		}
+		if _, dup := out[tag]; dup {
+			return nil, nil, fmt.Errorf("%s: a second topics file for %s", p, tag)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		ts, errs := topic.Parse(filepath.ToSlash(filepath.Join(topicsDir, filepath.Base(p))), data)
+		warns = append(warns, errs...)
+		out[tag] = ts
+	}
+	return out, warns, nil
+}
+
+// wordsOf counts the words of a book's verse texts (verseTexts: headings
+// and notes are not verse text).
+func wordsOf(texts [][]string) map[string]int {
+	counts := map[string]int{}
+	for _, ch := range texts {
+		for _, v := range ch {
+			topic.CountWords(counts, v)
+		}
+	}
+	return counts
+}
+
+// langData is what a language's suggestions are made of besides its
+// topics: the verse words of its Bibles and their book names.
+type langData struct {
+	words map[string]int
+	books map[string]int // book name → Bibles naming a book so
+}
+
+func newLangData() *langData {
+	return &langData{words: map[string]int{}, books: map[string]int{}}
+}
+
+// addLanguage adds a finished Bible's books to its language's data, so
+// that the books themselves can be let go (builds stream Bible by Bible).
+func (b *builder) addLanguage(tag string, books []*bookJob) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.langs == nil {
+		b.langs = map[string]*langData{}
+	}
+	d := b.langs[tag]
+	if d == nil {
+		d = newLangData()
+		b.langs[tag] = d
+	}
+	for _, j := range books {
+		for w, n := range j.words {
+			d.words[w] += n
+		}
+		if j.index.Title != "" {
+			d.books[j.index.Title]++
+		}
+	}
+}
+
+// languagePacks publishes each language's topics and suggestions. Each is
+// its own content-addressed pack: an unchanged topical list, or unchanged
+// suggestions, write nothing.
+func (b *builder) languagePacks(ctx context.Context, m *publish.Manifest, topics map[string][]topic.Topic) error {
+	langs := b.langs
+	if langs == nil {
+		langs = map[string]*langData{}
+	}
+	of := func(tag string) *langData {
+		if langs[tag] == nil {
+			langs[tag] = newLangData()
+		}
+		return langs[tag]
+	}
+	for tag := range topics {
+		of(tag)
+	}
+	tags := make([]string, 0, len(langs))
+	for t := range langs {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		d := langs[tag]
+		if ts, ok := topics[tag]; ok {
+			w := publish.NewPackWriter()
+			if ts == nil {
+				ts = []topic.Topic{}
+			}
+			w.AddRaw(publish.NameTopics, publish.JSON, mustJSON(ts))
+			ref, err := b.put(ctx, w, "the topics of "+tag)
+			if err != nil {
+				return fmt.Errorf("topics %s: %w", tag, err)
+			}
+			if m.Topics == nil {
+				m.Topics = map[string]publish.PackRef{}
+			}
+			m.Topics[tag] = ref
+		}
+		var list []topic.Suggestion
+		for _, t := range topics[tag] {
+			list = append(list, topic.Suggestion{Text: t.Text, Source: topic.SourceTopic})
+			for _, s := range t.Subtopics {
+				list = append(list, topic.Suggestion{Text: s, Source: topic.SourceTopic})
+			}
+		}
+		names := make([]string, 0, len(d.books))
+		for n := range d.books {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			list = append(list, topic.Suggestion{Text: n, Source: topic.SourceBook, Weight: d.books[n]})
+		}
+		list = append(list, topic.Vocabulary(tag, d.words, vocabularySize)...)
+		if len(list) == 0 {
+			continue
+		}
+		w := publish.NewPackWriter()
+		w.AddRaw(publish.NameSuggestions, publish.JSON, mustJSON(list))
+		ref, err := b.put(ctx, w, "the suggestions of "+tag)
+		if err != nil {
+			return fmt.Errorf("suggestions %s: %w", tag, err)
+		}
+		if m.Suggestions == nil {
+			m.Suggestions = map[string]publish.PackRef{}
+		}
+		m.Suggestions[tag] = ref
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package dynamic
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/trending"
+)
+
+// Trending search queries (docs/search.md): edges report counted searches
+// to POST /internal/search-queries and read the trending phrases from GET
+// /internal/search-trending, both authenticated with the edge token like
+// /internal/access. The counts live in PostgreSQL, so that every edge
+// shares one view and a restart of either side loses nothing reported.
+
+// Defaults of the trending computation.
+const (
+	DefaultTrendingWindow  = 7 * 24 * time.Hour
+	DefaultTrendingMinApps = 3
+	trendingLimit          = 10
+	// trendingFresh is how long a computed snapshot is served before it
+	// is computed again: N edges refreshing cost one query per period.
+	trendingFresh = 5 * time.Second
+)
+
+// SearchCount is one phrase's reported searches, its apps already turned
+// into the day's keyed hashes (16 bytes each).
+type SearchCount struct {
+	Language string
+	Phrase   string
+	Count    int64
+	Apps     [][]byte
+}
+
+// trends is the trending state of a Server.
+type trends struct {
+	window  time.Duration
+	minApps int
+
+	mu    sync.Mutex
+	body  []byte
+	built time.Time
+}
+
+// serveReport answers POST /internal/search-queries: a trending.Batch,
+// checked whole (422 names the first bad entry), stored in one
+// transaction, 204.
+func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
+	var b trending.Batch
+	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		validation(ctx, bodyError(err))
+		return
+	}
+	if len(b.Queries) > trending.MaxBatch {
+		validation(ctx, detail{Loc: []string{"body", "queries"}, Msg: "List should have at most " + strconv.Itoa(trending.MaxBatch) + " items", Type: "too_long"})
+		return
+	}
+	merged := map[[2]string]*trending.Count{}
+	for i := range b.Queries {
+		q := &b.Queries[i]
+		if d := checkCount(i, q); d != nil {
+			validation(ctx, *d)
+			return
+		}
+		k := [2]string{q.Language, q.Phrase}
+		if m := merged[k]; m != nil {
+			m.Count += q.Count
+			m.Apps = append(m.Apps, q.Apps...)
+			continue
+		}
+		merged[k] = q
+	}
+	if len(merged) == 0 {
+		noContent(ctx, http.StatusNoContent)
+		return
+	}
+	now := s.now()
+	salt, err := s.cfg.DB.SearchSalt(ctx, now)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	qs := make([]SearchCount, 0, len(merged))
+	for _, q := range merged {
+		sc := SearchCount{Language: q.Language, Phrase: q.Phrase, Count: q.Count}
+		seen := map[string]bool{}
+		for _, app := range q.Apps {
+			if seen[app] {
+				continue
+			}
+			seen[app] = true
+			sc.Apps = append(sc.Apps, appHash(salt, app))
+		}
+		qs = append(qs, sc)
+	}
+	sort.Slice(qs, func(i, j int) bool {
+		if qs[i].Language != qs[j].Language {
+			return qs[i].Language < qs[j].Language
+		}
+		return qs[i].Phrase < qs[j].Phrase
+	})
+	if err := s.cfg.DB.AddSearchQueries(ctx, now, qs); err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	noContent(ctx, http.StatusNoContent)
+}
+
+// appHash is the day's keyed hash of an app id: the same app gives the same
+// hash all day, and nothing once the salt is gone.
+func appHash(salt []byte, app string) []byte {
+	m := hmac.New(sha256.New, salt)
+	m.Write([]byte(app))
+	return m.Sum(nil)[:16]
+}
+
+func checkCount(i int, q *trending.Count) *detail {
+	loc := func(f string) []string { return []string{"body", "queries", strconv.Itoa(i), f} }
+	switch {
+	case q.Language == "" || len(q.Language) > trending.MaxLanguageLen:
+		return &detail{Loc: loc("language"), Msg: "String should have 1 to " + strconv.Itoa(trending.MaxLanguageLen) + " characters", Type: "string_length"}
+	case strings.ContainsFunc(q.Language, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+	}):
+		return &detail{Loc: loc("language"), Msg: "String should be a language tag", Type: "string_pattern_mismatch"}
+	case q.Phrase == "" || trending.Normalize(q.Phrase) != q.Phrase:
+		return &detail{Loc: loc("phrase"), Msg: "String should be a non-empty normalised phrase", Type: "value_error"}
+	case q.Count < 1 || q.Count > 1<<31:
+		return &detail{Loc: loc("count"), Msg: "Input should be between 1 and 2147483648", Type: "value_error"}
+	case len(q.Apps) > trending.MaxApps:
+		return &detail{Loc: loc("apps"), Msg: "List should have at most " + strconv.Itoa(trending.MaxApps) + " items", Type: "too_long"}
+	}
+	for _, a := range q.Apps {
+		if a == "" || !utf8.ValidString(a) || len(a) > 64 {
+			return &detail{Loc: loc("apps"), Msg: "App ids should have 1 to 64 characters", Type: "string_length"}
+		}
+	}
+	return nil
+}
+
+// serveTrending answers GET /internal/search-trending with a
+// trending.Snapshot, computed at most every trendingFresh.
+func (s *Server) getSearchTrending(ctx *fasthttp.RequestCtx) {
+	body, err := s.trendingSnapshot(ctx)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeBody(ctx, http.StatusOK, body)
+}
+
+func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
+	t := &s.trends
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := s.now()
+	if t.body != nil && now.Sub(t.built) < trendingFresh && !now.Before(t.built) {
+		return t.body, nil
+	}
+	langs, err := s.cfg.DB.Trending(ctx, now.Add(-t.window), t.minApps, trendingLimit)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(trending.Snapshot{Generated: now.UTC(), Languages: langs})
+	if err != nil {
+		return nil, err
+	}
+	t.body, t.built = b, now
+	return b, nil
+}
+
+// purge deletes what the window no longer covers, and past days' salts.
+func (s *Server) purgeSearchQueries(ctx context.Context) error {
+	now := s.now()
+	return s.cfg.DB.PurgeSearchQueries(ctx, now.Add(-s.trends.window), now)
+}

@@ -1,0 +1,136 @@
+package edge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/topic"
+)
+
+// langAids are one language's search aids in one build: its topics, ready
+// to search, and its suggestions. They are read from their packs on first
+// need and kept with the site, so that they change with the build.
+type langAids struct {
+	tag     string
+	topics  *topic.Index     // nil without a topics file
+	suggest *topic.Suggester // nil without suggestions
+	mod     time.Time        // Last-Modified of answers composed from them
+}
+
+// aidsSlot holds a site's languages' aids once loaded.
+type aidsSlot struct {
+	mu    sync.Mutex
+	tags  []string // every language with topics or suggestions, sorted
+	byTag map[string]*langAids
+}
+
+// languages is every language of st with search aids, sorted.
+func (a *aidsSlot) languages(m *publish.Manifest) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tags == nil {
+		seen := map[string]bool{}
+		for t := range m.Topics {
+			seen[t] = true
+		}
+		for t := range m.Suggestions {
+			seen[t] = true
+		}
+		a.tags = make([]string, 0, len(seen))
+		for t := range seen {
+			a.tags = append(a.tags, t)
+		}
+		sort.Strings(a.tags)
+	}
+	return a.tags
+}
+
+// aidsOf returns a language's aids in st, loading them if needed.
+func (s *Server) aidsOf(ctx context.Context, st *site, tag string) (*langAids, error) {
+	a := &st.aids
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if l := a.byTag[tag]; l != nil {
+		return l, nil
+	}
+	m := st.manifest
+	l := &langAids{tag: tag, mod: m.Created}
+	if ref, ok := m.Topics[tag]; ok {
+		var ts []topic.Topic
+		if err := s.readInternal(ctx, ref, publish.NameTopics, &ts); err != nil {
+			return nil, err
+		}
+		l.topics = topic.NewIndex(ts)
+		l.mod = ref.Modified
+	}
+	if ref, ok := m.Suggestions[tag]; ok {
+		var list []topic.Suggestion
+		if err := s.readInternal(ctx, ref, publish.NameSuggestions, &list); err != nil {
+			return nil, err
+		}
+		l.suggest = topic.NewSuggester(list)
+		if ref.Modified.After(l.mod) {
+			l.mod = ref.Modified
+		}
+	}
+	if a.byTag == nil {
+		a.byTag = map[string]*langAids{}
+	}
+	a.byTag[tag] = l
+	return l, nil
+}
+
+// readInternal decodes an internal JSON entry of a pack.
+func (s *Server) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
+	pv, err := s.packs.get(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("search aids: %w", err)
+	}
+	if err := pv.pack.Decode(name, v); err != nil {
+		return fmt.Errorf("search aids: pack %s: %w", ref.Key, err)
+	}
+	return nil
+}
+
+// eachRange calls fn with the aids of the languages each range matches,
+// range by range, languages in tag order, until fn reports that it found
+// an answer: the first language range with an answer wins (as for the
+// Bibles collection). It reports whether fn did.
+func (s *Server) eachRange(ctx context.Context, st *site, ranges []string, fn func(*langAids) bool) (bool, error) {
+	tags := st.aids.languages(st.manifest)
+	for _, r := range ranges {
+		for _, tag := range tags {
+			if !lang.MatchRange(r, tag) {
+				continue
+			}
+			l, err := s.aidsOf(ctx, st, tag)
+			if err != nil {
+				return false, err
+			}
+			if fn(l) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// loadSearchAids loads a new build's topics and suggestions in the
+// background, so that the first search of each language does not wait for
+// them and the disk cache holds them for an edge that restarts during a
+// store outage.
+func (s *Server) loadSearchAids(st *site) {
+	for _, tag := range st.aids.languages(st.manifest) {
+		if s.site.Load() != st {
+			return // a newer build came in: it loads its own
+		}
+		if _, err := s.aidsOf(context.Background(), st, tag); err != nil {
+			s.log.Warn("search: cannot load topics and suggestions; they load on the first search", "language", tag, "err", err)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package edge
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/search"
+)
+
+// unifiedVerses is how many verses unified search lists: the first page of
+// verse search. The wire format has no paging for it; an app that wants
+// more asks search-verses.
+const unifiedVerses = defaultPageSize
+
+// searchResults is GET /v1-beta/search-results: verses of one Bible and
+// topics together, {"verses": [{"reference"}], "topics": [...],
+// "user_intent", "did_you_mean": [], "search_instead_for"}. fields[]
+// (verses, topics; none or both: all) picks what is searched; user_intent
+// goes to verse search as it does there. Verses need bible_id and the
+// app's licence for it (403); topics come from language_ranges[], or from
+// the Bible's language when the request names none.
+func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+	start := time.Now()
+	args := ctx.QueryArgs()
+	query, ok := searchQuery(ctx)
+	if !ok {
+		return
+	}
+	intent, ok := searchIntent(ctx)
+	if !ok {
+		return
+	}
+	wantVerses, wantTopics := false, false
+	for _, f := range args.PeekMulti("fields[]") {
+		switch string(f) {
+		case "verses":
+			wantVerses = true
+		case "topics":
+			wantTopics = true
+		default:
+			invalid(ctx, "query", "fields[]", "Input should be 'verses' or 'topics'", "enum")
+			return
+		}
+	}
+	if !wantVerses && !wantTopics {
+		wantVerses, wantTopics = true, true
+	}
+	var ranges []string
+	if args.Has("language_ranges[]") {
+		if ranges, ok = searchRanges(ctx); !ok {
+			return
+		}
+	}
+	var bibleID int32
+	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
+		id, ok := parseBibleID(b)
+		if !ok || id <= 0 {
+			invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+			return
+		}
+		bibleID = id
+	}
+	switch {
+	case wantVerses && bibleID == 0:
+		invalid(ctx, "query", "bible_id", "Field required", "missing")
+		return
+	case wantTopics && ranges == nil && bibleID == 0:
+		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		return
+	}
+	var bv *bibleView
+	private := false
+	if bibleID != 0 {
+		if bv = st.bibles[bibleID]; bv == nil {
+			answer(ctx, failNotFound, "Bible not found.")
+			return
+		}
+		// Verses found in a licensed Bible tell what its text says: the
+		// passage rule applies (403, private).
+		if wantVerses && !t.licensed(app, bv.id) {
+			answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+			return
+		}
+		private = wantVerses && !t.isOpen(bv.id)
+	}
+	var x *search.Index
+	if bv != nil {
+		var err error
+		if x, err = s.searchIndex(ctx, bv); err != nil {
+			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+			return
+		}
+		if x == nil && (wantVerses || ranges == nil) {
+			answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			return
+		}
+	}
+	if ranges == nil {
+		ranges = []string{x.Language()}
+	}
+	key := "results/" + st.build + "/" + strconv.Itoa(int(bibleID)) + "/" + intent + "/" + strconv.FormatBool(wantVerses) +
+		"/" + strconv.FormatBool(wantTopics) + "/" + strings.Join(ranges, ",") + "\x00" + query
+	lang := ""
+	if x != nil && wantVerses {
+		lang = x.Language()
+	}
+	if res, ok := s.searched.get(key); ok {
+		serveResource(ctx, res, private)
+		s.searchMetrics.observe(time.Since(start), -1)
+		if lang != "" {
+			s.trending.count(lang, query, app.id)
+		}
+		return
+	}
+
+	type verseJSON struct {
+		Reference string `json:"reference"`
+	}
+	out := struct {
+		Verses           []verseJSON `json:"verses"`
+		Topics           []topicJSON `json:"topics"`
+		UserIntent       string      `json:"user_intent"`
+		DidYouMean       []string    `json:"did_you_mean"`
+		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+	}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
+	mod := st.manifest.Created
+	total := 0
+	if wantVerses {
+		r := x.Search(query, intent, unifiedVerses)
+		for _, v := range r.Verses {
+			out.Verses = append(out.Verses, verseJSON{x.Verse(v)})
+		}
+		total += r.Total
+		if intent != search.IntentTopical {
+			out.UserIntent = r.Intent
+		}
+		out.SearchInsteadFor = r.SearchInsteadFor
+		out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
+		mod = bv.entry.Search.Pack.Modified
+	}
+	if wantTopics {
+		ans, tmod, err := s.findTopics(ctx, st, ranges, query)
+		if err != nil {
+			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+			return
+		}
+		out.Topics = ans.topicsJSON()
+		total += len(out.Topics)
+		if out.SearchInsteadFor == "" && len(out.Verses) == 0 {
+			out.SearchInsteadFor = ans.res.SearchInsteadFor
+		}
+		out.DidYouMean = appendNew(out.DidYouMean, ans.res.DidYouMean...)
+		if tmod.After(mod) {
+			mod = tmod
+		}
+		if lang == "" {
+			lang = ans.tag
+		}
+		if !wantVerses && intent == search.IntentUnknown {
+			out.UserIntent = search.IntentTopical
+		}
+	}
+	body, _ := json.Marshal(out)
+	res := newComposedResource(body, mod, answerCodecs)
+	s.searched.add(key, res, res.size())
+	serveResource(ctx, res, private)
+	s.searchMetrics.observe(time.Since(start), total)
+	s.trending.count(lang, query, app.id)
+}
+
+// appendNew appends the strings of add that list does not hold yet.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		dup := false
+		for _, l := range list {
+			if l == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, a)
+		}
+	}
+	return list
+}

@@ -1,0 +1,136 @@
+package edge
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The search operations (docs/search.md) are served at the paths real
+// clients call, /v1-beta/search-…, and at /v1/search-….
+var (
+	prefixSearchBeta = []byte("/v1-beta/search-")
+	prefixSearchV1   = []byte("/v1/search-")
+)
+
+type searchOp uint8
+
+const (
+	opNone searchOp = iota
+	opQueries
+	opTopics
+	opResults
+	opVerses
+)
+
+// parseSearchPath recognises a search path; ok is false for a path that
+// is not one, op is opNone for an unknown operation under the prefix.
+func parseSearchPath(p []byte) (op searchOp, ok bool) {
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(p, prefixSearchBeta):
+		rest = p[len(prefixSearchBeta):]
+	case bytes.HasPrefix(p, prefixSearchV1):
+		rest = p[len(prefixSearchV1):]
+	default:
+		return opNone, false
+	}
+	switch string(rest) {
+	case "queries":
+		return opQueries, true
+	case "topics":
+		return opTopics, true
+	case "results":
+		return opResults, true
+	case "verses":
+		return opVerses, true
+	}
+	return opNone, true
+}
+
+// search serves the search routes; it reports false when path is not one
+// of them. Checks run in the edge's order: shape, method, App Key, status
+// and rate limit, then the values.
+func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
+	op, ok := parseSearchPath(path)
+	if !ok {
+		return false
+	}
+	if op == opNone {
+		notFound(ctx)
+		return true
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		methodNotAllowed(ctx, "GET, HEAD")
+		return true
+	}
+	t := s.access.Load()
+	st := s.site.Load()
+	if t == nil || st == nil {
+		starting(ctx)
+		return true
+	}
+	app := s.authorize(ctx, t, keyHeader)
+	if app == nil {
+		return true
+	}
+	switch op {
+	case opQueries:
+		s.searchQueries(ctx, st, app)
+	case opTopics:
+		s.searchTopics(ctx, st, app)
+	case opResults:
+		s.searchResults(ctx, st, t, app)
+	case opVerses:
+		s.searchVerses(ctx, st, t, app)
+	}
+	return true
+}
+
+// searchRanges reads language_ranges[]: one or more, each "*" or a
+// language range as the clients check it, ^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$.
+// At most maxLanguageRanges are looked at.
+func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
+	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
+	if len(raw) == 0 {
+		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		return nil, false
+	}
+	if len(raw) > maxLanguageRanges {
+		invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
+		return nil, false
+	}
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		if !validSearchRange(r) {
+			invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
+			return nil, false
+		}
+		out[i] = string(r)
+	}
+	return out, true
+}
+
+const maxLanguageRanges = 16
+
+func validSearchRange(r []byte) bool {
+	if string(r) == "*" {
+		return true
+	}
+	for i, sub := 0, r; ; i++ {
+		part, rest, more := bytes.Cut(sub, []byte("-"))
+		if len(part) < 1 || len(part) > 8 {
+			return false
+		}
+		for _, c := range part {
+			if !isAlpha(c) && (i == 0 || c < '0' || c > '9') {
+				return false
+			}
+		}
+		if !more {
+			return true
+		}
+		sub = rest
+	}
+}

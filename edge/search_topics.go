@@ -1,0 +1,98 @@
+package edge
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/topic"
+)
+
+// searchCache is the Cache-Control of topic search and suggestions: they
+// depend only on the build and the request, like the catalogues.
+const searchCache = catalogCache
+
+// topicJSON is a topic as the wire format has it: no passages.
+type topicJSON struct {
+	ID        *int64   `json:"id"`
+	Text      string   `json:"text"`
+	Subtopics []string `json:"subtopics"`
+}
+
+// topicAnswer is a topic search's outcome in one language.
+type topicAnswer struct {
+	tag string // the language that answered ("" when none did)
+	res topic.Result
+}
+
+func (a *topicAnswer) topicsJSON() []topicJSON {
+	out := make([]topicJSON, len(a.res.Topics))
+	for i, t := range a.res.Topics {
+		out[i] = topicJSON{ID: t.ID, Text: t.Text, Subtopics: t.Subtopics}
+	}
+	return out
+}
+
+func (a *topicAnswer) didYouMean() []string {
+	if a.res.DidYouMean == nil {
+		return []string{}
+	}
+	return a.res.DidYouMean
+}
+
+// findTopics searches the topics of the first language range whose topics
+// answer the query (as typed or corrected). mod is the Last-Modified of
+// the answer.
+func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
+	var ans topicAnswer
+	mod := st.manifest.Created
+	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
+		if l.topics == nil || l.topics.Len() == 0 {
+			return false
+		}
+		if ans.tag == "" {
+			ans.tag = l.tag // counted under the first language searched
+		}
+		r := l.topics.Search(query)
+		if len(r.Topics) == 0 {
+			return false
+		}
+		ans, mod = topicAnswer{tag: l.tag, res: r}, l.mod
+		return true
+	})
+	return ans, mod, err
+}
+
+// searchTopics is GET /v1-beta/search-topics: {"topics": [...],
+// "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
+// empty list, not 204 (only suggestions answer 204).
+func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+	start := time.Now()
+	query, ok := searchQuery(ctx)
+	if !ok {
+		return
+	}
+	ranges, ok := searchRanges(ctx)
+	if !ok {
+		return
+	}
+	ans, mod, err := s.findTopics(ctx, st, ranges, query)
+	if err != nil {
+		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+		return
+	}
+	body, _ := json.Marshal(struct {
+		Topics           []topicJSON `json:"topics"`
+		DidYouMean       []string    `json:"did_you_mean"`
+		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
+	s.serveComposedCache(ctx, "", body, mod, searchCache, false)
+	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
+	s.trending.count(ans.tag, query, app.id)
+}
+
+// searchRequestKey names an answer by the build and the request as sent.
+func searchRequestKey(ctx *fasthttp.RequestCtx, st *site) string {
+	return "search-req/" + st.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString())
+}

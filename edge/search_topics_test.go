@@ -1,0 +1,258 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// The search tests serve the committed fixtures, whose topics files
+// (fixtures/content/topics) are built by the real build.
+
+func topicTexts(t testing.TB, v map[string]any) string {
+	t.Helper()
+	var out []string
+	for _, x := range v["topics"].([]any) {
+		out = append(out, x.(map[string]any)["text"].(string))
+	}
+	return strings.Join(out, ",")
+}
+
+func TestSearchTopics(t *testing.T) {
+	e := newCatalogEdge(t, nil)
+	for _, c := range []struct {
+		query, ranges, want, instead, dym string
+	}{
+		{"love", "en", "Love", "", ""},
+		{"lov", "en", "Love", "", ""},
+		{"light dark", "en", "Light", "", ""},
+		{"courage", "en", "Fear and anxiety", "", ""},
+		{"forgivnes", "en", "Forgiveness", "forgiveness", ""},
+		{"lvoe", "en", "Love", "love", ""},
+		{"salvacion", "es", "Salvación", "", ""},
+		{"perdon", "es", "Perdón", "", ""},
+		{"amr", "es", "", "", ""},
+		{"creacin", "es", "Creación", "creacion", ""},
+		// The first range whose topics answer wins; "fr" has none.
+		{"amor", "fr&language_ranges[]=en&language_ranges[]=es", "Amor", "", ""},
+		{"love", "en-GB&language_ranges[]=es", "", "", ""},
+		{"love", "*", "Love", "", ""},
+		{"zzzz", "en", "", "", ""},
+	} {
+		target := "/v1-beta/search-topics?query=" + url.QueryEscape(c.query) + "&language_ranges[]=" + c.ranges
+		_, v := e.getJSON(t, target, 200)
+		got := ""
+		if v["topics"] != nil {
+			got = topicTexts(t, v)
+		}
+		instead, _ := v["search_instead_for"].(string)
+		dym, _ := json.Marshal(v["did_you_mean"])
+		wantDym := "[]"
+		if c.dym != "" {
+			wantDym = `["` + c.dym + `"]`
+		}
+		if got != c.want || instead != c.instead || string(dym) != wantDym {
+			t.Errorf("%s: topics %q instead %q dym %s; want %q %q %s", target, got, instead, dym, c.want, c.instead, wantDym)
+		}
+	}
+	// The wire shape: id, text, subtopics; no passages.
+	_, v := e.getJSON(t, "/v1/search-topics?query=love&language_ranges[]=en", 200)
+	first := v["topics"].([]any)[0].(map[string]any)
+	if len(first) != 3 || first["id"] != 1.0 || first["subtopics"].([]any)[0] != "God's love" {
+		t.Errorf("topic = %v", first)
+	}
+	if _, ok := v["search_instead_for"]; ok {
+		t.Error("search_instead_for present without a correction")
+	}
+}
+
+func TestSearchQueries(t *testing.T) {
+	e := newCatalogEdge(t, nil)
+	for _, c := range []struct {
+		query, ranges, want string
+	}{
+		{"lo", "en", "Love:topic,Loving one another:topic"},
+		{"gen", "en", "Genesis:book"},
+		{"ligh", "en", "Light:topic,Light in the darkness:topic"},
+		{"darkn", "en", "darkness:vocabulary,Light in the darkness:topic"},
+		{"sal", "es", "Salvación:topic,Salmos:book"},
+		{"zzq", "en", ""},
+		{"gen", "fr&language_ranges[]=en", "Genesis:book"},
+	} {
+		target := "/v1-beta/search-queries?query=" + url.QueryEscape(c.query) + "&language_ranges[]=" + c.ranges
+		want := 200
+		if c.want == "" {
+			want = 204
+		}
+		resp, v := e.getJSON(t, target, want)
+		if want == 204 {
+			if v != nil || resp.Header.Get("Content-Type") != "" {
+				t.Errorf("%s: 204 with a body or Content-Type %q", target, resp.Header.Get("Content-Type"))
+			}
+			continue
+		}
+		var got []string
+		for _, x := range v["data"].([]any) {
+			m := x.(map[string]any)
+			got = append(got, m["text"].(string)+":"+m["source"].(string))
+		}
+		if s := strings.Join(got, ","); !strings.HasPrefix(s, c.want) {
+			t.Errorf("%s: %s; want it to start with %s", target, s, c.want)
+		}
+	}
+	// Trending without a dynamic service to learn from: nothing to suggest.
+	e.getJSON(t, "/v1-beta/search-queries?trending=true&language_ranges[]=en", 204)
+}
+
+func TestSearchRequests(t *testing.T) {
+	e := newCatalogEdge(t, nil)
+	paths := []string{
+		"/v1-beta/search-topics?query=love&language_ranges[]=en",
+		"/v1/search-topics?query=love&language_ranges[]=en",
+		"/v1-beta/search-queries?query=lo&language_ranges[]=en",
+		"/v1/search-queries?query=lo&language_ranges[]=en",
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			if resp, _ := e.do(t, "GET", p); resp.StatusCode != 401 {
+				t.Errorf("without a key: %d", resp.StatusCode)
+			}
+			if resp, _ := e.do(t, "GET", p, "X-SVC-App-Key: "+keyArchived); resp.StatusCode != 412 {
+				t.Errorf("archived app: %d", resp.StatusCode)
+			}
+			if resp, _ := e.do(t, "POST", p, "X-SVC-App-Key: "+keyDemo); resp.StatusCode != 405 {
+				t.Errorf("POST: %d", resp.StatusCode)
+			}
+			resp, plain := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo)
+			tag := resp.Header.Get("ETag")
+			if resp.StatusCode != 200 || tag == "" || !strings.HasPrefix(resp.Header.Get("Cache-Control"), "public") {
+				t.Fatalf("GET: %d ETag %q Cache-Control %q", resp.StatusCode, tag, resp.Header.Get("Cache-Control"))
+			}
+			if resp, body := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo, "If-None-Match: "+tag); resp.StatusCode != 304 || len(body) != 0 {
+				t.Errorf("If-None-Match: %d", resp.StatusCode)
+			}
+			if resp, again := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo); resp.Header.Get("ETag") != tag || string(again) != string(plain) {
+				t.Error("a second GET differs")
+			}
+		})
+	}
+	// Compression: a long enough answer is sent compressed when asked.
+	resp, _ := e.do(t, "GET", "/v1-beta/search-queries?query=l&language_ranges[]=en", "X-SVC-App-Key: "+keyDemo, "Accept-Encoding: br, gzip")
+	if ce := resp.Header.Get("Content-Encoding"); ce != "br" && ce != "gzip" {
+		t.Errorf("Content-Encoding %q", ce)
+	}
+	e.do(t, "GET", paths[0], "X-SVC-App-Key: "+keySlow)
+	e.do(t, "GET", paths[0], "X-SVC-App-Key: "+keySlow)
+	if resp, _ = e.do(t, "GET", paths[0], "X-SVC-App-Key: "+keySlow); resp.StatusCode != 429 {
+		t.Errorf("over the rate limit: %d", resp.StatusCode)
+	}
+	long := strings.Repeat("a", 101)
+	for target, loc := range map[string]string{
+		"/v1-beta/search-topics?language_ranges[]=en":                     "query",
+		"/v1-beta/search-topics?query=&language_ranges[]=en":              "query",
+		"/v1-beta/search-topics?query=" + long + "&language_ranges[]=en":  "query",
+		"/v1-beta/search-topics?query=love":                               "language_ranges[]",
+		"/v1-beta/search-topics?query=love&language_ranges[]=en_US":       "language_ranges[]",
+		"/v1-beta/search-topics?query=love&language_ranges[]=toolonglang": "language_ranges[]",
+		"/v1-beta/search-queries?language_ranges[]=en":                    "query",
+		"/v1-beta/search-queries?query=x&language_ranges[]=e1":            "language_ranges[]",
+		"/v1-beta/search-queries?trending=maybe&language_ranges[]=en":     "trending",
+		"/v1-beta/search-queries?trending=true":                           "language_ranges[]",
+	} {
+		_, v := e.getJSON(t, target, 422)
+		d := v["detail"].([]any)[0].(map[string]any)
+		if l := d["loc"].([]any); l[0] != "query" || l[1] != loc {
+			t.Errorf("%s: loc %v, want [query %s]", target, l, loc)
+		}
+	}
+	// A query of 100 characters, accents counted as one, is accepted.
+	e.getJSON(t, "/v1-beta/search-topics?query="+url.QueryEscape(strings.Repeat("é", 100))+"&language_ranges[]=en", 200)
+	for _, p := range []string{"/v1-beta/search-nothing", "/v1/search-", "/v1-beta/search-topics/x"} {
+		if resp, _ := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo); resp.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", p, resp.StatusCode)
+		}
+	}
+}
+
+// FuzzSearchRange: the language range check agrees with the pattern the
+// clients use, ^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$ or "*".
+func FuzzSearchRange(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$`)
+	for _, s := range []string{"en", "*", "zh-Hant-TW", "en-", "-en", "e1", "en_US", "abcdefghi", "es-419", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := s == "*" || re.MatchString(s)
+		if got := validSearchRange([]byte(s)); got != want {
+			t.Fatalf("validSearchRange(%q) = %t, want %t", s, got, want)
+		}
+	})
+}
+
+// TestTopicsDuringStoreOutage: an edge restarted while the store is
+// unreachable answers topic searches and suggestions from its disk cache,
+// where the first edge's background load put them.
+func TestTopicsDuringStoreOutage(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "store")
+	if err := os.CopyFS(root, os.DirFS(catalogStore(t).Root())); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	start := func() (*testEdge, error) {
+		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SetAccess(testSnapshot()); err != nil {
+			t.Fatal(err)
+		}
+		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
+		err = w.Check(context.Background())
+		return &testEdge{srv: srv, store: store, client: newTestEdgeClient(t, srv)}, err
+	}
+	first, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the background load of every language's aids (no request
+	// asks for Spanish before the outage).
+	st := first.srv.site.Load()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st.aids.mu.Lock()
+		n := len(st.aids.byTag)
+		st.aids.mu.Unlock()
+		if n == len(st.aids.languages(st.manifest)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d languages loaded after 10 s", n)
+		}
+	}
+	if err := os.Rename(root, root+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := start()
+	if err == nil {
+		t.Fatal("the build check succeeded with the store gone")
+	}
+	_, v := second.getJSON(t, "/v1-beta/search-topics?query=amor&language_ranges[]=es", 200)
+	if got := topicTexts(t, v); got != "Amor" {
+		t.Errorf("during the outage: topics %q, want Amor", got)
+	}
+	second.getJSON(t, "/v1-beta/search-queries?query=gen&language_ranges[]=en", 200)
+}

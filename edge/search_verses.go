@@ -1,0 +1,344 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
+)
+
+// Verse search (GET /v1-beta/search-verses and /v1/search-verses; the wire
+// format is ../shared/reference/search-api.md, docs/search.md says how it
+// works). Answers come from the Bible's search index, decoded once per
+// build into memory; a page of answer is composed once and kept in the
+// search answer cache like a composed range, so a popular query costs a
+// lookup.
+
+// searchRequest is a checked verse search request.
+type searchRequest struct {
+	query  string
+	bible  int32
+	intent string
+	page   page // size and offset; fields unused
+	text   bool // fields[]=text
+	app    string
+}
+
+// parseSearchVerses checks the parameters as the clients check them
+// (query 1-100 characters, bible_id a positive int32, page_size 1-99,
+// user_intent one of four) and writes the 422 itself.
+func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+	var r searchRequest
+	args := ctx.QueryArgs()
+	q, ok := searchQuery(ctx)
+	if !ok {
+		return r, false
+	}
+	r.query = q
+	b := args.Peek("bible_id")
+	if len(b) == 0 {
+		invalid(ctx, "query", "bible_id", "Field required", "missing")
+		return r, false
+	}
+	id, ok := parseBibleID(b)
+	if !ok || id <= 0 {
+		invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+		return r, false
+	}
+	r.bible = id
+	if r.intent, ok = searchIntent(ctx); !ok {
+		return r, false
+	}
+	for _, f := range args.PeekMulti("fields[]") {
+		if string(f) != "text" {
+			invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
+			return r, false
+		}
+		r.text = true
+	}
+	r.page.size = defaultPageSize
+	switch ps := args.Peek("page_size"); {
+	case len(ps) == 0 && !args.Has("page_size"):
+	default:
+		n, err := strconv.Atoi(string(ps))
+		if err != nil {
+			invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			return r, false
+		}
+		if n < 1 || n > maxPageSize {
+			invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			return r, false
+		}
+		r.page.size = n
+	}
+	return r, true
+}
+
+// searchQuery reads query: 1 to 100 characters, not only spaces.
+func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
+	args := ctx.QueryArgs()
+	if !args.Has("query") {
+		invalid(ctx, "query", "query", "Field required", "missing")
+		return "", false
+	}
+	q := args.Peek("query")
+	n := utf8.RuneCount(q)
+	switch {
+	case !utf8.Valid(q):
+		invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
+		return "", false
+	case len(bytes.TrimSpace(q)) == 0:
+		invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
+		return "", false
+	case n > search.MaxQueryLen:
+		invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
+		return "", false
+	}
+	return string(q), true
+}
+
+// searchIntent reads user_intent; absent is "unknown".
+func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
+	v := ctx.QueryArgs().Peek("user_intent")
+	switch string(v) {
+	case "":
+		return search.IntentUnknown, true
+	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
+		return string(v), true
+	}
+	invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
+	return "", false
+}
+
+// searchVerses serves verse search. Authentication, app status and rate
+// limit come first (search_routes.go), as for every content route; then
+// the parameters; then the Bible (404) and the app's licence for it (403).
+func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+	start := time.Now()
+	req, ok := s.parseSearchVerses(ctx)
+	if !ok {
+		return
+	}
+	req.app = app.id
+	bv := st.bibles[req.bible]
+	if bv == nil {
+		answer(ctx, failNotFound, "Bible not found.")
+		return
+	}
+	if !t.licensed(app, bv.id) {
+		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		return
+	}
+	private := !t.isOpen(bv.id)
+	qh := queryHash("search-verses", st.build, strconv.Itoa(int(bv.id)), req.query, req.intent)
+	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
+		off, msg := s.tokens().open(tok, qh)
+		if msg != "" {
+			answer(ctx, failUnacceptable, msg)
+			return
+		}
+		req.page.offset = off
+	}
+	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
+	if res, ok := s.searched.get(key); ok {
+		serveResource(ctx, res, private)
+		s.searchMetrics.observe(time.Since(start), -1)
+		s.countVerseSearch(bv, req)
+		return
+	}
+	x, err := s.searchIndex(ctx, bv)
+	if err != nil {
+		s.fail(ctx, failUnavailable, "search: cannot load index", err)
+		return
+	}
+	if x == nil {
+		answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+		return
+	}
+	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
+	body := s.searchBody(x, r, req, qh)
+	res := newComposedResource(body, bv.entry.Search.Pack.Modified, answerCodecs)
+	s.searched.add(key, res, res.size())
+	serveResource(ctx, res, private)
+	s.searchMetrics.observe(time.Since(start), r.Total)
+	s.countVerseSearch(bv, req)
+}
+
+// countVerseSearch counts a first page for trending (trending.go), under
+// the Bible's language; further pages of the same search count nothing.
+func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
+	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
+		s.trending.count(x.Language(), req.query, req.app)
+	}
+}
+
+// searchBody writes the answer: verses, user_intent, did_you_mean (always
+// present), search_instead_for and next_page_token when they apply.
+func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
+	b := make([]byte, 0, 64+40*(to-from))
+	b = append(b, `{"verses":[`...)
+	for i, v := range r.Verses[from:to] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"reference":`...)
+		b = appendJSONString(b, x.Verse(v))
+		if req.text {
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, x.Text(v))
+			b = append(b, `,"matches":[`...)
+			for k, m := range x.Matches(r, v) {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"start":`...)
+				b = strconv.AppendInt(b, int64(m.Start), 10)
+				b = append(b, `,"end":`...)
+				b = strconv.AppendInt(b, int64(m.End), 10)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"user_intent":`...)
+	b = appendJSONString(b, r.Intent)
+	b = append(b, `,"did_you_mean":[`...)
+	for i, d := range r.DidYouMean {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, d)
+	}
+	b = append(b, ']')
+	if r.SearchInsteadFor != "" {
+		b = append(b, `,"search_instead_for":`...)
+		b = appendJSONString(b, r.SearchInsteadFor)
+	}
+	if end := req.page.offset + req.page.size; end < r.Total {
+		b = append(b, `,"next_page_token":"`...)
+		b = append(b, s.tokens().issue(end, qh)...)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+// searchIndex returns the Bible's decoded search index (nil when its
+// build has none), loading it through the pack tiers (memory, disk cache,
+// store) on first need and keeping it with the build's view of the Bible.
+func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
+	if x := bv.search.Load(); x != nil {
+		return x, nil
+	}
+	if bv.entry.Search == nil {
+		return nil, nil
+	}
+	bv.searchMu.Lock()
+	defer bv.searchMu.Unlock()
+	if x := bv.search.Load(); x != nil {
+		return x, nil
+	}
+	v, err := s.packs.get(ctx, bv.entry.Search.Pack)
+	if err != nil {
+		return nil, err
+	}
+	data, err := v.pack.Raw(publish.NameSearch)
+	if err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
+	}
+	x, err := search.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
+	}
+	bv.search.Store(x)
+	return x, nil
+}
+
+// loadSearchIndexes loads a new build's search indexes in the background,
+// so that the first search of each Bible does not wait for it and the
+// disk cache holds them for an edge that restarts during a store outage.
+func (s *Server) loadSearchIndexes(st *site) {
+	for _, bv := range st.bibles {
+		if s.site.Load() != st {
+			return // a newer build came in: it loads its own
+		}
+		if _, err := s.searchIndex(context.Background(), bv); err != nil {
+			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.id, "err", err)
+		}
+	}
+}
+
+// searchMetrics are the search route class's own figures: a latency
+// histogram, how many verses queries found, and how many found none.
+type searchMetrics struct {
+	latency [len(searchLatencyBuckets) + 1]counter
+	sum     atomic.Int64 // nanoseconds
+	results counter      // verses found, summed (answers computed, not cached)
+	zero    counter      // computed answers with no verse
+	queries counter      // computed answers
+}
+
+var searchLatencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond,
+	500 * time.Microsecond, time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 25 * time.Millisecond, 100 * time.Millisecond}
+
+// observe counts one answer; total is -1 for an answer from the cache.
+func (m *searchMetrics) observe(d time.Duration, total int) {
+	i := 0
+	for i < len(searchLatencyBuckets) && d > searchLatencyBuckets[i] {
+		i++
+	}
+	m.latency[i].inc()
+	m.sum.Add(int64(d))
+	if total < 0 {
+		return
+	}
+	m.queries.inc()
+	m.results.Add(uint64(total))
+	if total == 0 {
+		m.zero.inc()
+	}
+}
+
+func (s *Server) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
+	m := &s.searchMetrics
+	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
+	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")
+	var cum uint64
+	for i, b := range searchLatencyBuckets {
+		cum += m.latency[i].Load()
+		fmt.Fprintf(w, "edge_search_duration_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+	}
+	cum += m.latency[len(searchLatencyBuckets)].Load()
+	fmt.Fprintf(w, "edge_search_duration_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+	fmt.Fprintf(w, "edge_search_duration_seconds_sum %g\n", time.Duration(m.sum.Load()).Seconds())
+	fmt.Fprintf(w, "edge_search_duration_seconds_count %d\n", cum)
+	fmt.Fprintln(w, "# HELP edge_search_queries_total Search answers computed (not from the answer cache).")
+	fmt.Fprintln(w, "# TYPE edge_search_queries_total counter")
+	fmt.Fprintf(w, "edge_search_queries_total %d\n", m.queries.Load())
+	fmt.Fprintln(w, "# HELP edge_search_results_total Verses and topics found by the computed answers (verse, topic and unified search).")
+	fmt.Fprintln(w, "# TYPE edge_search_results_total counter")
+	fmt.Fprintf(w, "edge_search_results_total %d\n", m.results.Load())
+	fmt.Fprintln(w, "# HELP edge_search_zero_results_total Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).")
+	fmt.Fprintln(w, "# TYPE edge_search_zero_results_total counter")
+	fmt.Fprintf(w, "edge_search_zero_results_total %d\n", m.zero.Load())
+}
+
+// appendJSONString appends s as a JSON string, without HTML escaping.
+func appendJSONString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}

@@ -1,0 +1,235 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/trending"
+)
+
+// Trending search queries (docs/search.md). Each search the edge answers
+// is counted in a bounded in-memory batch (trending.Counter); every
+// SearchReportInterval the batch is reported to dynamic, which keeps the
+// counts of every edge in PostgreSQL, and every TrendingRefresh the edge
+// fetches the trending phrases dynamic computes from them. Requests read
+// the snapshot the edge holds: PostgreSQL is never on the request path.
+// Passage and catalogue requests count nothing.
+
+// Defaults of the reporting loop.
+const (
+	DefaultSearchReportInterval = 10 * time.Second
+	DefaultTrendingRefresh      = 30 * time.Second
+	// trendingCache is the Cache-Control of trending answers: they move
+	// with the refresh.
+	trendingCache = "public, max-age=60"
+	// trendingShown is the most phrases one answer lists.
+	trendingShown = 10
+)
+
+// Internal routes of the dynamic service, authenticated with the edge
+// token like /internal/access.
+const (
+	internalSearchQueries  = "/internal/search-queries"
+	internalSearchTrending = "/internal/search-trending"
+)
+
+// searchTrends is the server's trending state.
+type searchTrends struct {
+	counter trending.Counter
+	snap    atomic.Pointer[trendSnap]
+	client  *http.Client
+	// failed counts reports and refreshes that failed.
+	reportFailed, refreshFailed counter
+}
+
+// trendSnap is a snapshot ready to serve.
+type trendSnap struct {
+	tags  []string // languages with phrases, sorted
+	byTag map[string][]trending.Phrase
+	mod   time.Time
+}
+
+// count records one search; it is a no-op without a dynamic service to
+// report to.
+func (t *searchTrends) count(language, query, app string) {
+	if t.client == nil {
+		return
+	}
+	t.counter.Add(language, query, app)
+}
+
+// RunSearchQueries reports counted searches and refreshes the trending
+// snapshot until ctx ends. Without a dynamic service it returns at once.
+func (s *Server) RunSearchQueries(ctx context.Context) {
+	if s.trending.client == nil {
+		return
+	}
+	report := time.NewTicker(s.cfg.SearchReportInterval)
+	defer report.Stop()
+	refresh := time.NewTicker(s.cfg.TrendingRefresh)
+	defer refresh.Stop()
+	s.refreshLogged(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			// The last batch, on the way out.
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			s.reportLogged(stop)
+			cancel()
+			return
+		case <-report.C:
+			s.reportLogged(ctx)
+		case <-refresh.C:
+			s.refreshLogged(ctx)
+		}
+	}
+}
+
+func (s *Server) reportLogged(ctx context.Context) {
+	if err := s.ReportSearchQueries(ctx); err != nil {
+		s.log.Warn("cannot report search queries; kept for the next report", "err", err)
+	}
+}
+
+func (s *Server) refreshLogged(ctx context.Context) {
+	if err := s.RefreshTrending(ctx); err != nil {
+		s.log.Warn("cannot refresh trending search queries; serving the last snapshot", "err", err)
+	}
+}
+
+// ReportSearchQueries sends the searches counted since the last report to
+// dynamic. On failure they are kept (within the counter's bound) for the
+// next report.
+func (s *Server) ReportSearchQueries(ctx context.Context) error {
+	t := &s.trending
+	if t.client == nil {
+		return nil
+	}
+	b := t.counter.Take()
+	if b == nil {
+		return nil
+	}
+	// In parts small enough for any request body limit (a phrase with its
+	// apps is under 2 KB); a part that fails goes back with the rest.
+	for q := b.Queries; len(q) > 0; {
+		part := q[:min(len(q), reportPart)]
+		body, err := json.Marshal(trending.Batch{Queries: part})
+		if err == nil {
+			_, err = s.internal(ctx, http.MethodPost, internalSearchQueries, body)
+		}
+		if err != nil {
+			t.reportFailed.inc()
+			t.counter.Restore(&trending.Batch{Queries: q})
+			return err
+		}
+		q = q[len(part):]
+	}
+	return nil
+}
+
+// reportPart is the most phrases one report request carries.
+const reportPart = 1000
+
+// RefreshTrending fetches the trending phrases from dynamic.
+func (s *Server) RefreshTrending(ctx context.Context) error {
+	t := &s.trending
+	if t.client == nil {
+		return nil
+	}
+	b, err := s.internal(ctx, http.MethodGet, internalSearchTrending, nil)
+	if err != nil {
+		t.refreshFailed.inc()
+		return err
+	}
+	var snap trending.Snapshot
+	if err := json.Unmarshal(b, &snap); err != nil {
+		t.refreshFailed.inc()
+		return fmt.Errorf("trending snapshot: %w", err)
+	}
+	ts := &trendSnap{byTag: map[string][]trending.Phrase{}, mod: snap.Generated}
+	for tag, list := range snap.Languages {
+		if len(list) == 0 {
+			continue
+		}
+		if len(list) > trendingShown {
+			list = list[:trendingShown]
+		}
+		ts.byTag[tag] = list
+		ts.tags = append(ts.tags, tag)
+	}
+	sort.Strings(ts.tags)
+	t.snap.Store(ts)
+	return nil
+}
+
+// internal calls one of dynamic's internal routes with the edge token.
+func (s *Server) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.DynamicTimeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(s.cfg.DynamicURL, "/")+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(access.HeaderEdgeToken, s.cfg.EdgeToken)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.trending.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(out))
+	}
+	return out, nil
+}
+
+// serveTrending answers search-queries?trending=true from the snapshot:
+// the phrases of the first language range that has any, 204 when none.
+func (s *Server) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
+	ts := s.trending.snap.Load()
+	if ts == nil {
+		noContent(ctx, false)
+		return
+	}
+	for _, r := range ranges {
+		for _, tag := range ts.tags {
+			if !lang.MatchRange(r, tag) {
+				continue
+			}
+			list := ts.byTag[tag]
+			out := make([]suggestionJSON, len(list))
+			src := "trending"
+			for i, p := range list {
+				out[i] = suggestionJSON{Text: p.Text, Source: &src}
+			}
+			body, _ := json.Marshal(struct {
+				Data []suggestionJSON `json:"data"`
+			}{out})
+			s.serveComposedCache(ctx, "", body, ts.mod, trendingCache, false)
+			return
+		}
+	}
+	noContent(ctx, false)
+}

@@ -1,0 +1,70 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/trending"
+)
+
+// TestReportInParts: a large batch goes to dynamic in parts of at most
+// reportPart phrases, with the edge token; a part that fails is kept, with
+// the parts after it, for the next report.
+func TestReportInParts(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	failOn := 2
+	dyn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(access.HeaderEdgeToken) != "secret" || r.URL.Path != internalSearchQueries {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		var b trending.Batch
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		sizes = append(sizes, len(b.Queries))
+		if len(sizes) == failOn {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer dyn.Close()
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Store: store, DynamicURL: dyn.URL, EdgeToken: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2500 {
+		srv.trending.count("en", fmt.Sprint("phrase ", i), "app")
+	}
+	if err := srv.ReportSearchQueries(context.Background()); err == nil {
+		t.Fatal("the failed part was not reported as an error")
+	}
+	if fmt.Sprint(sizes) != "[1000 1000]" {
+		t.Errorf("parts sent %v, want [1000 1000] (the second failed)", sizes)
+	}
+	if err := srv.ReportSearchQueries(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(sizes) != "[1000 1000 1000 500]" {
+		t.Errorf("parts sent %v, want the 1500 kept sent next time", sizes)
+	}
+	if b := srv.trending.counter.Take(); b != nil {
+		t.Errorf("%d phrases left after a good report", len(b.Queries))
+	}
+}

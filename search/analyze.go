@@ -1,0 +1,156 @@
+// Package search is verse search over one published Bible: the text
+// analysis shared by the build and the edge, the index the build publishes
+// (one object per Bible, see format.go), and the queries the edge answers
+// from it in memory (query.go, reference.go). docs/search.md says how
+// ranking, typo correction and reference detection work.
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/da"
+	"github.com/blevesearch/bleve/v2/analysis/lang/de"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/es"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fi"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/hu"
+	"github.com/blevesearch/bleve/v2/analysis/lang/it"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	"github.com/blevesearch/bleve/v2/analysis/lang/no"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ro"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
+	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
+	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
+	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Analysis, the same at build and at query time:
+//
+//  1. words are found by Unicode word segmentation (UAX #29, bleve's
+//     unicode tokenizer), so "LORD’s" is one word and punctuation none;
+//  2. each word is folded: canonical decomposition, every nonspacing mark
+//     dropped (Spanish accents, Hebrew points and cantillation), lower
+//     case, typographic apostrophes made ASCII;
+//  3. the folded word is stemmed by the Snowball stemmer of the Bible's
+//     language when bleve has one, and left as it is otherwise.
+//
+// The index keeps folded words (with positions, for phrases, prefixes and
+// typo correction) and groups the words that share a stem, so a query word
+// finds every form of its stem.
+
+// stemmers are the languages bleve has a Snowball stemmer for, by primary
+// language subtag.
+var stemmers = map[string]func() analysis.TokenFilter{
+	"da": func() analysis.TokenFilter { return da.NewDanishStemmerFilter() },
+	"de": func() analysis.TokenFilter { return de.NewGermanStemmerFilter() },
+	"en": func() analysis.TokenFilter { return en.NewEnglishStemmerFilter() },
+	"es": func() analysis.TokenFilter { return es.NewSpanishStemmerFilter() },
+	"fi": func() analysis.TokenFilter { return fi.NewFinnishStemmerFilter() },
+	"fr": func() analysis.TokenFilter { return fr.NewFrenchStemmerFilter() },
+	"hu": func() analysis.TokenFilter { return hu.NewHungarianStemmerFilter() },
+	"it": func() analysis.TokenFilter { return it.NewItalianStemmerFilter() },
+	"nl": func() analysis.TokenFilter { return nl.NewDutchStemmerFilter() },
+	"no": func() analysis.TokenFilter { return no.NewNorwegianStemmerFilter() },
+	"nb": func() analysis.TokenFilter { return no.NewNorwegianStemmerFilter() },
+	"ro": func() analysis.TokenFilter { return ro.NewRomanianStemmerFilter() },
+	"ru": func() analysis.TokenFilter { return ru.NewRussianStemmerFilter() },
+	"sv": func() analysis.TokenFilter { return sv.NewSwedishStemmerFilter() },
+	"tr": func() analysis.TokenFilter { return tr.NewTurkishStemmerFilter() },
+}
+
+// Analyzer analyses text of one language. It is safe for concurrent use.
+type Analyzer struct {
+	lang string
+	stem analysis.TokenFilter // nil: the language has no stemmer
+	tok  *bleveunicode.UnicodeTokenizer
+}
+
+// NewAnalyzer returns the analyzer for a BCP 47 language tag.
+func NewAnalyzer(tag string) *Analyzer {
+	primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
+	a := &Analyzer{lang: primary, tok: bleveunicode.NewUnicodeTokenizer()}
+	if f, ok := stemmers[primary]; ok {
+		a.stem = f()
+	}
+	return a
+}
+
+// Stems reports whether the analyzer stems words.
+func (a *Analyzer) Stems() bool { return a.stem != nil }
+
+// Token is one word of a text: its folded form and where it lies in the
+// text, in bytes.
+type Token struct {
+	Word       string
+	Start, End int
+}
+
+// Tokens calls fn for each word of text, in order.
+func (a *Analyzer) Tokens(text string, fn func(Token)) {
+	for _, t := range a.tok.Tokenize([]byte(text)) {
+		if w := Fold(string(t.Term)); w != "" {
+			fn(Token{Word: w, Start: t.Start, End: t.End})
+		}
+	}
+}
+
+// Words returns the folded words of text.
+func (a *Analyzer) Words(text string) []string {
+	var out []string
+	a.Tokens(text, func(t Token) { out = append(out, t.Word) })
+	return out
+}
+
+// Stem returns the stem of a folded word (the word itself without a
+// stemmer).
+func (a *Analyzer) Stem(word string) string {
+	if a.stem == nil {
+		return word
+	}
+	ts := a.stem.Filter(analysis.TokenStream{{Term: []byte(word)}})
+	return string(ts[0].Term)
+}
+
+// Fold is step 2 of the analysis for one word or phrase.
+func Fold(s string) string {
+	lower := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return foldUnicode(s)
+		}
+		if 'A' <= c && c <= 'Z' {
+			lower = false
+		}
+	}
+	if lower {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func foldUnicode(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r == '’' || r == 'ʼ' || r == '‘':
+			b.WriteByte('\'')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return norm.NFC.String(b.String())
+}

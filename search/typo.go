@@ -1,0 +1,230 @@
+package search
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+)
+
+// Typo correction: a query word that matches nothing is replaced by the
+// words of the Bible's own vocabulary closest to it, by optimal string
+// alignment distance (insertions, deletions, substitutions and adjacent
+// transpositions each count one): at most 1 for words of up to four
+// letters, 2 for longer ones. Nearer words come first; among words one
+// edit away, a noisy-channel score ranks them: how often the word occurs
+// in the Bible, times how likely the edit is. A dropped or a swapped
+// letter is one of a few possible slips, a wrong or an extra letter one of
+// a few dozen (any letter could be the one), so the first two weigh
+// alphabetSize times more: "sigts" is "sights" with a letter dropped
+// rather than the more frequent "signs" with one letter wrong.
+
+// maxEdits is the distance allowed for a word of n letters.
+func maxEdits(n int) int {
+	if n <= 4 {
+		return 1
+	}
+	return 2
+}
+
+// corrections returns the query with each unknown word replaced by its
+// best correction, then with the first unknown word replaced by its next
+// candidates.
+func (x *Index) corrections(q *query) []string {
+	var cands [][]string
+	var spans []span
+	for _, s := range q.unknown {
+		if len(spans) == maxTypoWords {
+			break
+		}
+		if s.end < len(q.raw) && q.raw[s.end] == '*' {
+			return nil // a prefix matches no word: nothing to correct it to
+		}
+		word := Fold(q.raw[s.start:s.end])
+		c := x.Candidates(word, maxAlternatives+1)
+		if len(c) == 0 {
+			return nil
+		}
+		cands, spans = append(cands, c), append(spans, s)
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	build := func(first string) string {
+		b := make([]byte, 0, len(q.raw)+8)
+		at := 0
+		for i, s := range spans {
+			w := cands[i][0]
+			if i == 0 {
+				w = first
+			}
+			b = append(b, q.raw[at:s.start]...)
+			b = append(b, w...)
+			at = s.end
+		}
+		return string(append(b, q.raw[at:]...))
+	}
+	var out []string
+	for _, c := range cands[0] {
+		out = append(out, build(c))
+	}
+	return out
+}
+
+// Candidates returns up to n words of the vocabulary near a folded word,
+// best first.
+func (x *Index) Candidates(word string, n int) []string {
+	l := utf8.RuneCountInString(word)
+	if l < minTypoLen {
+		return nil
+	}
+	d := maxEdits(l)
+	type cand struct {
+		w     uint32
+		dist  int
+		score float64
+	}
+	var found []cand
+	a := []rune(word)
+	ha, ma := histogram(a), letterMask(a)
+	row := make([][]int, 3)
+	for i := range row {
+		row[i] = make([]int, l+d+2)
+	}
+	for k := max(l-d, 1); k <= l+d && k < len(x.byLen); k++ {
+		for _, w := range x.byLen[k] {
+			// The letters that one word has more of than the other each
+			// need an edit: a bound that rules out most words cheaply.
+			mb := x.mask[w]
+			if bits.OnesCount64(ma&^mb) > d || bits.OnesCount64(mb&^ma) > d || bagDistance(&ha, &x.hist[w]) > d {
+				continue
+			}
+			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
+			if dist := osa(a, b, d, row); dist <= d {
+				score := math.Log(float64(x.count[w]))
+				if dist == 1 && likelySlip(a, b) {
+					score += math.Log(alphabetSize)
+				}
+				found = append(found, cand{w, dist, score})
+			}
+		}
+	}
+	slices.SortFunc(found, func(p, q cand) int {
+		if p.dist != q.dist {
+			return p.dist - q.dist
+		}
+		if p.score != q.score {
+			if p.score > q.score {
+				return -1
+			}
+			return 1
+		}
+		return int(p.w) - int(q.w)
+	})
+	out := make([]string, 0, min(n, len(found)))
+	for _, c := range found[:min(n, len(found))] {
+		out = append(out, x.words[c.w])
+	}
+	return out
+}
+
+// alphabetSize is the likelihood ratio of a dropped or swapped letter to
+// a wrong or extra one.
+const alphabetSize = 26
+
+// likelySlip reports whether typo is word (one edit away) with a letter
+// dropped or two adjacent letters swapped.
+func likelySlip(typo, word []rune) bool {
+	if len(word) == len(typo)+1 {
+		return true
+	}
+	if len(word) != len(typo) {
+		return false
+	}
+	for i := range typo {
+		if typo[i] != word[i] {
+			return i+1 < len(typo) && typo[i] == word[i+1] && typo[i+1] == word[i]
+		}
+	}
+	return false
+}
+
+// osa is the optimal string alignment distance of a and b, or max+1 as
+// soon as it must exceed max. rows are three scratch rows of at least
+// len(b)+1 cells.
+func osa(a, b []rune, limit int, rows [][]int) int {
+	if abs(len(a)-len(b)) > limit {
+		return limit + 1
+	}
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			best = min(best, v)
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// histogram counts a word's letters in 32 buckets (by code point). Two
+// words' bucket counts differ by no more than their letters do, so the
+// bag distance of histograms is a lower bound of the edit distance.
+type histogram32 [32]uint8
+
+func histogram(w []rune) histogram32 {
+	var h histogram32
+	for _, r := range w {
+		if h[r&31] < 255 {
+			h[r&31]++
+		}
+	}
+	return h
+}
+
+// letterMask is the set of a word's letters, hashed to 64 bits. An edit
+// adds at most one letter to the set and takes at most one away, so two
+// words d edits apart differ by at most d letters each way: a test of two
+// instructions that rules out most of the vocabulary.
+func letterMask(w []rune) uint64 {
+	var m uint64
+	for _, r := range w {
+		m |= 1 << (uint(r) & 63)
+	}
+	return m
+}
+
+func bagDistance(a, b *histogram32) int {
+	more, fewer := 0, 0
+	for i := range a {
+		if d := int(a[i]) - int(b[i]); d > 0 {
+			more += d
+		} else {
+			fewer -= d
+		}
+	}
+	return max(more, fewer)
+}

@@ -1,0 +1,70 @@
+package trending
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  Love   one\tanother ", "love one another"},
+		{"SALVACIÓN", "salvación"},
+		{"ﬁsh", "fish"},
+		{"\x00\x01", ""},
+		{"\xff", ""},
+	} {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	long := ""
+	for range 60 {
+		long += "ab "
+	}
+	if got := Normalize(long); len([]rune(got)) > MaxPhraseRunes || got[len(got)-1] == ' ' {
+		t.Errorf("Normalize(long) = %q", got)
+	}
+}
+
+func TestCounter(t *testing.T) {
+	var c Counter
+	for i := range 20 {
+		c.Add("en", "Love", fmt.Sprint("app", i%18))
+	}
+	c.Add("en", "love ", "app0")
+	c.Add("es", "amor", "app0")
+	c.Add("", "amor", "app0")
+	b := c.Take()
+	if b == nil || len(b.Queries) != 2 {
+		t.Fatalf("batch %+v, want 2 phrases", b)
+	}
+	for _, q := range b.Queries {
+		if q.Phrase == "love" && (q.Count != 21 || len(q.Apps) != MaxApps) {
+			t.Errorf("love: %+v; want 21 searches and %d apps at most", q, MaxApps)
+		}
+	}
+	if c.Take() != nil {
+		t.Error("Take after Take is not empty")
+	}
+	c.Add("en", "love", "app99")
+	c.Restore(b)
+	b2 := c.Take()
+	for _, q := range b2.Queries {
+		if q.Phrase == "love" && q.Count != 22 {
+			t.Errorf("restored love: %+v; want 22", q)
+		}
+	}
+}
+
+func TestCounterBound(t *testing.T) {
+	var c Counter
+	for i := range MaxBatch + 5 {
+		c.Add("en", fmt.Sprint("q", i), "a")
+	}
+	if c.Dropped() != 5 {
+		t.Errorf("dropped %d, want 5", c.Dropped())
+	}
+	if b := c.Take(); len(b.Queries) != MaxBatch {
+		t.Errorf("%d phrases, want %d", len(b.Queries), MaxBatch)
+	}
+}
