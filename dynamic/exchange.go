@@ -211,15 +211,32 @@ func (s *Server) csrfValue(tokenHash []byte, cookie string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
+// browserCookie is the value that binds approval forms to this browser:
+// the one the browser already holds, so that a second approval tab does not
+// replace the cookie the first tab's form was bound to (each form is still
+// bound to its own token by csrfValue), or a new random one.
+func browserCookie(r *http.Request) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == csrfCookieLen {
+		if _, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
+			return c.Value
+		}
+	}
+	var cb [24]byte
+	rand.Read(cb[:])
+	return base64.RawURLEncoding.EncodeToString(cb[:])
+}
+
+// csrfCookieLen is the length of a csrf cookie's value: 24 random bytes in
+// base64.
+const csrfCookieLen = 32
+
 // getExchange renders the approval page.
 func (s *Server) getExchange(w http.ResponseWriter, r *http.Request, c caller) {
 	tok, t, a, ok := s.exchangeContext(w, r, c)
 	if !ok {
 		return
 	}
-	var cb [24]byte
-	rand.Read(cb[:])
-	cookie := base64.RawURLEncoding.EncodeToString(cb[:])
+	cookie := browserCookie(r)
 	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: cookie, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: isHTTPS(r), MaxAge: int(ExchangeTokenLifetime / time.Second)})
 	// The form posts back to the same URL: the token, and the app's
@@ -294,8 +311,9 @@ func (s *Server) postExchange(w http.ResponseWriter, r *http.Request, c caller) 
 		s.tokenProblem(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: isHTTPS(r)})
+	// The csrf cookie stays: forms in other tabs are bound to it, and this
+	// form's value is worthless now that its token is consumed. It expires
+	// with the last token it could serve.
 	w.Header().Set("Location", withQuery(a.CallbackURL, result))
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
