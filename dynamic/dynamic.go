@@ -11,7 +11,10 @@ package dynamic
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -27,6 +30,10 @@ var (
 	// no longer be consumed.
 	ErrTokenUsed    = errors.New("data exchange token already used")
 	ErrTokenExpired = errors.New("data exchange token expired")
+	// ErrRequestReused is a highlight request id already used for a
+	// different highlight: replaying the first answer would silently drop
+	// the new one.
+	ErrRequestReused = errors.New("request_id was already used for a different highlight")
 )
 
 // PermissionHighlights is the only permission a user can grant (spec, App
@@ -94,6 +101,15 @@ type HighlightRequest struct {
 	BibleID   int32
 	Verses    []string // passage ids of single verses
 	Color     string
+}
+
+// Fingerprint identifies what the request asks for (not how its JSON was
+// spelt), so that a retry can be told from another request that reuses
+// its id.
+func (r HighlightRequest) Fingerprint() []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s", r.BibleID, strings.Join(r.Verses, ","), r.Color)
+	return h.Sum(nil)
 }
 
 // Answer is a stored HTTP answer, replayed for a retried request.

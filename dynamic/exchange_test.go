@@ -134,6 +134,25 @@ func TestConsentFlowTwoTabs(t *testing.T) {
 	}
 }
 
+// Completing the flow with the user's bearer token and no exchange token
+// would let an app grant itself permissions: refused with the spec's JSON
+// error shape, and nothing is granted.
+func TestConsentWithoutTokenRefused(t *testing.T) {
+	e := newEnv(t)
+	r := e.do(req{method: "POST", path: "/data-exchange?x-svc-app-id=" + appID, user: userID,
+		body: url.Values{"decision": {"approve"}}.Encode()})
+	var v struct{ Message string }
+	r.json(t, &v)
+	if r.status != http.StatusForbidden || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") ||
+		!strings.Contains(v.Message, "approval page") {
+		t.Errorf("bearer-only POST: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	perms := e.do(req{method: "GET", path: "/v1/apps/" + appID + "/permissions", user: userID})
+	if strings.TrimSpace(string(perms.body)) != `{"permissions":[]}` {
+		t.Errorf("permissions after: %s", perms.body)
+	}
+}
+
 func TestConsentFlowCancel(t *testing.T) {
 	e := newEnv(t)
 	b := browser()
