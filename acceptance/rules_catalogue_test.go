@@ -270,12 +270,17 @@ func catalogueRules(e *env, fx *fixtures) {
 	})
 	e.rule("catalogue/organization.accept-language", func(c *C) {
 		for _, tc := range []struct {
-			org, accept, lang string
+			org, accept, lang, contentLang string
 		}{
-			{orgA, "fr", "fr"},
-			{orgA, "de", fx.organizations[orgA].PrimaryLanguage},
-			{orgB, "fr, en;q=0.5", "en"},
-			{orgB, "", fx.organizations[orgB].PrimaryLanguage},
+			// orgA has no French description: the header must not claim
+			// French alone for an English description.
+			{orgA, "fr", "fr", "fr, en"},
+			{orgA, "de", fx.organizations[orgA].PrimaryLanguage, fx.organizations[orgA].PrimaryLanguage},
+			{orgB, "fr, en;q=0.5", "en", "en"},
+			// No Accept-Language is the spec's default, English, which orgB
+			// has although its primary language is Spanish.
+			{orgB, "", "en", "en"},
+			{orgB, "de", fx.organizations[orgB].PrimaryLanguage, fx.organizations[orgB].PrimaryLanguage},
 		} {
 			r := c.get("/v1/organizations/"+tc.org, hdr{"Accept-Language": tc.accept})
 			c.status(r, 200)
@@ -283,8 +288,8 @@ func catalogueRules(e *env, fx *fixtures) {
 			if want := fx.organizations[tc.org].Names[tc.lang]; str(o["name"]) != want {
 				c.Errorf("organization %s, Accept-Language %q: name %q, want %q", tc.org, tc.accept, o["name"], want)
 			}
-			if got := r.h.Get("Content-Language"); got != tc.lang {
-				c.Errorf("organization %s, Accept-Language %q: Content-Language %q, want %q", tc.org, tc.accept, got, tc.lang)
+			if got := r.h.Get("Content-Language"); got != tc.contentLang {
+				c.Errorf("organization %s, Accept-Language %q: Content-Language %q, want %q", tc.org, tc.accept, got, tc.contentLang)
 			}
 		}
 		c.errMessage(c.get("/v1/organizations/"+newUUID(), nil), 404)

@@ -378,12 +378,17 @@ func TestOrganizations(t *testing.T) {
 	cases := []struct {
 		id, accept, lang, name string
 	}{
-		{open, "fr", "fr", "Atelier des Écritures ouvertes"},
-		{open, "fr-CA", "fr", "Atelier des Écritures ouvertes"},
+		// No French description: the header names both languages.
+		{open, "fr", "fr, en", "Atelier des Écritures ouvertes"},
+		{open, "fr-CA", "fr, en", "Atelier des Écritures ouvertes"},
+		{open, "es", "es", "Taller de las Escrituras Abiertas"},
 		{open, "de", "en", "Open Scripture Workshop"},
 		{south, "fr, en;q=0.5", "en", "Southern Word Society"},
-		{south, "", "es", "Sociedad de la Palabra del Sur"},
-		{strings.ToUpper(south), "he", "he", "אגודת הדבר של הדרום"},
+		// No Accept-Language is English (the spec's default), not the
+		// primary language, when there is an English name.
+		{south, "", "en", "Southern Word Society"},
+		{south, "de", "es", "Sociedad de la Palabra del Sur"},
+		{strings.ToUpper(south), "he", "he, es", "אגודת הדבר של הדרום"},
 	}
 	for _, tc := range cases {
 		resp, v := e.getJSON(t, "/v1/organizations/"+tc.id, 200, "Accept-Language: "+tc.accept)
