@@ -383,6 +383,15 @@ func contentRules(e *env, fx *fixtures) {
 			c.wantLoc(c.get(tc.path, nil), tc.loc)
 		})
 	}
+	// A well-typed id that cannot exist is 404, not a 422 claiming it is
+	// not a 32-bit integer; so is an integer written in another form than
+	// the canonical one (no resource has that path).
+	e.rule("edge/404.ids-that-name-nothing", func(c *C) {
+		for _, p := range []string{"/v1/bibles/-1", "/v1/bibles/0", "/v1/bibles/09001", "/v1/bibles/+9001",
+			"/v1/fonts/-1", "/v1/verse_of_the_days/+1", "/v1/verse_of_the_days/001"} {
+			c.errMessage(c.get(p, nil), 404)
+		}
+	})
 	e.rule("edge/400.backwards-range", func(c *C) {
 		if m := c.errMessage(c.get("/v1/bibles/9001/passages/JHN.3.18-16", nil), 400); m == "" {
 			c.Errorf("400 without a message")

@@ -683,13 +683,13 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 }
 
 func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
-	n, ok := parseBibleID(id) // the same positive int32
-	if !ok {
+	n, p := parsePathID(id)
+	if p == idInvalid {
 		invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
-	if f == nil {
+	if p == idNone || f == nil {
 		notFoundMsg(ctx, "Font not found.")
 	}
 	return f
@@ -825,17 +825,22 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	s.serveEntry(ctx, *c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
-// votd is GET /v1/verse_of_the_days/{day}, day 1..366 (404 outside it or
-// for a day the calendar leaves out; 422 for a day that is not a number).
+// votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form
+// (404 outside it, for a day the calendar leaves out, or for "+1" and
+// "001"; 422 for a day that is not a number).
 func (s *Server) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
-	n, err := strconv.Atoi(string(day))
-	if err != nil {
+	n, p := parsePathID(day)
+	if p == idInvalid {
 		invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
 		return
 	}
-	res := c.votdDay[n]
+	if p == idNone {
+		notFoundMsg(ctx, "No such day: days are 1 to 366, written without sign or leading zero.")
+		return
+	}
+	res := c.votdDay[int(n)]
 	if res == nil {
-		notFoundMsg(ctx, "No verse of the day for day "+strconv.Itoa(n)+"; days are 1 to 366.")
+		notFoundMsg(ctx, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
 		return
 	}
 	serveResource(ctx, res, false)

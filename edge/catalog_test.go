@@ -522,7 +522,8 @@ func TestVerseOfTheDay(t *testing.T) {
 			t.Errorf("day %d: %v, want %s", d.Day, got, d.PassageID)
 		}
 	}
-	for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422} {
+	for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422,
+		"+1": 404, "001": 404, "01": 404, "1.0": 422, "99999999999": 422} {
 		e.getJSON(t, "/v1/verse_of_the_days/"+target, want)
 	}
 }

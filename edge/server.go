@@ -347,13 +347,13 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	if app == nil {
 		return
 	}
-	id, ok := parseBibleID(rt.bible)
-	if !ok {
+	id, p := parsePathID(rt.bible)
+	if p == idInvalid {
 		invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
 		return
 	}
 	bv := st.bibles[id]
-	if bv == nil {
+	if p == idNone || bv == nil {
 		notFoundMsg(ctx, "Bible not found.")
 		return
 	}
