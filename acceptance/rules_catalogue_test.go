@@ -2,6 +2,8 @@ package acceptance
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -320,6 +322,28 @@ func catalogueRules(e *env, fx *fixtures) {
 		}
 		c.errMessage(c.get("/v1/fonts/999", nil), 404)
 		c.wantLoc(c.get("/v1/fonts/abc", nil), "font_id")
+	})
+	// The Host header must not reach an answer a shared cache keeps: font
+	// URLs come from configuration, or the answer is private.
+	e.rule("catalogue/fonts.host-header-not-in-public-answers", func(c *C) {
+		for _, p := range []string{"/v1/fonts", "/v1/fonts/1", "/v1/fonts/1/stylesheet"} {
+			req, err := http.NewRequest("GET", e.base+p, nil)
+			if err != nil {
+				c.Fatalf("%s: %v", p, err)
+			}
+			req.Host = "attacker.example"
+			req.Header.Set("X-SVC-App-Key", e.demo.AppKey)
+			r, err := e.client.Do(req)
+			if err != nil {
+				c.Fatalf("%s: %v", p, err)
+			}
+			body, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if r.StatusCode == 200 && strings.Contains(string(body), "attacker.example") &&
+				!strings.HasPrefix(r.Header.Get("Cache-Control"), "private") {
+				c.Errorf("%s with Host: attacker.example: the host is in an answer cached as %q", p, r.Header.Get("Cache-Control"))
+			}
+		}
 	})
 	e.rule("catalogue/fonts.stylesheet-with-app_key-query", func(c *C) {
 		r := c.get("/v1/fonts/1/stylesheet?app_key="+url.QueryEscape(e.demo.AppKey), noKey)

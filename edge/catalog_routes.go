@@ -600,11 +600,14 @@ func (s *Server) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []b
 
 // publicBase is the scheme and host that absolute URLs in answers start
 // with: Config.PublicURL, else what the request was addressed to (a
-// trusted proxy's X-Forwarded-Proto and -Host included). ok is false for a
-// Host header that is not a plain host[:port].
-func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (string, bool) {
+// trusted proxy's X-Forwarded-Proto and -Host included). private is true
+// in the second case: such an answer depends on the Host header, so no
+// shared cache may keep it (one client's Host would reach the others); the
+// edge binary therefore requires --public-url. ok is false for a Host
+// header that is not a plain host[:port].
+func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if s.cfg.PublicURL != "" {
-		return strings.TrimSuffix(s.cfg.PublicURL, "/"), true
+		return strings.TrimSuffix(s.cfg.PublicURL, "/"), false, true
 	}
 	scheme := "http"
 	if ctx.IsTLS() {
@@ -620,14 +623,14 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (string, bool) {
 		}
 	}
 	if len(host) == 0 || len(host) > 255 {
-		return "", false
+		return "", true, false
 	}
 	for _, b := range host {
 		if !(isAlpha(b) || '0' <= b && b <= '9' || b == '.' || b == '-' || b == ':' || b == '[' || b == ']') {
-			return "", false
+			return "", true, false
 		}
 	}
-	return scheme + "://" + strings.ToLower(string(host)), true
+	return scheme + "://" + strings.ToLower(string(host)), true, true
 }
 
 type fontJSON struct {
@@ -662,7 +665,7 @@ func (f *fontItem) resource(base string) fontJSON {
 
 // fontsCollection is GET /v1/fonts, by id.
 func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		badRequest(ctx, "The Host header is not a host name.")
 		return
@@ -679,7 +682,7 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, false, false)
+	s.serveComposed(ctx, body, c.fontMod, private, false)
 }
 
 func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
@@ -701,7 +704,7 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	if f == nil {
 		return
 	}
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		badRequest(ctx, "The Host header is not a host name.")
 		return
@@ -712,7 +715,7 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, false, false)
+	s.serveComposed(ctx, body, c.fontMod, private, false)
 }
 
 // fontStylesheet is GET /v1/fonts/{id}/stylesheet: one @font-face per
@@ -723,7 +726,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	if f == nil {
 		return
 	}
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		badRequest(ctx, "The Host header is not a host name.")
 		return
@@ -751,7 +754,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 		res.ctype = []byte("text/css; charset=utf-8")
 		s.composed.add(key, res, res.size())
 	}
-	serveResource(ctx, res, false)
+	serveResource(ctx, res, private)
 }
 
 // cssString quotes s as a CSS string (CSS Syntax §4.3.5 escapes).

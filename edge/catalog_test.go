@@ -493,15 +493,26 @@ func TestFonts(t *testing.T) {
 		var ctx fasthttp.RequestCtx
 		ctx.Request.SetRequestURI("/v1/fonts/1")
 		ctx.Request.Header.SetHost(host)
-		if _, ok := e.srv.publicBase(&ctx); ok != want {
+		if _, _, ok := e.srv.publicBase(&ctx); ok != want {
 			t.Errorf("Host %q: ok %v, want %v", host, ok, want)
 		}
 	}
 	pub := newCatalogEdge(t, func(c *Config) { c.PublicURL = "https://api.example.org/" })
-	_, f = pub.getJSON(t, "/v1/fonts/1", 200)
+	resp, f = pub.getJSON(t, "/v1/fonts/1", 200)
 	src := f["variants"].([]any)[0].(map[string]any)["sources"].([]any)[0].(map[string]any)["url"].(string)
 	if !strings.HasPrefix(src, "https://api.example.org/v1/fonts/files/") {
 		t.Errorf("with PublicURL: %s", src)
+	}
+	if cc := resp.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
+		t.Errorf("font with PublicURL: Cache-Control %q, want public", cc)
+	}
+	// Without PublicURL the URLs come from the Host header: a shared cache
+	// must not hand one client's Host to another.
+	for _, p := range []string{"/v1/fonts", "/v1/fonts/1", "/v1/fonts/1/stylesheet"} {
+		resp, _ := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo)
+		if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != 200 || !strings.HasPrefix(cc, "private") {
+			t.Errorf("%s built from the Host header: %d, Cache-Control %q; want 200, private", p, resp.StatusCode, cc)
+		}
 	}
 }
 

@@ -67,7 +67,7 @@ base=http://127.0.0.1:$PORT
 supervise dynamic bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "$STORE" \
 	--jwt-keys "$RUN/jwt-ed25519.pub.pem" &
 pids+=($!)
-supervise edge bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" \
+supervise edge bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" --public-url "$base" \
 	--access "$dynamic/internal/access" --dynamic "$dynamic" \
 	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" &
 pids+=($!)

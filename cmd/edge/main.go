@@ -13,6 +13,7 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +65,7 @@ type serveCmd struct {
 	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency  int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
 	DebugListen  string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
-	PublicURL    string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources); default: the request's own." env:"EDGE_PUBLIC_URL"`
+	PublicURL    string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources), e.g. https://api.example.org. Required: built from each request's Host header, such answers could not be cached publicly." required:"" env:"EDGE_PUBLIC_URL"`
 	PageTokenKey string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
 }
 
@@ -98,6 +99,10 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 			}
 			proxies = append(proxies, pfx)
 		}
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" ||
+		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return fmt.Errorf("--public-url %q: want the scheme and host clients reach the edge at, like https://api.example.org", c.PublicURL)
 	}
 	useTLS := c.TLSCert != "" || c.TLSKey != ""
 	if useTLS && (c.TLSCert == "" || c.TLSKey == "") {
