@@ -169,7 +169,8 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		ReadTimeout:        30 * time.Second,
 		WriteTimeout:       60 * time.Second,
 		IdleTimeout:        30 * time.Second,
-		MaxRequestBodySize: 1 << 20,
+		MaxRequestBodySize: edge.MaxRequestBody,
+		ErrorHandler:       edge.RequestError,
 		Logger:             slogPrinter{log},
 	}
 	if c.DebugListen != "" {
