@@ -345,6 +345,35 @@ func catalogueRules(e *env, fx *fixtures) {
 			}
 		}
 	})
+	// A font file is immutable, and its 304 must say so too (RFC 9110
+	// §15.4.5: a 304 carries the Cache-Control the 200 would).
+	e.rule("catalogue/fonts.file-304-keeps-immutable", func(c *C) {
+		r := c.get("/v1/fonts/1", nil)
+		c.status(r, 200)
+		var src string
+		for _, v := range arr(obj(c.json(r, fontSchema))["variants"]) {
+			for _, s := range arr(obj(v)["sources"]) {
+				if src == "" {
+					src = str(obj(s)["url"])
+				}
+			}
+		}
+		u, err := url.Parse(src)
+		if err != nil || src == "" {
+			c.Fatalf("font 1 has no usable source URL %q", src)
+		}
+		file := c.get(u.Path, noKey)
+		c.status(file, 200)
+		cc := file.h.Get("Cache-Control")
+		if !strings.Contains(cc, "immutable") {
+			c.Errorf("font file Cache-Control %q, want immutable", cc)
+		}
+		again := c.get(u.Path, hdr{"X-SVC-App-Key": "", "If-None-Match": file.h.Get("ETag")})
+		c.status(again, 304)
+		if got := again.h.Get("Cache-Control"); got != cc {
+			c.Errorf("font file 304 Cache-Control %q, want the 200's %q", got, cc)
+		}
+	})
 	e.rule("catalogue/fonts.stylesheet-with-app_key-query", func(c *C) {
 		r := c.get("/v1/fonts/1/stylesheet?app_key="+url.QueryEscape(e.demo.AppKey), noKey)
 		c.status(r, 200)

@@ -450,6 +450,11 @@ func TestFonts(t *testing.T) {
 	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
 		t.Errorf("font file Cache-Control %q", cc)
 	}
+	// Its 304 keeps the same Cache-Control (RFC 9110 §15.4.5).
+	if r304, _ := e.do(t, "GET", u.Path, "If-None-Match: "+resp.Header.Get("ETag")); r304.StatusCode != 304 ||
+		r304.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("font file revalidated: %d, Cache-Control %q; want 304 with the 200's", r304.StatusCode, r304.Header.Get("Cache-Control"))
+	}
 	if resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Error("font file without Access-Control-Allow-Origin: browsers refuse cross-origin fonts")
 	}
