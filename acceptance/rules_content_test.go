@@ -386,6 +386,14 @@ func contentRules(e *env, fx *fixtures) {
 	// A well-typed id that cannot exist is 404, not a 422 claiming it is
 	// not a 32-bit integer; so is an integer written in another form than
 	// the canonical one (no resource has that path).
+	// docs/edge.md: value checks (422) come before the licence check.
+	e.rule("edge/422.before-the-licence", func(c *C) {
+		h := hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}
+		id := e.demo.UnlicensedBibleID
+		c.wantLoc(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN-3", id), h), "passage_id_path")
+		c.wantLoc(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN.3.16?format=pdf", id), h), "format")
+		c.errMessage(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN.3.16", id), h), 403)
+	})
 	e.rule("edge/404.ids-that-name-nothing", func(c *C) {
 		for _, p := range []string{"/v1/bibles/-1", "/v1/bibles/0", "/v1/bibles/09001", "/v1/bibles/+9001",
 			"/v1/fonts/-1", "/v1/verse_of_the_days/+1", "/v1/verse_of_the_days/001"} {

@@ -444,14 +444,21 @@ func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name 
 	serveResource(ctx, res, private)
 }
 
+// refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
+// rule 3; the message names the Bible, Errors 403). The passage route
+// calls it once the request's values are known to be valid (422 first,
+// docs/edge.md's order of checks) and before anything of the text is
+// looked up or served.
+func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, bv *bibleView) bool {
+	if t.licensed(app, bv.id) {
+		return false
+	}
+	message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	return true
+}
+
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
 func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
-	// Content needs a licence (spec, passage rule 3); the message names
-	// the Bible (Errors, 403).
-	if !t.licensed(app, bv.id) {
-		message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
-		return
-	}
 	private := !t.isOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
@@ -484,14 +491,20 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		var key []byte
 		if bytes.IndexByte(pid, '-') >= 0 {
 			key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+			// Only valid ids were composed, so a hit is valid too.
 			if res, ok := s.composed.find(key); ok {
-				serveResource(ctx, res, private)
+				if !refuseUnlicensed(ctx, t, app, bv) {
+					serveResource(ctx, res, private)
+				}
 				return
 			}
 		}
 		r, err := bible.ParseRef(string(pid))
 		if err != nil {
 			invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
+			return
+		}
+		if refuseUnlicensed(ctx, t, app, bv) {
 			return
 		}
 		if r.Kind() == bible.KindRange {
@@ -504,6 +517,8 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		}
 		p = passageID{chapter: []byte(r.Chapter), verse: []byte(r.Verse), intro: r.Kind() == bible.KindIntro}
 		copy(p.book[:], r.Book)
+	} else if refuseUnlicensed(ctx, t, app, bv) {
+		return
 	}
 	// Whole chapters and introductions default to headings and notes
 	// (passage rule 2); format=text ignores both (rule 1).

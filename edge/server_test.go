@@ -76,6 +76,13 @@ func TestErrorsTable(t *testing.T) {
 		{name: "200 index of an unlicensed Bible", path: "/v1/bibles/9002/index", headers: []string{unlicensed}, status: 200},
 		{name: "403 passage of an unlicensed Bible", path: "/v1/bibles/9002/passages/JHN.3.16", headers: []string{unlicensed},
 			status: 403, body: []string{`"message"`, "9002"}},
+		{name: "403 range of an unlicensed Bible", path: "/v1/bibles/9002/passages/JHN.3.16-17", headers: []string{unlicensed},
+			status: 403, body: []string{"9002"}},
+		// Value checks come before the licence (docs/edge.md).
+		{name: "422 malformed passage id before the licence", path: "/v1/bibles/9002/passages/JHN-3", headers: []string{unlicensed},
+			status: 422, body: []string{`"loc":["path","passage_id_path"]`}},
+		{name: "422 format before the licence", path: "/v1/bibles/9002/passages/JHN.3.16?format=pdf", headers: []string{unlicensed},
+			status: 422, body: []string{`"loc":["query","format"]`}},
 		{name: "401 missing key", path: "/v1/bibles/9001/passages/JHN.3.16", status: 401, header: noCORS,
 			body: []string{`"fault"`, `"errorcode":"steps.oauth.v2.FailedToResolveAPIKey"`}},
 		{name: "401 unknown key", path: "/v1/bibles/9001", headers: []string{"X-SVC-App-Key: nope"}, status: 401, header: noCORS,
