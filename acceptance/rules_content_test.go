@@ -627,6 +627,46 @@ func httpRules(e *env) {
 // rateLimitRules: the 429 row and Errors body shape 4. It uses the
 // unlicensed app, whose allowance is the smallest, and spends it.
 func rateLimitRules(e *env) {
+	// The public app id is no secret: 400 quick requests that carry only
+	// it must not put the app's keyed requests into 429 (they have their
+	// own allowance per client address, docs/edge.md).
+	e.rule("http/429.id-only-does-not-cost-keys", func(c *C) {
+		const unlicensedApp = "5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a02" // fixtures/access.json
+		results := make(chan int, 400)
+		for w := 0; w < 8; w++ {
+			go func() {
+				sub := &C{e: c.e, noRetry: true}
+				for i := 0; i < 50; i++ {
+					func() {
+						defer func() {
+							if recover() != nil {
+								results <- 0
+							}
+						}()
+						results <- sub.get("/data-exchange?token=flood&x-svc-app-id="+unlicensedApp, noKey).status
+					}()
+				}
+			}()
+		}
+		limited := 0
+		for i := 0; i < 400; i++ {
+			select {
+			case st := <-results:
+				if st == 429 {
+					limited++
+				}
+			case <-time.After(60 * time.Second):
+				c.Fatalf("requests did not come back within 60 s")
+			}
+		}
+		if limited == 0 {
+			c.Errorf("400 quick id-only requests from one address: no 429")
+		}
+		c.noRetry = true
+		if r := c.get("/v1/bibles/9001", hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}); r.status != 200 {
+			c.Errorf("keyed request after an id-only flood: %s, want 200", r)
+		}
+	})
 	e.rule("http/429.rate-limit", func(c *C) {
 		c.noRetry = true
 		k := hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}

@@ -72,12 +72,14 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 			key = k
 		} else if id := args.Peek("x-svc-app-id"); len(id) > 0 {
 			// The public app id identifies the app on the browser
-			// flow; the user's approval is what dynamic checks.
+			// flow; the user's approval is what dynamic checks. It is
+			// public, so these requests have their own allowance and
+			// never spend the keys' (idlimit.go).
 			if app = t.byID[string(id)]; app == nil {
 				message(ctx, fasthttp.StatusPreconditionFailed, "Unknown app.")
 				return
 			}
-			if !s.admit(ctx, app) {
+			if !s.admitByID(ctx, app) {
 				return
 			}
 		}

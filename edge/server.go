@@ -33,6 +33,9 @@ type Config struct {
 
 	DefaultRate access.Rate // for apps without their own
 	Edges       int         // edges sharing each app's allowance
+	// IDOnlyRate is the allowance, per client address, of requests that
+	// name their app only by its public id (DefaultIDOnlyRate when zero).
+	IDOnlyRate access.Rate
 
 	DynamicURL string // "" until the dynamic service exists
 	EdgeToken  string // sent to dynamic as X-Edge-Token
@@ -77,6 +80,7 @@ type Server struct {
 	packs    *packs
 	composed *lru[*resource]
 	limiters *limiters
+	idOnly   *addrLimiters
 	gateway  *gateway
 	metrics  metrics
 	health   storeHealth
@@ -105,6 +109,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DefaultRate.Burst <= 0 {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
 	}
+	if cfg.IDOnlyRate.PerSecond <= 0 || cfg.IDOnlyRate.Burst <= 0 {
+		cfg.IDOnlyRate = DefaultIDOnlyRate
+	}
 	if cfg.PackCacheBytes <= 0 {
 		cfg.PackCacheBytes = 1 << 30
 	}
@@ -125,6 +132,7 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Log,
 		composed: newLRU[*resource](cfg.ComposeCacheBytes),
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
+		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
 	}
 	s.metrics.started = time.Now()
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
@@ -282,7 +290,14 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 		message(ctx, fasthttp.StatusPreconditionFailed, "The app behind this App Key is archived.")
 		return false
 	}
-	d := app.lim.take(s.cfg.Now().UnixNano())
+	return s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+}
+
+// rateLimit takes one request from lim, sets the X-RateLimit-* headers
+// and, when refused, answers 429 with refusal as its body (spec, Errors:
+// text/plain, Retry-After).
+func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
+	d := lim.take(s.cfg.Now().UnixNano())
 	var buf [20]byte
 	h := &ctx.Response.Header
 	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
@@ -294,7 +309,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 		h.SetCanonical(hdrCacheControl, valNoStore)
 		h.SetContentType("text/plain; charset=utf-8")
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-		ctx.SetBodyString("Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+		ctx.SetBodyString(refusal)
 		return false
 	}
 	return true

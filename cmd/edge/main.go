@@ -55,6 +55,8 @@ type serveCmd struct {
 	Rate         float64       `help:"Default requests per second per app (apps may carry their own)." default:"20" env:"EDGE_RATE"`
 	Burst        int           `help:"Default burst per app." default:"40" env:"EDGE_BURST"`
 	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
+	IDRate       float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"1" env:"EDGE_ID_ONLY_RATE"`
+	IDBurst      int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"20" env:"EDGE_ID_ONLY_BURST"`
 	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"1073741824" env:"EDGE_PACK_CACHE"`
 	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
 	DiskCache    string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
@@ -117,6 +119,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	srv, err := edge.New(edge.Config{
 		Store: store, Log: log, AccessLog: c.AccessLog,
 		DefaultRate: access.Rate{PerSecond: c.Rate, Burst: c.Burst}, Edges: c.Edges,
+		IDOnlyRate: access.Rate{PerSecond: c.IDRate, Burst: c.IDBurst},
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
