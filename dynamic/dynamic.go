@@ -34,6 +34,9 @@ var (
 	// different highlight: replaying the first answer would silently drop
 	// the new one.
 	ErrRequestReused = errors.New("request_id was already used for a different highlight")
+	// ErrUnavailable is a dependency that cannot be reached right now
+	// (PostgreSQL down or restarting): 503 with Retry-After, never 500.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // PermissionHighlights is the only permission a user can grant (spec, App

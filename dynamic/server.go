@@ -353,8 +353,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status >= 500 {
 		s.log.Error("dynamic: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryUnavailable)
+	}
 	message(w, status, msg)
 }
+
+// retryUnavailable is the Retry-After of a 503: PostgreSQL restarting
+// takes seconds, and the pool reconnects on the next request.
+const retryUnavailable = "5"
 
 func errorStatus(err error) (int, string) {
 	for _, e := range []struct {
@@ -367,8 +374,12 @@ func errorStatus(err error) (int, string) {
 		{ErrInvalid, http.StatusBadRequest, ""},
 		{ErrTokenUsed, http.StatusGone, ""},
 		{ErrTokenExpired, http.StatusGone, ""},
+		{ErrUnavailable, http.StatusServiceUnavailable, "User data is temporarily unavailable; retry shortly."},
 	} {
 		if errors.Is(err, e.err) {
+			if e.msg != "" {
+				return e.status, e.msg
+			}
 			return e.status, capitalize(err.Error()) + "."
 		}
 	}
