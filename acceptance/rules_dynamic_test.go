@@ -116,6 +116,24 @@ func dynamicRules(e *env, fx *fixtures) {
 			c.Errorf("app_id %q, want %q", a["app_id"], e.demo.AppID)
 		}
 	})
+	// Unknown paths and methods under the routes the edge forwards answer
+	// in the spec's JSON shape, like every other error.
+	e.rule("dynamic/404-405-are-json", func(c *C) {
+		for _, tc := range []struct {
+			method, path string
+			status       int
+		}{
+			{"GET", "/v1/highlights/JHN.3.16/x?bible_id=9001", 404},
+			{"GET", "/v1/apps/" + e.demo.AppID + "/nothing", 404},
+			{"GET", "/data-exchange/nothing", 404},
+			{"PUT", "/v1/highlights", 405},
+		} {
+			r := c.do(tc.method, tc.path, user, "")
+			if m := c.errMessage(r, tc.status); m == "" {
+				c.Errorf("%s %s: %d without a message", tc.method, tc.path, tc.status)
+			}
+		}
+	})
 	e.rule("dynamic/apps.404-unknown", func(c *C) {
 		c.errMessage(c.get("/v1/apps/"+newUUID(), nil), 404)
 	})
@@ -375,9 +393,18 @@ func dynamicRules(e *env, fx *fixtures) {
 		}
 	})
 	e.rule("dynamic/highlights.none-is-204", func(c *C) {
-		r := c.get("/v1/highlights?bible_id=9001&passage_id=GEN.1", user)
-		c.status(r, 204)
-		c.emptyBody(r)
+		// DESIGN.md: every 204 has no body and no Content-Type, those
+		// forwarded from dynamic included.
+		for _, r := range []*resp{
+			c.get("/v1/highlights?bible_id=9001&passage_id=GEN.1", user),
+			c.do("DELETE", "/v1/highlights/GEN.1.1?bible_id=9001", user, ""),
+		} {
+			c.status(r, 204)
+			c.emptyBody(r)
+			if ct := r.h.Get("Content-Type"); ct != "" {
+				c.Errorf("%s %s → 204 with Content-Type %q, want none", r.method, r.path, ct)
+			}
+		}
 	})
 
 	e.rule("dynamic/licenses.all", func(c *C) {
