@@ -6,9 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -44,8 +42,7 @@ func (s *Server) postExchangeToken(w http.ResponseWriter, r *http.Request, c cal
 	var body struct {
 		Permissions *[]string `json:"requested_permissions"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<10)).Decode(&body); err != nil {
-		validation(w, bodyError(err))
+	if !decodeBody(w, r, &body) {
 		return
 	}
 	loc := []string{"body", "requested_permissions"}

@@ -214,9 +214,7 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		return
 	}
 	var body highlightBody
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
-	if err := dec.Decode(&body); err != nil {
-		validation(w, bodyError(err))
+	if !decodeBody(w, r, &body) {
 		return
 	}
 	var ds []detail

@@ -102,7 +102,60 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /data-exchange/token", s.app(s.postExchangeToken))
 	mux.HandleFunc("GET /data-exchange", s.app(s.getExchange))
 	mux.HandleFunc("POST /data-exchange", s.app(s.postExchange))
-	return s.edgeOnly(mux)
+	return s.edgeOnly(jsonErrors(mux))
+}
+
+// jsonErrors answers what mux has no route for in the spec's JSON shape,
+// like every other error: 404 for an unknown path, 405 (with mux's Allow)
+// for a known path and another method, instead of ServeMux's text/plain.
+func jsonErrors(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &headerOnly{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		if rec.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", rec.header.Get("Allow"))
+			message(w, http.StatusMethodNotAllowed, "Method not allowed.")
+			return
+		}
+		message(w, http.StatusNotFound, "Not found: no such route.")
+	})
+}
+
+// headerOnly records the status and headers mux's own 404/405 handler
+// writes, and drops its text/plain body.
+type headerOnly struct {
+	header http.Header
+	status int
+}
+
+func (h *headerOnly) Header() http.Header         { return h.header }
+func (h *headerOnly) WriteHeader(status int)      { h.status = status }
+func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
+
+// maxRequestBody is the largest request body dynamic takes, the edge's
+// limit too (edge.MaxRequestBody): a highlight, a token request or the
+// approval form are far below it.
+const maxRequestBody = 64 << 10
+
+// decodeBody decodes r's JSON body into v. A body over maxRequestBody is
+// 413 with {message}; a malformed one 422. It has answered when false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody)).Decode(v)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		message(w, http.StatusRequestEntityTooLarge, "The request body is larger than 64 KiB, the most any route takes.")
+		return false
+	case err != nil:
+		validation(w, bodyError(err))
+		return false
+	}
+	return true
 }
 
 // Handler is the service's HTTP handler.
