@@ -23,8 +23,9 @@ fmt:
 
 test: build vet fmt lint
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
-	@# The USFM oracle's figure, which go test keeps to itself when it passes.
+	@# The oracles' figures, which go test keeps to itself when they pass.
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usfm | grep '^usfm oracle'
+	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usx | grep '^usx oracle'
 
 # Build the fixture content (or CONTENT=DIR) into .run/store and serve it.
 run: build

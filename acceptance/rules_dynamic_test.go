@@ -20,7 +20,7 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// The demo apps' callback (publish seed's default), where the consent flow
+// The demo apps' callback (dynamic seed's default), where the consent flow
 // lands.
 const callback = "http://localhost:3000/callback"
 

@@ -93,7 +93,15 @@ type ParseError struct {
 	Msg   string
 }
 
-func (e *ParseError) Error() string {
+func (e *ParseError) Error() string { return e.Message() }
+
+// Message is the text for a client whose passage id was refused: the id
+// as sent and which rule of the grammar it breaks, written for humans.
+// Every error of ParseRef is a *ParseError; a nil one reads generically.
+func (e *ParseError) Message() string {
+	if e == nil {
+		return "invalid passage id"
+	}
 	return "invalid passage id " + strconv.Quote(e.Input) + ": " + e.Msg
 }
 
@@ -109,7 +117,7 @@ func ParseRef(s string) (Ref, error) {
 	if !ok {
 		return failRef(s, "want BOOK.CHAPTER[.VERSE]")
 	}
-	id, ok := parseBook(book)
+	id, ok := ParseBookID(book)
 	if !ok {
 		return failRef(s, "book id must be 3 letters or digits")
 	}
@@ -150,7 +158,7 @@ func ParseRef(s string) (Ref, error) {
 	case !three: // JHN.3.16-4.2
 		r.EndChapter, r.EndVerse = a, rest2
 	case !strings.Contains(c, "."): // JHN.3.16-JHN.4.2
-		if id, ok := parseBook(a); !ok || id != r.Book {
+		if id, ok := ParseBookID(a); !ok || id != r.Book {
 			return failRef(s, "a range must stay within one book")
 		}
 		r.EndChapter, r.EndVerse = b, c
@@ -183,15 +191,43 @@ func MustParseRef(s string) Ref {
 	return r
 }
 
-func parseBook(s string) (BookID, bool) {
+// ParseBookID accepts a book id (three ASCII letters or digits) in any case
+// and returns it in upper case. An upper-case id is returned as a substring
+// of s and a canonical book in other cases as the table's own string, so
+// neither allocates; only a peripheral book (FRT, GLO…) not in upper case
+// is copied.
+func ParseBookID(s string) (BookID, bool) {
 	if ValidBookID(s) {
 		return BookID(s), true
 	}
-	if up := strings.ToUpper(s); len(up) == 3 && ValidBookID(up) {
-		return BookID(up), true
+	if len(s) != 3 {
+		return "", false
 	}
-	return "", false
+	var up [3]byte
+	for i := 0; i < 3; i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return "", false
+		}
+		up[i] = c
+	}
+	if id, ok := bookByBytes[up]; ok {
+		return id, true
+	}
+	return BookID(up[:]), true
 }
+
+// bookByBytes finds a canonical book's id from its upper-case bytes.
+var bookByBytes = func() map[[3]byte]BookID {
+	m := make(map[[3]byte]BookID, len(bookTable))
+	for _, b := range bookTable {
+		m[[3]byte{b.id[0], b.id[1], b.id[2]}] = b.id
+	}
+	return m
+}()
 
 // checkSegment applies the spec's rule for chapter and verse ids: 1 to 7
 // characters. We further allow only ASCII letters, digits and '_', the

@@ -17,13 +17,12 @@ import (
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build/render"
-	"github.com/bibleplatform/platform/build/usfm"
 	"github.com/bibleplatform/platform/publish"
 )
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-2"
+const renderVersion = "render-3" // 3: \d titles before \v 1, verse numbers glued to text
 
 // Cache-Control values. Public-domain (open) texts may be kept by shared
 // caches; a licensed text is "private" so that a CDN never hands one app's
@@ -57,6 +56,10 @@ type Report struct {
 	Rendered int    // books rendered
 	Reused   int    // books whose packs were reused without rendering
 	Warnings []error
+	// Broken are the Bibles left out of this build because a book of
+	// theirs could not be rendered (file:line:col and why); each keeps
+	// what the previous build published of it, if anything.
+	Broken   []error
 	Duration time.Duration
 }
 
@@ -94,6 +97,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckReferences(opt.Content, bibles); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
 	m := &publish.Manifest{Created: b.now}
 	var jobs []*bookJob
 	for _, cb := range bibles {
@@ -112,6 +118,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 			if j.bible == cb && j.entry != nil {
 				mine = append(mine, j)
 			}
+		}
+		if b.broken(cb, jobs, prev, m) {
+			continue
 		}
 		sort.Slice(mine, func(i, k int) bool { return mine[i].id.Order() < mine[k].id.Order() })
 		be, err := b.biblePack(ctx, cb, mine, site.open(cb.Meta.LicenseID))
@@ -162,6 +171,7 @@ type bookJob struct {
 	// results
 	entry *publish.BookEntry
 	index bible.Book
+	err   error // the book's source cannot be rendered (see Report.Broken)
 }
 
 func (b *builder) runBooks(ctx context.Context, jobs []*bookJob) error {
@@ -186,7 +196,10 @@ func (b *builder) runBooks(ctx context.Context, jobs []*bookJob) error {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				if err := b.book(ctx, j); err != nil {
+				var be bookError
+				if err := b.book(ctx, j); errors.As(err, &be) {
+					j.err = be.err
+				} else if err != nil {
 					errMu.Lock()
 					errs = append(errs, err)
 					errMu.Unlock()
@@ -220,7 +233,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	}
 	meta := j.bible.Meta
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, j.open)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\x00%+v\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, j.open, meta.BookNames[j.id])
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {
@@ -231,13 +244,16 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		}
 		// The previous build is unreadable: render afresh.
 	}
-	pb, err := usfm.Parse(j.file, src)
+	pb, err := ParseBook(j.file, src)
 	if err != nil {
-		return err
+		return bookError{err}
+	}
+	if n, ok := meta.BookNames[j.id]; ok {
+		n.apply(pb.Headers)
 	}
 	rb, err := render.Render(pb, render.Options{Language: meta.LanguageTag, File: j.file})
 	if err != nil {
-		return fmt.Errorf("%s: %w", j.file, err)
+		return bookError{err}
 	}
 	b.count(func(r *Report) {
 		r.Rendered++
@@ -282,11 +298,7 @@ func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible
 	if err != nil {
 		return book, err
 	}
-	e := p.Entry(publish.NameBook)
-	if e == nil {
-		return book, errors.New("book pack without a book entry")
-	}
-	return book, json.Unmarshal(p.Body(&e.Reps[0]), &book)
+	return book, p.Decode(publish.NameBook, &book)
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse

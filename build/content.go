@@ -5,7 +5,8 @@
 // The content directory (git-friendly, documented in the README):
 //
 //	bibles/<id>/bible.json      the Bible's metadata (BibleMeta)
-//	bibles/<id>/<BOOK>.usfm     one USFM file per book, as imported
+//	bibles/<id>/<BOOK>.usfm     one USFM (or <BOOK>.usx, USX) file per book, as imported
+//	bibles/<id>/license.xml     the DBL licence of a bundle, kept as delivered
 //	organizations/<uuid>.json   organizations
 //	licenses/<id>.json, .html   licences and their texts
 //	fonts/<id>.json, files/…    font families and their files
@@ -44,6 +45,28 @@ type BibleMeta struct {
 	// TextDirection is "ltr" or "rtl"; empty means derived from the
 	// language's script.
 	TextDirection string `json:"text_direction,omitempty"`
+	// DBLID is the Digital Bible Library id of the bundle the Bible was
+	// imported from, so that a re-import finds the same Bible.
+	DBLID string `json:"dbl_id,omitempty"`
+	// BookNames, when set (from a DBL bundle's metadata), name the books:
+	// they replace the \toc3, \toc2 and \toc1 of the book's source.
+	BookNames map[bible.BookID]BookName `json:"book_names,omitempty"`
+}
+
+// BookName is a book's names in the Bible's language.
+type BookName struct {
+	Abbreviation string `json:"abbreviation,omitempty"` // \toc3
+	Short        string `json:"short,omitempty"`        // \toc2
+	Long         string `json:"long,omitempty"`         // \toc1
+}
+
+// apply sets the book's headers from names.
+func (n BookName) apply(headers map[string]string) {
+	for k, v := range map[string]string{"toc3": n.Abbreviation, "toc2": n.Short, "toc1": n.Long} {
+		if v != "" {
+			headers[k] = v
+		}
+	}
 }
 
 // Validate checks the fields a Bible cannot be published without.
@@ -70,6 +93,38 @@ func (m *BibleMeta) Validate() error {
 	return nil
 }
 
+// Override sets the non-empty fields of flags on m: flags given on the
+// command line over a bundle's metadata or a --metadata file, and a new
+// import over an earlier one.
+func (m *BibleMeta) Override(flags BibleMeta) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	if flags.ID != 0 {
+		m.ID = flags.ID
+	}
+	set(&m.Abbreviation, flags.Abbreviation)
+	set(&m.Title, flags.Title)
+	set(&m.LocalizedTitle, flags.LocalizedTitle)
+	set(&m.LocalizedAbbreviation, flags.LocalizedAbbreviation)
+	set(&m.LanguageTag, flags.LanguageTag)
+	set(&m.OrganizationID, flags.OrganizationID)
+	set(&m.Copyright, flags.Copyright)
+	set(&m.PromotionalContent, flags.PromotionalContent)
+	set(&m.Info, flags.Info)
+	set(&m.PublisherURL, flags.PublisherURL)
+	set(&m.TextDirection, flags.TextDirection)
+	set(&m.DBLID, flags.DBLID)
+	if flags.LicenseID != 0 {
+		m.LicenseID = flags.LicenseID
+	}
+	if flags.BookNames != nil {
+		m.BookNames = flags.BookNames
+	}
+}
+
 // Direction is the Bible's text direction.
 func (m *BibleMeta) Direction() string {
 	if m.TextDirection != "" {
@@ -87,10 +142,10 @@ var rtlScripts = map[string]bool{
 }
 
 // directionOf derives a text direction from a language tag: an explicit
-// script first, then the CLDR catalogue's direction for the language, then
-// the script x/text thinks likely. A language none of them knows (such as
-// hbo, Ancient Hebrew) is ltr unless bible.json says otherwise; import
-// warns about it.
+// script first, then the language catalogue's direction for the language
+// (CLDR, and the languages Bibles use that CLDR lacks, such as hbo), then
+// the script x/text thinks likely. A language none of them knows is ltr
+// unless bible.json says otherwise; import warns about it.
 func directionOf(tag string) (dir string, known bool) {
 	t, err := language.Parse(tag)
 	if err != nil {
@@ -169,9 +224,15 @@ func ReadBibles(content string) ([]*ContentBible, error) {
 		if err := cb.Meta.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.usfm"))
+		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.*"))
 		for _, f := range files {
-			id := bible.BookID(strings.TrimSuffix(filepath.Base(f), ".usfm"))
+			id, _, ok := bookFile(filepath.Base(f))
+			if !ok {
+				continue
+			}
+			if other, dup := cb.Books[id]; dup {
+				return nil, fmt.Errorf("%s: book %s is both %s and %s", cb.Dir, id, filepath.Base(other), filepath.Base(f))
+			}
 			cb.Books[id] = f
 		}
 		out = append(out, cb)
@@ -197,12 +258,12 @@ func readJSON(path string, v any) error {
 }
 
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonBytes(v)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, b, 0o644)
 }

@@ -1,42 +1,153 @@
 package build
 
 import (
-	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/build/usfm"
+	"github.com/bibleplatform/platform/build/usx"
 )
 
-// ImportReport says what an import did. Problems are file:line:col
-// diagnostics; a book with an error is left out and the others go on.
-type ImportReport struct {
-	Books      []bible.BookID // canonical books imported
-	Peripheral []bible.BookID // front matter, glossary…: kept, not in books
-	Errors     []error
-	Warnings   []error
+// ImportOptions tune an import.
+type ImportOptions struct {
+	// AllowDamaged imports books whose structure is damaged (see
+	// usfm.Damage) instead of refusing them; the report lists them. A book
+	// that cannot be published at all (no \id, a chapter number that
+	// cannot be an id, beyond the caps) is refused all the same.
+	AllowDamaged bool
+	// Check reads and reports without writing anything.
+	Check bool
 }
 
-// Import reads the USFM files of SOURCE (a folder of .usfm/.sfm files,
-// optionally gzip'd, or a .zip of them such as eBible's *_usfm.zip) and
-// writes them, with meta, to content/bibles/<id>/. Fields of meta left
-// empty keep the values of an earlier import of the same Bible. Book files
-// from an earlier import that SOURCE no longer has are removed.
-func Import(content, source string, meta BibleMeta) (*ImportReport, error) {
+// ImportReport says what an import did. Errors and Warnings are
+// file:line:col diagnostics.
+type ImportReport struct {
+	Bible      int32          // the Bible's id (chosen by the import for a bundle without --id)
+	Books      []bible.BookID // canonical books imported
+	Peripheral []bible.BookID // front matter, glossary…: kept, not in books
+	// Refused are the books left out; an earlier import's copy of each is
+	// kept untouched.
+	Refused []bible.BookID
+	// Damaged are books imported with damage because of AllowDamaged.
+	Damaged []bible.BookID
+	// Unreadable counts source files refused before their book was known
+	// (no \id, not XML); they name no book, so no earlier book file is
+	// removed as stale in such an import.
+	Unreadable int
+	Errors     []error
+	Warnings   []error
+	// Repairs counts the known source habits read as meant, by class.
+	Repairs map[string]int
+	// Wrote lists the content files written (none with Check).
+	Wrote []string
+	// Created says what a bundle import added besides the Bible (an
+	// organization, a licence).
+	Created []string
+}
+
+// Failed reports whether anything was left out.
+func (r *ImportReport) Failed() bool { return len(r.Refused) > 0 || r.Unreadable > 0 }
+
+// peripheralBooks are the USFM codes of books that are no part of a
+// Bible's text but are kept with it.
+var peripheralBooks = map[bible.BookID]bool{
+	"FRT": true, "BAK": true, "OTH": true, "INT": true, "CNC": true, "GLO": true, "TDX": true, "NDX": true,
+	"XXA": true, "XXB": true, "XXC": true, "XXD": true, "XXE": true, "XXF": true, "XXG": true,
+}
+
+// ParseBook parses a book file of a content directory or a source: USX
+// for .usx (optionally .gz), USFM otherwise.
+func ParseBook(name string, data []byte) (*usfm.Book, error) {
+	if isUSXName(name) {
+		return usx.Parse(name, data)
+	}
+	return usfm.Parse(name, data)
+}
+
+// checkedBook is one source file after the import's checks.
+type checkedBook struct {
+	file    sourceFile
+	id      bible.BookID
+	damage  []error
+	fatal   error // cannot be published at all
+	repairs []usfm.Diag
+}
+
+// checkBook parses and renders a source book as the build will, and sorts
+// its diagnostics.
+func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
+	cb := checkedBook{file: f}
+	b, err := ParseBook(f.name, f.data)
+	if err != nil {
+		cb.fatal = err
+		return cb
+	}
+	cb.id = bible.BookID(b.ID)
+	cb.sort(b.Warnings, rep)
+	switch {
+	case cb.id.Canonical():
+		rb, err := render.Render(b, render.Options{Language: lang, File: f.name})
+		if err != nil {
+			cb.fatal = err
+			return cb
+		}
+		cb.sort(rb.Warnings, rep)
+	case !peripheralBooks[cb.id]:
+		cb.damage = append(cb.damage, usfm.Diag{File: f.name, Pos: usfm.Pos{Line: 1, Col: 1},
+			Msg: fmt.Sprintf("book code %s is neither a book of the spec's table nor a USFM peripheral book", cb.id), Sev: usfm.Damage})
+	}
+	return cb
+}
+
+func (cb *checkedBook) sort(diags []usfm.Diag, rep *ImportReport) {
+	for _, d := range diags {
+		switch d.Sev {
+		case usfm.Damage:
+			cb.damage = append(cb.damage, d)
+		case usfm.Repaired:
+			cb.repairs = append(cb.repairs, d)
+		default:
+			rep.Warnings = append(rep.Warnings, d)
+		}
+	}
+}
+
+// Import reads the books of SOURCE and writes them, with meta, to
+// content/bibles/<id>/. SOURCE is a folder, a .zip or one file of USFM
+// (.usfm, .sfm) or USX (.usx) books, each optionally gzip'd, or a DBL text
+// bundle (a folder or .zip with metadata.xml; see ImportBundle).
+//
+// Import is strict: a book with damaged structure (usfm.Damage) is refused
+// with its file:line:col reasons unless opt.AllowDamaged, and a book that
+// cannot be published is always refused. A refused book's copy from an
+// earlier import stays untouched, and the other books are imported. Known
+// habits of real sources are repaired and counted in Repairs. Fields of
+// meta left empty keep the values of an earlier import of the same Bible;
+// book files of an earlier import that SOURCE no longer has are removed.
+func Import(content, source string, meta BibleMeta, opt ImportOptions) (*ImportReport, error) {
+	if bundle, err := findBundle(source); err != nil {
+		return nil, err
+	} else if bundle != nil {
+		return importBundle(content, bundle, meta, opt)
+	}
 	files, err := readSources(source)
 	if err != nil {
 		return nil, err
 	}
+	return importFiles(content, source, files, meta, opt, nil)
+}
+
+// importFiles imports book files. extra are further files to write to the
+// Bible's folder (a bundle's license.xml), by name.
+func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt ImportOptions, extra map[string][]byte) (*ImportReport, error) {
 	if meta.ID <= 0 {
 		return nil, errors.New("import: the Bible needs an id (--id)")
 	}
@@ -50,54 +161,132 @@ func Import(content, source string, meta BibleMeta) (*ImportReport, error) {
 	if err := meta.Validate(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	rep := &ImportReport{}
+	rep := &ImportReport{Bible: meta.ID, Repairs: map[string]int{}}
+	if err := CheckReferences(content, []*ContentBible{{Dir: dir, Meta: meta}}); err != nil {
+		// Not an import error: the licence or organization may be added
+		// next. The build refuses to start without them.
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d cannot be built yet: %w", meta.ID, err))
+	}
 	if _, known := directionOf(meta.LanguageTag); !known && meta.TextDirection == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: the text direction of %q is not known; assuming ltr (set text_direction or --direction)", meta.ID, meta.LanguageTag))
 	}
-	books := map[bible.BookID][]byte{}
+	books := map[bible.BookID]sourceFile{}
+	refused := map[bible.BookID]bool{}
 	for _, f := range files {
-		b, err := usfm.Parse(f.name, f.data)
-		if err != nil {
-			rep.Errors = append(rep.Errors, err)
+		cb := checkBook(f, meta.LanguageTag, rep)
+		for _, d := range cb.repairs {
+			rep.Repairs[d.Class]++
+			rep.Warnings = append(rep.Warnings, d)
+		}
+		if cb.id == "" {
+			rep.Unreadable++
+			rep.Errors = append(rep.Errors, cb.fatal)
 			continue
 		}
-		for _, w := range b.Warnings {
-			rep.Warnings = append(rep.Warnings, w)
-		}
-		id := bible.BookID(b.ID)
-		if _, dup := books[id]; dup {
-			rep.Errors = append(rep.Errors, fmt.Errorf("%s: book %s appears twice in the source", f.name, id))
+		if _, dup := books[cb.id]; dup {
+			rep.Errors = append(rep.Errors, fmt.Errorf("%s: book %s appears twice in the source", f.name, cb.id))
 			continue
 		}
-		books[id] = f.data
-		if id.Canonical() {
-			rep.Books = append(rep.Books, id)
+		rep.Errors = append(rep.Errors, cb.damage...)
+		switch {
+		case cb.fatal != nil:
+			rep.Errors = append(rep.Errors, fmt.Errorf("%w (cannot be published)", cb.fatal))
+			refused[cb.id] = true
+			continue
+		case len(cb.damage) > 0 && !opt.AllowDamaged:
+			refused[cb.id] = true
+			continue
+		case len(cb.damage) > 0:
+			rep.Damaged = append(rep.Damaged, cb.id)
+		}
+		books[cb.id] = f
+		if cb.id.Canonical() {
+			rep.Books = append(rep.Books, cb.id)
 		} else {
-			rep.Peripheral = append(rep.Peripheral, id)
+			rep.Peripheral = append(rep.Peripheral, cb.id)
 		}
 	}
+	for id := range refused {
+		rep.Refused = append(rep.Refused, id)
+	}
+	sortBooks(rep.Books)
+	sortBooks(rep.Peripheral)
+	sortBooks(rep.Refused)
+	sortBooks(rep.Damaged)
 	if len(books) == 0 {
-		return rep, fmt.Errorf("import: no book of %s could be read", source)
+		return rep, fmt.Errorf("import: no book of %s could be imported: %d books refused (earlier copies kept), %d files unreadable", source, len(rep.Refused), rep.Unreadable)
+	}
+	if opt.Check {
+		return rep, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for id, data := range books {
-		if err := writeFileIfChanged(filepath.Join(dir, string(id)+".usfm"), data); err != nil {
+	write := func(name string, data []byte) error {
+		p := filepath.Join(dir, name)
+		changed, err := writeFileIfChanged(p, data)
+		if changed {
+			rep.Wrote = append(rep.Wrote, p)
+		}
+		return err
+	}
+	for id, f := range books {
+		if err := write(string(id)+bookExt(f.name), f.data); err != nil {
 			return nil, err
 		}
 	}
-	stale, _ := filepath.Glob(filepath.Join(dir, "*.usfm"))
-	for _, p := range stale {
-		if _, keep := books[bible.BookID(strings.TrimSuffix(filepath.Base(p), ".usfm"))]; !keep {
-			if err := os.Remove(p); err != nil {
-				return nil, err
-			}
+	for name, data := range extra {
+		if err := write(name, data); err != nil {
+			return nil, err
 		}
 	}
-	sortBooks(rep.Books)
-	sortBooks(rep.Peripheral)
-	return rep, writeJSON(filepath.Join(dir, "bible.json"), meta)
+	// Stale books: files of books this source no longer has. A refused
+	// book keeps its earlier copy; an unreadable file might be any book, so
+	// nothing is removed then.
+	existing, _ := filepath.Glob(filepath.Join(dir, "*.*"))
+	for _, p := range existing {
+		id, ext, ok := bookFile(filepath.Base(p))
+		if !ok {
+			continue
+		}
+		f, imported := books[id]
+		switch {
+		case imported && bookExt(f.name) == ext:
+			continue
+		case !imported && (refused[id] || rep.Unreadable > 0):
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return nil, err
+		}
+	}
+	data, err := jsonBytes(meta)
+	if err != nil {
+		return nil, err
+	}
+	return rep, write("bible.json", data)
+}
+
+// bookExt is the extension a book is stored under in the content
+// directory: .usx for USX sources, .usfm for the others.
+func bookExt(source string) string {
+	if isUSXName(source) {
+		return ".usx"
+	}
+	return ".usfm"
+}
+
+// bookFile reads a content directory file name as a book file.
+func bookFile(name string) (bible.BookID, string, bool) {
+	ext := filepath.Ext(name)
+	if ext != ".usfm" && ext != ".usx" {
+		return "", "", false
+	}
+	id := strings.TrimSuffix(name, ext)
+	if !bible.ValidBookID(id) {
+		return "", "", false
+	}
+	return bible.BookID(id), ext, true
 }
 
 func sortBooks(ids []bible.BookID) {
@@ -111,120 +300,13 @@ func sortBooks(ids []bible.BookID) {
 
 // merge keeps old values where the new import leaves a field empty.
 func merge(old, m BibleMeta) BibleMeta {
-	keep := func(dst *string, v string) {
-		if *dst == "" {
-			*dst = v
-		}
-	}
-	keep(&m.Abbreviation, old.Abbreviation)
-	keep(&m.Title, old.Title)
-	keep(&m.LocalizedTitle, old.LocalizedTitle)
-	keep(&m.LocalizedAbbreviation, old.LocalizedAbbreviation)
-	keep(&m.LanguageTag, old.LanguageTag)
-	keep(&m.OrganizationID, old.OrganizationID)
-	keep(&m.Copyright, old.Copyright)
-	keep(&m.PromotionalContent, old.PromotionalContent)
-	keep(&m.Info, old.Info)
-	keep(&m.PublisherURL, old.PublisherURL)
-	keep(&m.TextDirection, old.TextDirection)
-	if m.LicenseID == 0 {
-		m.LicenseID = old.LicenseID
-	}
-	return m
+	old.Override(m)
+	return old
 }
 
-type sourceFile struct {
-	name string
-	data []byte
-}
-
-// isUSFMName reports whether a file name is a USFM book: .usfm or .sfm
-// (any case), optionally gzip'd.
-func isUSFMName(name string) bool {
-	n := strings.ToLower(strings.TrimSuffix(strings.ToLower(name), ".gz"))
-	return strings.HasSuffix(n, ".usfm") || strings.HasSuffix(n, ".sfm")
-}
-
-func readSources(source string) ([]sourceFile, error) {
-	fi, err := os.Stat(source)
-	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	var files []sourceFile
-	switch {
-	case fi.IsDir():
-		err = filepath.WalkDir(source, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || !isUSFMName(e.Name()) {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err == nil {
-				files = append(files, sourceFile{p, data})
-			}
-			return err
-		})
-	case strings.EqualFold(filepath.Ext(source), ".zip"):
-		files, err = readZip(source)
-	case isUSFMName(source):
-		var data []byte
-		data, err = os.ReadFile(source)
-		files = append(files, sourceFile{source, data})
-	default:
-		err = fmt.Errorf("import: %s is not a folder, a .zip or a USFM file", source)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range files {
-		if strings.EqualFold(path.Ext(files[i].name), ".gz") {
-			zr, err := gzip.NewReader(bytes.NewReader(files[i].data))
-			if err == nil {
-				files[i].data, err = io.ReadAll(io.LimitReader(zr, maxBookSize+1))
-			}
-			if err != nil {
-				return nil, fmt.Errorf("import: %s: %w", files[i].name, err)
-			}
-		}
-		if len(files[i].data) > maxBookSize {
-			return nil, fmt.Errorf("import: %s: larger than %d MiB", files[i].name, maxBookSize>>20)
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
-	return files, nil
-}
-
-// maxBookSize bounds one book file; the largest real book (Jeremiah with
-// Strong's numbers) is about 1 MiB.
-const maxBookSize = 64 << 20
-
-func readZip(p string) ([]sourceFile, error) {
-	zr, err := zip.OpenReader(p)
-	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	defer zr.Close()
-	var files []sourceFile
-	for _, f := range zr.File {
-		if f.FileInfo().IsDir() || !isUSFMName(f.Name) {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("import: %s: %s: %w", p, f.Name, err)
-		}
-		data, err := io.ReadAll(io.LimitReader(rc, maxBookSize+1))
-		rc.Close()
-		if err != nil {
-			return nil, fmt.Errorf("import: %s: %s: %w", p, f.Name, err)
-		}
-		files = append(files, sourceFile{p + ":" + f.Name, data})
-	}
-	return files, nil
-}
-
-func writeFileIfChanged(p string, data []byte) error {
+func writeFileIfChanged(p string, data []byte) (bool, error) {
 	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
-		return nil
+		return false, nil
 	}
-	return os.WriteFile(p, data, 0o644)
+	return true, os.WriteFile(p, data, 0o644)
 }

@@ -145,7 +145,7 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 		if m.Files == nil {
 			m.Files = map[string]publish.PackRef{}
 		}
-		m.Files["fonts/"+n] = ref
+		m.Files[publish.FontFile(n)] = ref
 	}
 	return nil
 }

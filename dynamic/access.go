@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/access"
 )
 
@@ -21,7 +23,7 @@ import (
 // once, so a revoked key stops working everywhere within a round trip.
 type accessFeed struct {
 	db      DB
-	content *Content
+	content Published
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -31,11 +33,14 @@ type accessFeed struct {
 	changed chan struct{} // closed and replaced on every new snapshot
 	build   string        // content build the snapshot used
 
+	// stop ends long polls when the server closes.
+	stop <-chan struct{}
+
 	kick     chan struct{}
 	longPoll time.Duration
 }
 
-func newAccessFeed(db DB, content *Content, log *slog.Logger, now func() time.Time) *accessFeed {
+func newAccessFeed(db DB, content Published, log *slog.Logger, now func() time.Time) *accessFeed {
 	return &accessFeed{db: db, content: content, log: log, now: now,
 		changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 }
@@ -184,12 +189,12 @@ func (f *accessFeed) poke() {
 // serveAccess answers GET /internal/access[?version=N]: the snapshot at once
 // when it is newer than N (or N is absent), else after the next change, or
 // 304 Not Modified when nothing changed within f.longPoll.
-func (f *accessFeed) serveAccess(w http.ResponseWriter, r *http.Request) {
+func (f *accessFeed) serveAccess(ctx *fasthttp.RequestCtx) {
 	have := int64(-1)
-	if v := r.URL.Query().Get("version"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
+	if v := ctx.QueryArgs().Peek("version"); len(v) > 0 {
+		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil {
-			validation(w, detail{Loc: []string{"query", "version"}, Msg: "version must be an integer", Type: "int_parsing"})
+			validation(ctx, detail{Loc: []string{"query", "version"}, Msg: "version must be an integer", Type: "int_parsing"})
 			return
 		}
 		have = n
@@ -199,18 +204,21 @@ func (f *accessFeed) serveAccess(w http.ResponseWriter, r *http.Request) {
 	for {
 		snap, version, changed := f.current()
 		if snap != nil && version > have {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("ETag", `"`+strconv.FormatInt(version, 10)+`"`)
-			w.Write(snap)
+			ctx.SetContentType("application/json")
+			ctx.Response.Header.Set("Cache-Control", "no-store")
+			ctx.Response.Header.Set("ETag", `"`+strconv.FormatInt(version, 10)+`"`)
+			ctx.SetBody(snap)
 			return
 		}
 		select {
 		case <-changed:
 		case <-timer.C:
-			w.WriteHeader(http.StatusNotModified)
+			ctx.SetStatusCode(http.StatusNotModified)
+			ctx.Response.SkipBody = true
 			return
-		case <-r.Context().Done():
+		case <-f.stop:
+			ctx.SetStatusCode(http.StatusServiceUnavailable)
+			ctx.Response.SkipBody = true
 			return
 		}
 	}

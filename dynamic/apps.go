@@ -1,53 +1,59 @@
 package dynamic
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/bible"
 )
 
 // getApp answers GET /v1/apps/{app_id} with the app's public summary.
-func (s *Server) getApp(w http.ResponseWriter, r *http.Request, _ caller) {
-	id := r.PathValue("app_id")
+func (s *Server) getApp(ctx *fasthttp.RequestCtx, _ caller) {
+	id := pathValue(ctx, "app_id")
 	if !bible.ValidUUID(id) {
-		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
-	a, err := s.cfg.DB.App(r.Context(), strings.ToLower(id))
+	a, err := s.cfg.DB.App(ctx, strings.ToLower(id))
+	if errors.Is(err, ErrNotFound) {
+		err = clientErrorf(ErrNotFound, "No app has the id %s.", id)
+	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"app_id": a.ID, "name": a.Name,
+	writeJSON(ctx, http.StatusOK, map[string]string{"app_id": a.ID, "name": a.Name,
 		"description": a.Description, "website_url": a.WebsiteURL, "status": a.Status})
 }
 
 // getPermissions answers GET /v1/apps/{app_id}/permissions: what the user
 // granted the calling app, [] when nothing. Only the app itself may ask.
-func (s *Server) getPermissions(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
+func (s *Server) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := s.user(ctx)
 	if !ok {
 		return
 	}
-	id := r.PathValue("app_id")
+	id := pathValue(ctx, "app_id")
 	if !bible.ValidUUID(id) {
-		validation(w, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
 	if strings.ToLower(id) != c.AppID {
-		message(w, http.StatusForbidden, "An app may only read its own permissions.")
+		s.fail(ctx, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
 		return
 	}
-	perms, err := s.cfg.DB.Grants(r.Context(), user, c.AppID)
+	perms, err := s.cfg.DB.Grants(ctx, user, c.AppID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]string{"permissions": perms})
+	writeJSON(ctx, http.StatusOK, map[string][]string{"permissions": perms})
 }
 
 // licenseOut is the spec's License object.
@@ -67,44 +73,44 @@ type licenseOut struct {
 // default; with developer_id only those the developer agreed to, or with
 // all_available=true all of them with the developer's agreement where
 // present; with bible_id only the licence that Bible is published under.
-func (s *Server) getLicenses(w http.ResponseWriter, r *http.Request, _ caller) {
-	q := r.URL.Query()
+func (s *Server) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
+	q := ctx.QueryArgs()
 	var ds []detail
 	var bibleID int32
 	hasBible := q.Has("bible_id")
 	if hasBible {
-		n, err := strconv.ParseInt(q.Get("bible_id"), 10, 32)
+		n, err := strconv.ParseInt(string(q.Peek("bible_id")), 10, 32)
 		if err != nil {
 			ds = append(ds, detail{Loc: []string{"query", "bible_id"}, Msg: "Input should be a valid 32-bit integer", Type: "int_parsing"})
 		}
 		bibleID = int32(n)
 	}
-	dev := q.Get("developer_id")
+	dev := string(q.Peek("developer_id"))
 	if q.Has("developer_id") && !bible.ValidUUID(dev) {
 		ds = append(ds, detail{Loc: []string{"query", "developer_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 	}
 	all := false
 	if q.Has("all_available") {
-		b, err := strconv.ParseBool(q.Get("all_available"))
+		b, err := strconv.ParseBool(string(q.Peek("all_available")))
 		if err != nil {
 			ds = append(ds, detail{Loc: []string{"query", "all_available"}, Msg: "Input should be a valid boolean", Type: "bool_parsing"})
 		}
 		all = b
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return
 	}
-	lics, err := s.content.Licenses(r.Context())
+	lics, err := s.content.Licenses(ctx)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
 	agreed := map[int]Agreement{}
 	if dev != "" {
-		as, err := s.cfg.DB.DeveloperAgreements(r.Context(), strings.ToLower(dev))
+		as, err := s.cfg.DB.DeveloperAgreements(ctx, strings.ToLower(dev))
 		if err != nil {
-			s.fail(w, r, err)
+			s.fail(ctx, err)
 			return
 		}
 		for _, a := range as {
@@ -135,9 +141,8 @@ func (s *Server) getLicenses(w http.ResponseWriter, r *http.Request, _ caller) {
 	}
 	if len(out) == 0 {
 		// Nothing matches: 204, not an error (spec, Errors).
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNoContent)
+		noContent(ctx, http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]licenseOut{"data": out})
+	writeJSON(ctx, http.StatusOK, map[string][]licenseOut{"data": out})
 }

@@ -2,7 +2,6 @@ package dynamic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,132 +14,132 @@ import (
 // License is a published licence.
 type License = publish.License
 
-// Content reads what dynamic needs from the published content (Bible
-// indexes to check passage ids, licences) and keeps it in memory per build.
-// It looks at the store's current pointer at most every Refresh, so a new
-// build is seen within that time.
-type Content struct {
-	Store   publish.Store
-	Refresh time.Duration
+// Published is what dynamic reads from the published content: the id of
+// the current build (the access snapshot names it), a Bible's index (to
+// check and expand passage ids) and the licences. Content implements it
+// over a store.
+type Published interface {
+	Build(ctx context.Context) (string, error)
+	Index(ctx context.Context, bibleID int32) (*bible.Index, error)
+	Licenses(ctx context.Context) ([]License, error)
+}
 
-	mu       sync.Mutex
-	checked  time.Time
+// Content reads what dynamic needs from the published content and keeps
+// it in memory per build. It follows the store's current build with
+// publish.Follower, looking at the pointer at most every Refresh, so a new
+// build is seen within that time; while the store cannot be read it keeps
+// answering from the last build it saw.
+type Content struct {
+	Refresh time.Duration
+	follow  publish.Follower
+
+	mu       sync.Mutex // guards the per-build caches below, never held over a store read
 	build    string
-	manifest *publish.Manifest
 	indexes  map[int32]*bible.Index
 	licenses []License
 	loaded   bool // licences loaded for build
 }
 
+var _ Published = (*Content)(nil)
+
 // NewContent reads from store.
 func NewContent(store publish.Store) *Content {
-	return &Content{Store: store, Refresh: 2 * time.Second}
+	c := &Content{Refresh: 2 * time.Second}
+	c.follow.Store = store
+	return c
 }
 
-// current returns the manifest of the current build, reloading it when the
-// pointer moved. Call with c.mu held.
-func (c *Content) current(ctx context.Context) (*publish.Manifest, error) {
-	if c.manifest != nil && time.Since(c.checked) < c.Refresh {
-		return c.manifest, nil
-	}
-	id, err := c.Store.Current(ctx)
+// current returns the current build; nothing published yet is an empty
+// build with id "" (no Bibles, no licences).
+func (c *Content) current(ctx context.Context) (*publish.Followed, error) {
+	b, err := c.follow.Fresh(ctx, c.Refresh)
 	if publish.IsNotExist(err) {
-		// Nothing published yet: no Bibles, no licences.
-		id, err = "", nil
+		return &publish.Followed{Manifest: &publish.Manifest{}}, nil
 	}
 	if err != nil {
-		if c.manifest != nil {
-			return c.manifest, nil // keep serving the last build we saw
-		}
-		return nil, fmt.Errorf("content: current build: %w", err)
+		return nil, fmt.Errorf("content: %w", err)
 	}
-	c.checked = time.Now()
-	if id == c.build && c.manifest != nil {
-		return c.manifest, nil
+	return b, nil
+}
+
+// caches switches the caches to build, emptying them when it changed.
+// Call with c.mu held.
+func (c *Content) caches(build string) {
+	if c.build != build || c.indexes == nil {
+		c.build = build
+		c.indexes = make(map[int32]*bible.Index)
+		c.licenses, c.loaded = nil, false
 	}
-	m := &publish.Manifest{}
-	if id != "" {
-		if m, err = publish.LoadManifest(ctx, c.Store, id); err != nil {
-			return nil, fmt.Errorf("content: %w", err)
-		}
-	}
-	c.build, c.manifest = id, m
-	c.indexes = make(map[int32]*bible.Index)
-	c.licenses, c.loaded = nil, false
-	return m, nil
 }
 
 // Build returns the id of the current build.
 func (c *Content) Build(ctx context.Context) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, err := c.current(ctx); err != nil {
+	b, err := c.current(ctx)
+	if err != nil {
 		return "", err
 	}
-	return c.build, nil
+	return b.ID, nil
 }
 
 // Index returns a Bible's index; ErrNotFound for a Bible the build lacks.
 func (c *Content) Index(ctx context.Context, id int32) (*bible.Index, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, err := c.current(ctx)
+	b, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if x, ok := c.indexes[id]; ok {
+	c.mu.Lock()
+	c.caches(b.ID)
+	x, ok := c.indexes[id]
+	c.mu.Unlock()
+	if ok {
 		return x, nil
 	}
-	e := m.Bible(id)
+	e := b.Manifest.Bible(id)
 	if e == nil {
 		return nil, fmt.Errorf("bible %d: %w", id, ErrNotFound)
 	}
-	p, err := publish.LoadPack(ctx, c.Store, e.Pack)
+	p, err := publish.LoadPack(ctx, c.follow.Store, e.Pack)
 	if err != nil {
 		return nil, fmt.Errorf("content: bible %d: %w", id, err)
 	}
-	var x bible.Index
-	if err := decodeEntry(p, publish.NameIndex, &x); err != nil {
+	x = new(bible.Index)
+	if err := p.Decode(publish.NameIndex, x); err != nil {
 		return nil, fmt.Errorf("content: bible %d: %w", id, err)
 	}
-	c.indexes[id] = &x
-	return &x, nil
+	c.mu.Lock()
+	c.caches(b.ID)
+	c.indexes[id] = x
+	c.mu.Unlock()
+	return x, nil
 }
 
 // Licenses returns the published licences, sorted by id as the build wrote
 // them. A build without a site pack has none.
 func (c *Content) Licenses(ctx context.Context) ([]License, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, err := c.current(ctx)
+	b, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if c.loaded {
-		return c.licenses, nil
+	c.mu.Lock()
+	c.caches(b.ID)
+	ls, ok := c.licenses, c.loaded
+	c.mu.Unlock()
+	if ok {
+		return ls, nil
 	}
-	var ls []License
-	if m.Site != nil {
-		p, err := publish.LoadPack(ctx, c.Store, *m.Site)
+	ls = nil
+	if site := b.Manifest.Site; site != nil {
+		p, err := publish.LoadPack(ctx, c.follow.Store, *site)
 		if err != nil {
 			return nil, fmt.Errorf("content: site pack: %w", err)
 		}
-		if err := decodeEntry(p, publish.NameLicenses, &ls); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := p.Decode(publish.NameLicenses, &ls); err != nil && !errors.Is(err, publish.ErrNoEntry) {
 			return nil, fmt.Errorf("content: %w", err)
 		}
 	}
+	c.mu.Lock()
+	c.caches(b.ID)
 	c.licenses, c.loaded = ls, true
+	c.mu.Unlock()
 	return ls, nil
-}
-
-func decodeEntry(p *publish.Pack, name string, v any) error {
-	e := p.Entry(name)
-	if e == nil || len(e.Reps) == 0 {
-		return fmt.Errorf("pack entry %q: %w", name, ErrNotFound)
-	}
-	// Reps[0] is identity (publish.Entry).
-	if err := json.Unmarshal(p.Body(&e.Reps[0]), v); err != nil {
-		return fmt.Errorf("pack entry %q: %w", name, err)
-	}
-	return nil
 }

@@ -12,31 +12,9 @@ package dynamic
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
-)
-
-// Domain errors. Adapters translate their driver's errors into these (no
-// rows → ErrNotFound, unique violation → ErrConflict); errorStatus maps
-// them to HTTP statuses.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-	// ErrInvalid is a value the database refused (a failed check).
-	ErrInvalid = errors.New("invalid")
-	// ErrTokenUsed and ErrTokenExpired say why a data-exchange token can
-	// no longer be consumed.
-	ErrTokenUsed    = errors.New("data exchange token already used")
-	ErrTokenExpired = errors.New("data exchange token expired")
-	// ErrRequestReused is a highlight request id already used for a
-	// different highlight: replaying the first answer would silently drop
-	// the new one.
-	ErrRequestReused = errors.New("request_id was already used for a different highlight")
-	// ErrUnavailable is a dependency that cannot be reached right now
-	// (PostgreSQL down or restarting): 503 with Retry-After, never 500.
-	ErrUnavailable = errors.New("unavailable")
 )
 
 // PermissionHighlights is the only permission a user can grant (spec, App

@@ -6,13 +6,17 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/templates"
@@ -34,63 +38,63 @@ func hashToken(tok string) []byte {
 // postExchangeToken answers POST /data-exchange/token: the user (bearer
 // token) lets the calling app start a consent flow for the permissions it
 // asks. The token is shown once and stored as its hash.
-func (s *Server) postExchangeToken(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
+func (s *Server) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := s.user(ctx)
 	if !ok {
 		return
 	}
 	var body struct {
 		Permissions *[]string `json:"requested_permissions"`
 	}
-	if !decodeBody(w, r, &body) {
+	if err := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 16<<10)).Decode(&body); err != nil {
+		validation(ctx, bodyError(err))
 		return
 	}
 	loc := []string{"body", "requested_permissions"}
 	if body.Permissions == nil {
-		validation(w, detail{Loc: loc, Msg: "Field required", Type: "missing"})
+		validation(ctx, detail{Loc: loc, Msg: "Field required", Type: "missing"})
 		return
 	}
 	if len(*body.Permissions) == 0 {
-		validation(w, detail{Loc: loc, Msg: "List should have at least 1 item after validation, not 0", Type: "too_short"})
+		validation(ctx, detail{Loc: loc, Msg: "List should have at least 1 item after validation, not 0", Type: "too_short"})
 		return
 	}
 	var perms []string
 	for i, p := range *body.Permissions {
 		if _, ok := permissionText[p]; !ok {
-			validation(w, detail{Loc: append(loc, strconv.Itoa(i)), Msg: "Input should be 'highlights'", Type: "enum"})
+			validation(ctx, detail{Loc: append(loc, strconv.Itoa(i)), Msg: "Input should be 'highlights'", Type: "enum"})
 			return
 		}
 		if !slices.Contains(perms, p) {
 			perms = append(perms, p)
 		}
 	}
-	if _, ok := s.liveApp(w, r, c.AppID); !ok {
+	if _, ok := s.liveApp(ctx, c.AppID); !ok {
 		return
 	}
 	var b [32]byte
 	rand.Read(b[:])
 	tok := base64.RawURLEncoding.EncodeToString(b[:])
 	now := s.now()
-	err := s.cfg.DB.CreateExchangeToken(r.Context(), ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
+	err := s.cfg.DB.CreateExchangeToken(ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
 		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(ExchangeTokenLifetime)})
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"token": tok, "token_type": "data_exchange",
+	writeJSON(ctx, http.StatusCreated, map[string]any{"token": tok, "token_type": "data_exchange",
 		"expires_in": int(ExchangeTokenLifetime / time.Second)})
 }
 
 // liveApp loads the calling app; an unknown or archived app is 412 (spec,
 // App status).
-func (s *Server) liveApp(w http.ResponseWriter, r *http.Request, id string) (*App, bool) {
-	a, err := s.cfg.DB.App(r.Context(), id)
+func (s *Server) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
+	a, err := s.cfg.DB.App(ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
-		message(w, http.StatusPreconditionFailed, "The app is archived or unknown.")
-		return nil, false
+		err = clientErrorf(ErrNotPermitted, "The app is archived or unknown.")
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return nil, false
 	}
 	return a, true
@@ -101,21 +105,21 @@ func (s *Server) liveApp(w http.ResponseWriter, r *http.Request, id string) (*Ap
 // nonce) and form posts to ourselves and the app's callback (browsers
 // apply form-action to the redirect too), no framing (clickjacking), no
 // caching, no referrer (the token is in the URL).
-func (s *Server) page(w http.ResponseWriter, status int, name string, callbackOrigin string, data func(nonce string) any) {
+func (s *Server) page(ctx *fasthttp.RequestCtx, status int, name string, callbackOrigin string, data func(nonce string) any) {
 	var nb [16]byte
 	rand.Read(nb[:])
 	nonce := base64.RawStdEncoding.EncodeToString(nb[:])
 	var buf bytes.Buffer
 	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
 		s.log.Error("dynamic: render page", "page", name, "err", err)
-		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		ctx.Error("Internal error.", http.StatusInternalServerError)
 		return
 	}
 	formAction := "'self'"
 	if callbackOrigin != "" {
 		formAction += " " + callbackOrigin
 	}
-	h := w.Header()
+	h := &ctx.Response.Header
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; "+
 		"form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
@@ -123,32 +127,32 @@ func (s *Server) page(w http.ResponseWriter, status int, name string, callbackOr
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	ctx.SetStatusCode(status)
+	ctx.SetBody(buf.Bytes())
 }
 
-func (s *Server) errorPage(w http.ResponseWriter, status int, title, msg string) {
-	s.page(w, status, "error.html", "", func(nonce string) any {
+func (s *Server) errorPage(ctx *fasthttp.RequestCtx, status int, title, msg string) {
+	s.page(ctx, status, "error.html", "", func(nonce string) any {
 		return templates.ErrorPage{Nonce: nonce, Title: title, Message: msg}
 	})
 }
 
 // tokenProblem shows why a token cannot be used. It never redirects: the
 // state table sends only a valid token's outcome back to the app.
-func (s *Server) tokenProblem(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
 	switch {
 	case errors.Is(err, ErrTokenUsed):
-		s.errorPage(w, http.StatusGone, "This link has already been used",
+		s.errorPage(ctx, http.StatusGone, "This link has already been used",
 			"This permission request was already answered. Each request can be answered only once.")
 	case errors.Is(err, ErrTokenExpired):
-		s.errorPage(w, http.StatusGone, "This link has expired",
+		s.errorPage(ctx, http.StatusGone, "This link has expired",
 			"Permission requests are valid for five minutes, and this one has expired.")
 	case errors.Is(err, ErrNotFound):
-		s.errorPage(w, http.StatusNotFound, "Unknown permission request",
+		s.errorPage(ctx, http.StatusNotFound, "Unknown permission request",
 			"This link does not belong to any permission request.")
 	default:
 		s.log.Error("dynamic: data exchange", "err", err)
-		s.errorPage(w, http.StatusInternalServerError, "Something went wrong",
+		s.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
 			"The request could not be completed. Please try again later.")
 	}
 }
@@ -156,14 +160,14 @@ func (s *Server) tokenProblem(w http.ResponseWriter, r *http.Request, err error)
 // exchangeContext loads the token named in the query and its app, and
 // checks the app is the one the edge verified. It answers with an error
 // page itself when it cannot go on (false).
-func (s *Server) exchangeContext(w http.ResponseWriter, r *http.Request, c caller) (string, *ExchangeToken, *App, bool) {
-	tok := r.URL.Query().Get("token")
+func (s *Server) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *ExchangeToken, *App, bool) {
+	tok := string(ctx.QueryArgs().Peek("token"))
 	if tok == "" {
-		s.errorPage(w, http.StatusBadRequest, "Missing permission request",
+		s.errorPage(ctx, http.StatusBadRequest, "Missing permission request",
 			"The link is incomplete: it has no token.")
 		return "", nil, nil, false
 	}
-	t, err := s.cfg.DB.ExchangeToken(r.Context(), hashToken(tok))
+	t, err := s.cfg.DB.ExchangeToken(ctx, hashToken(tok))
 	if err == nil {
 		switch {
 		case t.ConsumedAt != nil:
@@ -173,22 +177,22 @@ func (s *Server) exchangeContext(w http.ResponseWriter, r *http.Request, c calle
 		}
 	}
 	if err != nil {
-		s.tokenProblem(w, r, err)
+		s.tokenProblem(ctx, err)
 		return "", nil, nil, false
 	}
 	if t.AppID != c.AppID {
-		s.errorPage(w, http.StatusForbidden, "Wrong app",
+		s.errorPage(ctx, http.StatusForbidden, "Wrong app",
 			"This permission request was made by another app.")
 		return "", nil, nil, false
 	}
-	a, err := s.cfg.DB.App(r.Context(), t.AppID)
+	a, err := s.cfg.DB.App(ctx, t.AppID)
 	if err != nil || a.Status == access.StatusArchived {
-		s.errorPage(w, http.StatusPreconditionFailed, "App unavailable",
+		s.errorPage(ctx, http.StatusPreconditionFailed, "App unavailable",
 			"The app that made this request is no longer available.")
 		return "", nil, nil, false
 	}
 	if _, err := url.Parse(a.CallbackURL); a.CallbackURL == "" || err != nil {
-		s.errorPage(w, http.StatusConflict, "App not set up",
+		s.errorPage(ctx, http.StatusConflict, "App not set up",
 			"The app has no registered address to return to, so it cannot ask for permissions yet.")
 		return "", nil, nil, false
 	}
@@ -212,10 +216,10 @@ func (s *Server) csrfValue(tokenHash []byte, cookie string) string {
 // the one the browser already holds, so that a second approval tab does not
 // replace the cookie the first tab's form was bound to (each form is still
 // bound to its own token by csrfValue), or a new random one.
-func browserCookie(r *http.Request) string {
-	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == csrfCookieLen {
-		if _, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
-			return c.Value
+func browserCookie(ctx *fasthttp.RequestCtx) string {
+	if c := ctx.Request.Header.Cookie(csrfCookie); len(c) == csrfCookieLen {
+		if _, err := base64.RawURLEncoding.DecodeString(string(c)); err == nil {
+			return string(c)
 		}
 	}
 	var cb [24]byte
@@ -228,19 +232,18 @@ func browserCookie(r *http.Request) string {
 const csrfCookieLen = 32
 
 // getExchange renders the approval page.
-func (s *Server) getExchange(w http.ResponseWriter, r *http.Request, c caller) {
-	tok, t, a, ok := s.exchangeContext(w, r, c)
+func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
+	tok, t, a, ok := s.exchangeContext(ctx, c)
 	if !ok {
 		return
 	}
-	cookie := browserCookie(r)
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: cookie, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: isHTTPS(r), MaxAge: int(ExchangeTokenLifetime / time.Second)})
+	cookie := browserCookie(ctx)
+	setCSRFCookie(ctx, cookie)
 	// The form posts back to the same URL: the token, and the app's
 	// identification for the edge (spec, Authentication 4).
 	q := url.Values{"token": {tok}}
 	for _, k := range []string{"x-svc-app-key", "x-svc-app-id"} {
-		if v := r.URL.Query().Get(k); v != "" {
+		if v := string(ctx.QueryArgs().Peek(k)); v != "" {
 			q.Set(k, v)
 		}
 	}
@@ -252,14 +255,30 @@ func (s *Server) getExchange(w http.ResponseWriter, r *http.Request, c caller) {
 	if u, err := url.Parse(website); err != nil || u.Scheme != "https" && u.Scheme != "http" {
 		website = "" // never render a javascript: or other odd link
 	}
-	s.page(w, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
+	s.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
 		return templates.ApprovalPage{Nonce: nonce, AppName: a.Name, AppWebsite: website, Permissions: perms,
 			Action: "?" + q.Encode(), CSRF: s.csrfValue(t.Hash, cookie)}
 	})
 }
 
-func isHTTPS(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+// setCSRFCookie sets the form's cookie for the token's lifetime, or, with
+// an empty value, deletes it. SameSite=Strict keeps other sites' pages from
+// sending it; Secure when the browser reached the edge over HTTPS.
+func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
+	c := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(c)
+	c.SetKey(csrfCookie)
+	c.SetValue(value)
+	c.SetPath("/")
+	c.SetHTTPOnly(true)
+	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
+	c.SetSecure(isHTTPS(ctx))
+	c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
+	ctx.Response.Header.SetCookie(c)
+}
+
+func isHTTPS(ctx *fasthttp.RequestCtx) bool {
+	return ctx.IsTLS() || strings.EqualFold(string(ctx.Request.Header.Peek(access.HeaderForwardedProto)), "https")
 }
 
 func origin(raw string) string {
@@ -280,20 +299,25 @@ func origin(raw string) string {
 // the consent-without-the-user threat of docs/dynamic.md in its plainest
 // form. Such a request gets 403 with the spec's {message} body, saying
 // how to ask instead.
-func (s *Server) postExchange(w http.ResponseWriter, r *http.Request, c caller) {
-	if !r.URL.Query().Has("token") && r.Header.Get("Authorization") != "" {
-		message(w, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
+func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
+	if !ctx.QueryArgs().Has("token") && len(ctx.Request.Header.Peek("Authorization")) > 0 {
+		message(ctx, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
 			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
 		return
 	}
-	_, t, a, ok := s.exchangeContext(w, r, c)
+	_, t, a, ok := s.exchangeContext(ctx, c)
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	decision := r.PostFormValue("decision")
-	cookie, _ := r.Cookie(csrfCookie)
-	csrfOK := cookie != nil && hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(s.csrfValue(t.Hash, cookie.Value)))
+	var decision, csrf string
+	// A form is small; a larger body is no form at all (as net/http's
+	// MaxBytesReader made it), so it fails the CSRF check.
+	if len(ctx.PostBody()) <= 16<<10 {
+		form := ctx.PostArgs()
+		decision, csrf = string(form.Peek("decision")), string(form.Peek("csrf"))
+	}
+	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
+	csrfOK := cookie != "" && hmac.Equal([]byte(csrf), []byte(s.csrfValue(t.Hash, cookie)))
 
 	result := url.Values{}
 	grant := false
@@ -315,18 +339,18 @@ func (s *Server) postExchange(w http.ResponseWriter, r *http.Request, c caller) 
 		result.Set("error", "invalid_request")
 		result.Set("error_description", "The form carried no decision.")
 	}
-	if _, err := s.cfg.DB.ConsumeExchangeToken(r.Context(), t.Hash, s.now(), grant); err != nil {
+	if _, err := s.cfg.DB.ConsumeExchangeToken(ctx, t.Hash, s.now(), grant); err != nil {
 		// Lost a race with another submission, or expired meanwhile.
-		s.tokenProblem(w, r, err)
+		s.tokenProblem(ctx, err)
 		return
 	}
 	// The csrf cookie stays: forms in other tabs are bound to it, and this
 	// form's value is worthless now that its token is consumed. It expires
 	// with the last token it could serve.
-	w.Header().Set("Location", withQuery(a.CallbackURL, result))
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(http.StatusSeeOther)
+	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, result))
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")
+	ctx.SetStatusCode(http.StatusSeeOther)
 }
 
 // withQuery adds params to a URL, keeping the query it already has.

@@ -1,107 +1,69 @@
 package dynamic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
 
-// errUnacceptable is a well-formed value the operation cannot take: 400
-// (spec, Errors: "a value that is well-typed but unacceptable is 400").
-type errUnacceptable string
-
-func (e errUnacceptable) Error() string { return string(e) }
-
 // expand lists the verses a passage covers, as single-verse passage ids in
-// the Bible's order. A chapter gives all its verses; a range may cross
-// chapters. An unknown book, chapter or verse is ErrNotFound; an
-// introduction, or a range running backwards, is unacceptable.
+// the Bible's order (bible.Book.Span). A chapter gives all its verses; a
+// range may cross chapters. An unknown book, chapter or verse is
+// ErrNotFound; an introduction, or a range running backwards, is
+// unacceptable.
 func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 	b := x.Book(r.Book)
 	if b == nil {
-		return nil, fmt.Errorf("book %s: %w", r.Book, ErrNotFound)
+		return nil, clientErrorf(ErrNotFound, "The book %s is not in this Bible.", r.Book)
 	}
 	switch r.Kind() {
 	case bible.KindIntro:
-		return nil, errUnacceptable("an introduction cannot be highlighted: give a verse or a range of verses")
+		return nil, clientErrorf(ErrUnacceptable, "An introduction cannot be highlighted: give a verse or a range of verses.")
 	case bible.KindChapter:
 		if !allowChapter {
-			return nil, errUnacceptable("give a verse or a range of verses, not a whole chapter")
+			return nil, clientErrorf(ErrUnacceptable, "Give a verse or a range of verses, not a whole chapter.")
 		}
-		c := b.Chapter(r.Chapter)
-		if c == nil {
-			return nil, fmt.Errorf("chapter %s: %w", r, ErrNotFound)
-		}
-		out := make([]string, len(c.Verses))
-		for i, v := range c.Verses {
-			out[i] = string(r.Book) + "." + c.ID + "." + v.ID
-		}
-		return out, nil
 	}
-	start, end := r.Start(), r.End()
-	ci, vi, err := locate(b, start)
-	if err != nil {
+	span, err := b.Span(r)
+	var missing *bible.MissingError
+	switch {
+	case errors.As(err, &missing) && missing.Verse == "":
+		return nil, clientErrorf(ErrNotFound, "Chapter %s.%s is not in this Bible.", missing.Book, missing.Chapter)
+	case errors.As(err, &missing):
+		return nil, clientErrorf(ErrNotFound, "Verse %s.%s.%s is not in this Bible.", missing.Book, missing.Chapter, missing.Verse)
+	case errors.Is(err, bible.ErrBackwards):
+		return nil, clientErrorf(ErrUnacceptable, "Range %s ends before it starts.", r)
+	case err != nil:
 		return nil, err
 	}
-	cj, vj, err := locate(b, end)
-	if err != nil {
-		return nil, err
-	}
-	if cj < ci || cj == ci && vj < vi {
-		return nil, errUnacceptable(fmt.Sprintf("range %s ends before it starts", r))
-	}
-	var out []string
-	for c := ci; c <= cj; c++ {
-		ch := &b.Chapters[c]
-		from, to := 0, len(ch.Verses)-1
-		if c == ci {
-			from = vi
-		}
-		if c == cj {
-			to = vj
-		}
-		for v := from; v <= to; v++ {
-			out = append(out, string(r.Book)+"."+ch.ID+"."+ch.Verses[v].ID)
-		}
-	}
-	return out, nil
-}
-
-func locate(b *bible.Book, r bible.Ref) (chapter, verse int, err error) {
-	for i := range b.Chapters {
-		if b.Chapters[i].ID == r.Chapter {
-			if v := b.Chapters[i].VerseIndex(r.Verse); v >= 0 {
-				return i, v, nil
-			}
-			return 0, 0, fmt.Errorf("verse %s: %w", r, ErrNotFound)
-		}
-	}
-	return 0, 0, fmt.Errorf("chapter %s.%s: %w", r.Book, r.Chapter, ErrNotFound)
+	return span.PassageIDs(), nil
 }
 
 // passage resolves bible_id and passage_id to verses, answering the error
 // itself when it cannot (false).
-func (s *Server) passage(w http.ResponseWriter, r *http.Request, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
-	x, err := s.content.Index(r.Context(), bibleID)
-	if err != nil {
-		s.fail(w, r, err)
-		return nil, false
+func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
+	x, err := s.content.Index(ctx, bibleID)
+	if errors.Is(err, ErrNotFound) {
+		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
-	verses, err := expand(x, ref, allowChapter)
-	var bad errUnacceptable
-	switch {
-	case errors.As(err, &bad):
-		message(w, http.StatusBadRequest, capitalize(bad.Error())+".")
-		return nil, false
-	case err != nil:
-		s.fail(w, r, err)
+	var verses []string
+	if err == nil {
+		verses, err = expand(x, ref, allowChapter)
+	}
+	if err != nil {
+		s.fail(ctx, err)
 		return nil, false
 	}
 	return verses, true
@@ -126,20 +88,23 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
-		return r, &detail{Loc: loc, Msg: err.Error(), Type: "value_error"}
+		// The parser's own client text, which the edge answers too.
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
 	}
 	return r, nil
 }
 
 // requireGrant answers 403 unless the user granted perm to the app.
-func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app, perm string) bool {
-	ok, err := s.hasGrant(r.Context(), user, app, perm)
+func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
+	ok, err := s.hasGrant(ctx, user, app, perm)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return false
 	}
 	if !ok {
-		message(w, http.StatusForbidden, "The user has not granted the "+perm+" permission to this app.")
+		s.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
 		return false
 	}
 	return true
@@ -149,14 +114,14 @@ func (s *Server) requireGrant(w http.ResponseWriter, r *http.Request, user, app,
 // user's token and grant, then bible_id (query) and the passage (given by
 // the caller: query or path), checked against the Bible's index. It has
 // answered when ok is false.
-func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
-	user, ok = s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
+	user, ok = s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return "", 0, nil, false
 	}
-	q := r.URL.Query()
+	q := ctx.QueryArgs()
 	var ds []detail
-	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, q.Get("bible_id"), q.Has("bible_id"))
+	bibleID, d1 := parseBibleID([]string{"query", "bible_id"}, string(q.Peek("bible_id")), q.Has("bible_id"))
 	ref, d2 := parsePassage(passageLoc, passage, present)
 	for _, d := range []*detail{d1, d2} {
 		if d != nil {
@@ -164,32 +129,31 @@ func (s *Server) highlightTarget(w http.ResponseWriter, r *http.Request, c calle
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return "", 0, nil, false
 	}
-	verses, ok = s.passage(w, r, bibleID, ref, true)
+	verses, ok = s.passage(ctx, bibleID, ref, true)
 	return user, bibleID, verses, ok
 }
 
 // getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
 // colour per verse, 204 when there are none.
-func (s *Server) getHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	q := r.URL.Query()
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"query", "passage_id"}, q.Get("passage_id"), q.Has("passage_id"))
+func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	q := ctx.QueryArgs()
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"query", "passage_id"}, string(q.Peek("passage_id")), q.Has("passage_id"))
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(r.Context(), user, bibleID, verses)
+	hs, err := s.cfg.DB.Highlights(ctx, user, bibleID, verses)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
 	if len(hs) == 0 {
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNoContent)
+		noContent(ctx, http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]Highlight{"data": hs})
+	writeJSON(ctx, http.StatusOK, map[string][]Highlight{"data": hs})
 }
 
 var colorPattern = regexp.MustCompile(`^[0-9a-f]{6}$`)
@@ -208,13 +172,15 @@ type highlightBody struct {
 // had every verse in that colour. request_id makes retries safe: the first
 // answer is stored and replayed; the same id with a different highlight is
 // 422.
-func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, ok := s.user(w, r)
-	if !ok || !s.requireGrant(w, r, user, c.AppID, PermissionHighlights) {
+func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := s.user(ctx)
+	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
 	}
 	var body highlightBody
-	if !decodeBody(w, r, &body) {
+	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 64<<10))
+	if err := dec.Decode(&body); err != nil {
+		validation(ctx, bodyError(err))
 		return
 	}
 	var ds []detail
@@ -259,22 +225,21 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 		}
 	}
 	if ds != nil {
-		validation(w, ds...)
+		validation(ctx, ds...)
 		return
 	}
-	verses, ok := s.passage(w, r, bibleID, ref, false)
+	verses, ok := s.passage(ctx, bibleID, ref, false)
 	if !ok {
 		return
 	}
 	// The answer names one verse (spec, Highlight: "a single verse in
 	// responses"): the first of a range.
 	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(r.Context(), HighlightRequest{UserID: user,
+	ans, err := s.cfg.DB.CreateHighlights(ctx, HighlightRequest{UserID: user,
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
-				b, _ := json.Marshal(map[string]string{"message": "The user already has this highlight."})
-				return Answer{Status: http.StatusConflict, Body: b}
+				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
 			}
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}
@@ -282,18 +247,15 @@ func (s *Server) postHighlights(w http.ResponseWriter, r *http.Request, c caller
 	if errors.Is(err, ErrRequestReused) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
-		validation(w, detail{Loc: []string{"body", "request_id"},
+		validation(ctx, detail{Loc: []string{"body", "request_id"},
 			Msg: "request_id was already used for a different highlight", Type: "value_error"})
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(ans.Status)
-	w.Write(ans.Body)
+	writeBody(ctx, ans.Status, ans.Body)
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.
@@ -304,7 +266,7 @@ func bodyError(err error) detail {
 		if te.Field != "" {
 			loc = append(loc, strings.Split(te.Field, ".")...)
 		}
-		return detail{Loc: loc, Msg: "Input should be a valid " + te.Type.String(), Type: "type_error"}
+		return detail{Loc: loc, Msg: "Input should be a valid " + jsonKind(te.Type), Type: "type_error"}
 	}
 	if errors.Is(err, io.EOF) {
 		return detail{Loc: []string{"body"}, Msg: "Field required", Type: "missing"}
@@ -312,18 +274,41 @@ func bodyError(err error) detail {
 	return detail{Loc: []string{"body"}, Msg: "JSON decode error", Type: "json_invalid"}
 }
 
+// jsonKind names what a Go type holds in the words of JSON, so that a
+// client reads "object" where the decoder saw a struct type.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "value"
+}
+
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:
 // a verse, a range or a whole chapter; 204 with no body, also when there
 // was nothing to delete (the state afterwards is the one asked for).
-func (s *Server) deleteHighlights(w http.ResponseWriter, r *http.Request, c caller) {
-	user, bibleID, verses, ok := s.highlightTarget(w, r, c, []string{"path", "passage_id"}, r.PathValue("passage_id"), true)
+func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"path", "passage_id"}, pathValue(ctx, "passage_id"), true)
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(r.Context(), user, bibleID, verses); err != nil {
-		s.fail(w, r, err)
+	if err := s.cfg.DB.DeleteHighlights(ctx, user, bibleID, verses); err != nil {
+		s.fail(ctx, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNoContent)
+	noContent(ctx, http.StatusNoContent)
 }

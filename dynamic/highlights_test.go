@@ -79,32 +79,36 @@ func TestHighlightErrors(t *testing.T) {
 		r      req
 		status int
 		loc    string // for 422: the first entry's loc, joined by "."
+		msg    string // when set: the message (or the first entry's msg)
 	}{
-		{"no bearer token", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3"}, 401, ""},
-		{"bad bearer token", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", bearer: "Bearer not.a.jwt"}, 401, ""},
-		{"no grant for this app", req{method: "GET", app: otherApp, path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", user: userID}, 403, ""},
-		{"no grant post", req{method: "POST", app: otherApp, path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "ffcc00", rid(1))}, 403, ""},
-		{"no grant delete", req{method: "DELETE", app: otherApp, path: "/v1/highlights/JHN.3?bible_id=9001", user: userID}, 403, ""},
-		{"missing bible_id", req{method: "GET", path: "/v1/highlights?passage_id=JHN.3", user: userID}, 422, "query.bible_id"},
-		{"bible_id not a number", req{method: "GET", path: "/v1/highlights?bible_id=abc&passage_id=JHN.3", user: userID}, 422, "query.bible_id"},
-		{"missing passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001", user: userID}, 422, "query.passage_id"},
-		{"malformed passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN", user: userID}, 422, "query.passage_id"},
-		{"unknown Bible", req{method: "GET", path: "/v1/highlights?bible_id=1234&passage_id=JHN.3", user: userID}, 404, ""},
-		{"unknown book", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=REV.1", user: userID}, 404, ""},
-		{"unknown chapter", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.9", user: userID}, 404, ""},
-		{"unknown verse", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3.99", user: userID}, 404, ""},
-		{"post unknown verse", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.99", "ffcc00", rid(1))}, 404, ""},
-		{"post a chapter", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3", "ffcc00", rid(1))}, 400, ""},
-		{"post an intro", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.INTRO", "ffcc00", rid(1))}, 400, ""},
-		{"backwards range", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.18-16", "ffcc00", rid(1))}, 400, ""},
-		{"upper-case colour", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "FFCC00", rid(1))}, 422, "body.highlight.color"},
-		{"bad request_id", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "ffcc00", "nope")}, 422, "body.request_id"},
-		{"bible_id a string", req{method: "POST", path: "/v1/highlights", user: userID, body: post(`"x"`, "JHN.3.16", "ffcc00", rid(1))}, 422, "body.highlight.bible_id"},
-		{"no highlight", req{method: "POST", path: "/v1/highlights", user: userID, body: `{"request_id":"` + rid(1) + `"}`}, 422, "body.highlight"},
-		{"not JSON", req{method: "POST", path: "/v1/highlights", user: userID, body: `{nope`}, 422, "body"},
-		{"delete without bible_id", req{method: "DELETE", path: "/v1/highlights/JHN.3", user: userID}, 422, "query.bible_id"},
-		{"delete unknown verse", req{method: "DELETE", path: "/v1/highlights/JHN.3.99?bible_id=9001", user: userID}, 404, ""},
-		{"wrong method", req{method: "PUT", path: "/v1/highlights", user: userID}, 405, ""},
+		{"no bearer token", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3"}, 401, "", ""},
+		{"bad bearer token", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", bearer: "Bearer not.a.jwt"}, 401, "", ""},
+		{"no grant for this app", req{method: "GET", app: otherApp, path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", user: userID}, 403, "", "The user has not granted the highlights permission to this app."},
+		{"no grant post", req{method: "POST", app: otherApp, path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "ffcc00", rid(1))}, 403, "", ""},
+		{"no grant delete", req{method: "DELETE", app: otherApp, path: "/v1/highlights/JHN.3?bible_id=9001", user: userID}, 403, "", ""},
+		{"missing bible_id", req{method: "GET", path: "/v1/highlights?passage_id=JHN.3", user: userID}, 422, "query.bible_id", ""},
+		{"bible_id not a number", req{method: "GET", path: "/v1/highlights?bible_id=abc&passage_id=JHN.3", user: userID}, 422, "query.bible_id", ""},
+		{"missing passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001", user: userID}, 422, "query.passage_id", ""},
+		{"malformed passage_id", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN", user: userID}, 422, "query.passage_id", `invalid passage id "JHN": want BOOK.CHAPTER[.VERSE]`},
+		{"unknown Bible", req{method: "GET", path: "/v1/highlights?bible_id=1234&passage_id=JHN.3", user: userID}, 404, "", "Bible 1234 is not published."},
+		{"unknown book", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=REV.1", user: userID}, 404, "", "The book REV is not in this Bible."},
+		{"unknown chapter", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.9", user: userID}, 404, "", "Chapter JHN.9 is not in this Bible."},
+		{"unknown verse", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3.99", user: userID}, 404, "", "Verse JHN.3.99 is not in this Bible."},
+		{"post unknown verse", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.99", "ffcc00", rid(1))}, 404, "", ""},
+		{"post a chapter", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3", "ffcc00", rid(1))}, 400, "", ""},
+		{"post an intro", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.INTRO", "ffcc00", rid(1))}, 400, "", ""},
+		{"backwards range", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.18-16", "ffcc00", rid(1))}, 400, "", "Range JHN.3.18-16 ends before it starts."},
+		{"upper-case colour", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "FFCC00", rid(1))}, 422, "body.highlight.color", ""},
+		{"bad request_id", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "ffcc00", "nope")}, 422, "body.request_id", ""},
+		{"bible_id a string", req{method: "POST", path: "/v1/highlights", user: userID, body: post(`"x"`, "JHN.3.16", "ffcc00", rid(1))}, 422, "body.highlight.bible_id", ""},
+		{"no highlight", req{method: "POST", path: "/v1/highlights", user: userID, body: `{"request_id":"` + rid(1) + `"}`}, 422, "body.highlight", ""},
+		// The decoder's Go type (struct { BibleID json.RawMessage … }) is
+		// said in JSON's words.
+		{"highlight not an object", req{method: "POST", path: "/v1/highlights", user: userID, body: `{"request_id":"` + rid(1) + `","highlight":"x"}`}, 422, "body.highlight", "Input should be a valid object"},
+		{"not JSON", req{method: "POST", path: "/v1/highlights", user: userID, body: `{nope`}, 422, "body", ""},
+		{"delete without bible_id", req{method: "DELETE", path: "/v1/highlights/JHN.3", user: userID}, 422, "query.bible_id", ""},
+		{"delete unknown verse", req{method: "DELETE", path: "/v1/highlights/JHN.3.99?bible_id=9001", user: userID}, 404, "", ""},
+		{"wrong method", req{method: "PUT", path: "/v1/highlights", user: userID}, 405, "", ""},
 	}
 	for _, tt := range tests {
 		got := e.do(tt.r)
@@ -126,6 +130,26 @@ func TestHighlightErrors(t *testing.T) {
 		}
 		if (tt.status == 403 || tt.status == 404 || tt.status == 400) && !strings.Contains(string(got.body), `"message"`) {
 			t.Errorf("%s: body %s has no message", tt.name, got.body)
+		}
+		if tt.msg != "" {
+			var v struct {
+				Message string `json:"message"`
+				Detail  []struct {
+					Msg string `json:"msg"`
+				} `json:"detail"`
+			}
+			got.json(t, &v)
+			if len(v.Detail) > 0 {
+				v.Message = v.Detail[0].Msg
+			}
+			if v.Message != tt.msg {
+				t.Errorf("%s: message %q, want %q", tt.name, v.Message, tt.msg)
+			}
+		}
+		for _, leak := range []string{"struct", "json.", "SQLSTATE", ".go:", ": not found", "bible."} {
+			if strings.Contains(string(got.body), leak) {
+				t.Errorf("%s: body %s shows %q", tt.name, got.body, leak)
+			}
 		}
 	}
 }

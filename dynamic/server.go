@@ -3,29 +3,23 @@ package dynamic
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
-)
-
-// Headers the edge sets on every request it forwards. Dynamic believes the
-// app id only when the edge token matches: anyone else could set it.
-const (
-	HeaderVerifiedAppID = "X-Verified-App-Id"
-	HeaderEdgeToken     = "X-Edge-Token"
 )
 
 // Config is what a Server needs.
@@ -54,9 +48,11 @@ type Server struct {
 	cfg     Config
 	now     func() time.Time
 	log     *slog.Logger
-	content *Content
+	content Published
 	feed    *accessFeed
-	handler http.Handler
+
+	byPath                          map[string]methods
+	highlight, appInfo, permissions methods
 
 	users  tokenCache
 	grants sync.Map // user|app|permission → struct{} (grants are never withdrawn)
@@ -86,80 +82,94 @@ func New(cfg Config) *Server {
 	if s.feed.longPoll <= 0 {
 		s.feed.longPoll = 20 * time.Second
 	}
-	s.handler = s.routes()
+	s.routes()
 	return s
 }
 
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /internal/access", s.feed.serveAccess)
-	mux.HandleFunc("GET /v1/highlights", s.app(s.getHighlights))
-	mux.HandleFunc("POST /v1/highlights", s.app(s.postHighlights))
-	mux.HandleFunc("DELETE /v1/highlights/{passage_id}", s.app(s.deleteHighlights))
-	mux.HandleFunc("GET /v1/licenses", s.app(s.getLicenses))
-	mux.HandleFunc("GET /v1/apps/{app_id}", s.app(s.getApp))
-	mux.HandleFunc("GET /v1/apps/{app_id}/permissions", s.app(s.getPermissions))
-	mux.HandleFunc("POST /data-exchange/token", s.app(s.postExchangeToken))
-	mux.HandleFunc("GET /data-exchange", s.app(s.getExchange))
-	mux.HandleFunc("POST /data-exchange", s.app(s.postExchange))
-	return s.edgeOnly(jsonErrors(mux))
-}
-
-// jsonErrors answers what mux has no route for in the spec's JSON shape,
-// like every other error: 404 for an unknown path, 405 (with mux's Allow)
-// for a known path and another method, instead of ServeMux's text/plain.
-func jsonErrors(mux *http.ServeMux) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
-			mux.ServeHTTP(w, r)
-			return
-		}
-		rec := &headerOnly{header: http.Header{}}
-		h.ServeHTTP(rec, r)
-		if rec.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", rec.header.Get("Allow"))
-			message(w, http.StatusMethodNotAllowed, "Method not allowed.")
-			return
-		}
-		message(w, http.StatusNotFound, "Not found: no such route.")
-	})
-}
-
-// headerOnly records the status and headers mux's own 404/405 handler
-// writes, and drops its text/plain body.
-type headerOnly struct {
-	header http.Header
-	status int
-}
-
-func (h *headerOnly) Header() http.Header         { return h.header }
-func (h *headerOnly) WriteHeader(status int)      { h.status = status }
-func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
-
-// maxRequestBody is the largest request body dynamic takes, the edge's
-// limit too (edge.MaxRequestBody): a highlight, a token request or the
-// approval form are far below it.
-const maxRequestBody = 64 << 10
-
-// decodeBody decodes r's JSON body into v. A body over maxRequestBody is
-// 413 with {message}; a malformed one 422. It has answered when false.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody)).Decode(v)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		message(w, http.StatusRequestEntityTooLarge, "The request body is larger than 64 KiB, the most any route takes.")
-		return false
-	case err != nil:
-		validation(w, bodyError(err))
-		return false
+// routes maps each path to its handlers by method. Paths with a variable
+// segment are matched in route.
+func (s *Server) routes() {
+	s.byPath = map[string]methods{
+		"/internal/access":     {"GET": s.feed.serveAccess},
+		"/v1/highlights":       {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights)},
+		"/v1/licenses":         {"GET": s.app(s.getLicenses)},
+		"/data-exchange/token": {"POST": s.app(s.postExchangeToken)},
+		"/data-exchange":       {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
 	}
-	return true
+	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
+	s.appInfo = methods{"GET": s.app(s.getApp)}
+	s.permissions = methods{"GET": s.app(s.getPermissions)}
 }
 
-// Handler is the service's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.handler }
+// methods are one path's handlers by HTTP method.
+type methods map[string]fasthttp.RequestHandler
+
+// route finds path's handlers and records its variable segment, if any, as
+// a user value (pathValue reads it).
+func (s *Server) route(ctx *fasthttp.RequestCtx, path string) methods {
+	if m, ok := s.byPath[path]; ok {
+		return m
+	}
+	if id, ok := strings.CutPrefix(path, "/v1/highlights/"); ok && segment(id) {
+		ctx.SetUserValue("passage_id", id)
+		return s.highlight
+	}
+	if rest, ok := strings.CutPrefix(path, "/v1/apps/"); ok {
+		if id, ok := strings.CutSuffix(rest, "/permissions"); ok && segment(id) {
+			ctx.SetUserValue("app_id", id)
+			return s.permissions
+		}
+		if segment(rest) {
+			ctx.SetUserValue("app_id", rest)
+			return s.appInfo
+		}
+	}
+	return nil
+}
+
+func segment(s string) bool { return s != "" && !strings.Contains(s, "/") }
+
+// pathValue is the variable segment route matched (decoded).
+func pathValue(ctx *fasthttp.RequestCtx, name string) string {
+	v, _ := ctx.UserValue(name).(string)
+	return v
+}
+
+// Handler is the service's HTTP handler: the edge token is checked before
+// anything else, then the route; an unknown path is 404 and a known one
+// with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
+// ServeMux answered. HEAD is served as GET; fasthttp drops the body.
+func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
+	if !access.EdgeTokenOK(ctx.Request.Header.Peek(access.HeaderEdgeToken), s.cfg.EdgeToken) {
+		fault(ctx, access.FaultInvalidEdgeToken)
+		return
+	}
+	m := s.route(ctx, string(ctx.Path()))
+	if m == nil {
+		// Every error in the spec's JSON shape, an unknown path too.
+		message(ctx, fasthttp.StatusNotFound, "Not found: no such route.")
+		return
+	}
+	method := string(ctx.Method())
+	if method == fasthttp.MethodHead {
+		method = fasthttp.MethodGet
+	}
+	h, ok := m[method]
+	if !ok {
+		allow := make([]string, 0, len(m)+1)
+		for k := range m {
+			allow = append(allow, k)
+			if k == fasthttp.MethodGet {
+				allow = append(allow, fasthttp.MethodHead)
+			}
+		}
+		slices.Sort(allow)
+		ctx.Response.Header.Set("Allow", strings.Join(allow, ", "))
+		message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+		return
+	}
+	h(ctx)
+}
 
 // Open builds the first access snapshot, starts keeping it current, and
 // serves on addr ("127.0.0.1:0" picks a port).
@@ -173,6 +183,7 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.ln, s.cancel = ln, cancel
+	s.feed.stop = runCtx.Done()
 	listening := make(chan struct{})
 	s.done.Add(2)
 	go func() { defer s.done.Done(); s.feed.run(runCtx, listening) }()
@@ -182,17 +193,35 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	case <-time.After(5 * time.Second):
 		s.log.Warn("dynamic: LISTEN not established yet; polling meanwhile")
 	}
-	// Requests see runCtx, which Close cancels: that ends long polls.
+	// Handlers take fasthttp's RequestCtx directly (see docs/dynamic.md:
+	// net/http's server cost three times fasthttp's CPU per request here).
 	s.srv = &fasthttp.Server{
-		Handler:               fastHandler(s.handler, runCtx),
+		Handler:               s.Handler,
 		ReadTimeout:           10 * time.Second,
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
+		MaxRequestBodySize:    access.MaxRequestBody,
+		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
 	}
 	go s.srv.Serve(ln)
 	return nil
+}
+
+// requestError answers a request the server could not read in the spec's
+// {"message": …} shape: 413 for a body over access.MaxRequestBody, 431 for
+// headers over the read buffer, else 400.
+func requestError(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		message(ctx, fasthttp.StatusRequestEntityTooLarge, access.MsgTooLarge)
+	case errors.As(err, &small):
+		message(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.")
+	default:
+		message(ctx, fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.")
+	}
 }
 
 // fasthttpLogger sends the server's own messages (malformed requests) to
@@ -238,64 +267,47 @@ func (s *Server) housekeep(ctx context.Context) {
 	}
 }
 
-// edgeOnly refuses any request that does not carry the edge's secret, with
-// the gateway's fault envelope (DESIGN.md) and no Access-Control headers.
-func (s *Server) edgeOnly(next http.Handler) http.Handler {
-	want := []byte(s.cfg.EdgeToken)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get(HeaderEdgeToken))
-		if len(want) == 0 || subtle.ConstantTimeCompare(got, want) != 1 {
-			fault(w, "Invalid edge token", "dynamic.InvalidEdgeToken")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // caller is what a request may rely on once the edge vouched for it.
 type caller struct {
 	AppID string
 }
 
 // app requires the verified app id the edge injects on app routes.
-func (s *Server) app(h func(http.ResponseWriter, *http.Request, caller)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(HeaderVerifiedAppID)
+func (s *Server) app(h func(*fasthttp.RequestCtx, caller)) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		id := string(ctx.Request.Header.Peek(access.HeaderVerifiedAppID))
 		if !bible.ValidUUID(id) {
-			fault(w, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
+			fault(ctx, access.FaultMissingKey)
 			return
 		}
-		h(w, r, caller{AppID: strings.ToLower(id)})
+		h(ctx, caller{AppID: strings.ToLower(id)})
 	}
 }
 
-func fault(w http.ResponseWriter, faultstring, errorcode string) {
-	type detail struct {
-		Errorcode string `json:"errorcode"`
-	}
-	type f struct {
-		Faultstring string `json:"faultstring"`
-		Detail      detail `json:"detail"`
-	}
-	writeJSON(w, http.StatusUnauthorized, struct {
-		Fault f `json:"fault"`
-	}{f{faultstring, detail{errorcode}}})
+// fault answers the gateway's 401 envelope (DESIGN.md), without
+// Access-Control headers.
+func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
+	writeBody(ctx, http.StatusUnauthorized, access.AppendFault(nil, f))
 }
 
 // user authenticates the bearer token and returns the user id (the token's
 // subject, a UUID). It answers 401 itself when there is none.
-func (s *Server) user(w http.ResponseWriter, r *http.Request) (string, bool) {
-	auth := r.Header.Get("Authorization")
+//
+// The token is copied out of fasthttp's buffers (string conversion): the
+// verified-token cache keeps it, and the buffers are reused by the next
+// request.
+func (s *Server) user(ctx *fasthttp.RequestCtx) (string, bool) {
+	auth := string(ctx.Request.Header.Peek("Authorization"))
 	scheme, tok, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="platform"`)
-		message(w, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform"`)
+		message(ctx, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
 		return "", false
 	}
-	id, err := s.verifyUser(r.Context(), strings.TrimSpace(tok))
+	id, err := s.verifyUser(ctx, strings.TrimSpace(tok))
 	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
-		message(w, http.StatusUnauthorized, "The bearer token is not valid.")
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
+		message(ctx, http.StatusUnauthorized, "The bearer token is not valid.")
 		return "", false
 	}
 	return id, true
@@ -372,76 +384,36 @@ func (s *Server) hasGrant(ctx context.Context, user, app, perm string) (bool, er
 
 // Responses.
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, `{"message":"Internal error."}`, http.StatusInternalServerError)
+		message(ctx, http.StatusInternalServerError, "Internal error.")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(b)
+	writeBody(ctx, status, b)
 }
 
-func message(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"message": msg})
+func writeBody(ctx *fasthttp.RequestCtx, status int, b []byte) {
+	ctx.SetContentType("application/json; charset=utf-8")
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetStatusCode(status)
+	ctx.SetBody(b)
+}
+
+// noContent answers 204 (or another bodiless status) that is not cached.
+func noContent(ctx *fasthttp.RequestCtx, status int) {
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetStatusCode(status)
+	ctx.Response.SkipBody = true
+}
+
+func message(ctx *fasthttp.RequestCtx, status int, msg string) {
+	writeBody(ctx, status, access.AppendMessage(nil, msg))
 }
 
 // detail is one entry of a 422 body (DESIGN.md).
-type detail struct {
-	Loc  []string `json:"loc"`
-	Msg  string   `json:"msg"`
-	Type string   `json:"type"`
-}
+type detail = access.Detail
 
-func validation(w http.ResponseWriter, d ...detail) {
-	writeJSON(w, http.StatusUnprocessableEntity, map[string][]detail{"detail": d})
-}
-
-// fail answers for a domain error. The status table is the one place
-// domain errors become HTTP statuses; a 5xx never shows the error's text.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := errorStatus(err)
-	if status >= 500 {
-		s.log.Error("dynamic: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", retryUnavailable)
-	}
-	message(w, status, msg)
-}
-
-// retryUnavailable is the Retry-After of a 503: PostgreSQL restarting
-// takes seconds, and the pool reconnects on the next request.
-const retryUnavailable = "5"
-
-func errorStatus(err error) (int, string) {
-	for _, e := range []struct {
-		err    error
-		status int
-		msg    string
-	}{
-		{ErrNotFound, http.StatusNotFound, ""},
-		{ErrConflict, http.StatusConflict, ""},
-		{ErrInvalid, http.StatusBadRequest, ""},
-		{ErrTokenUsed, http.StatusGone, ""},
-		{ErrTokenExpired, http.StatusGone, ""},
-		{ErrUnavailable, http.StatusServiceUnavailable, "User data is temporarily unavailable; retry shortly."},
-	} {
-		if errors.Is(err, e.err) {
-			if e.msg != "" {
-				return e.status, e.msg
-			}
-			return e.status, capitalize(err.Error()) + "."
-		}
-	}
-	return http.StatusInternalServerError, "Internal error."
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+func validation(ctx *fasthttp.RequestCtx, d ...detail) {
+	writeBody(ctx, http.StatusUnprocessableEntity, access.AppendValidation(nil, d...))
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/build/buildtest"
 	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
@@ -171,9 +172,10 @@ func TestPublishToMinIOServeThroughEdge(t *testing.T) {
 	defer cancel()
 
 	content := filepath.Join(t.TempDir(), "content")
+	buildtest.AddLicenses(t, content, 1)
 	if _, err := build.Import(content, repotest.Shared(t, "bibles", "eng-web"), build.BibleMeta{
 		ID: 206, Abbreviation: "WEB", Title: "World English Bible", LanguageTag: "en", LicenseID: 1,
-	}); err != nil {
+	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -19,8 +19,8 @@ import (
 	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
-// AccessSource yields access snapshots: a file now, the dynamic service's
-// /internal/access later.
+// AccessSource yields access snapshots: the dynamic service's
+// /internal/access, or a file (development, tests, an edge without dynamic).
 type AccessSource interface {
 	// Fetch returns the current snapshot's bytes when they differ from
 	// what the caller has (version have, content digest sum), or nil when
@@ -82,7 +82,7 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 		return nil, err
 	}
 	if h.token != "" {
-		req.Header.Set("X-Edge-Token", h.token)
+		req.Header.Set(access.HeaderEdgeToken, h.token)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {

@@ -1,6 +1,10 @@
 package edge
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -9,9 +13,13 @@ import (
 // TestHotPathAllocs proves the hot path allocates nothing: a pre-rendered
 // passage hit with the key check, licence check, rate limit and encoding
 // choice, a composed verse range found in its cache, and the same requests
-// answered 304 from If-None-Match.
+// answered 304 from If-None-Match. The access log is on, writing JSON, as
+// the default configuration serves.
 func TestHotPathAllocs(t *testing.T) {
-	e := newTestEdge(t, nil)
+	e := newTestEdge(t, func(c *Config) {
+		c.AccessLog = true
+		c.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	})
 	var ctx fasthttp.RequestCtx
 	setup := func(uri string, headers ...string) {
 		ctx.Request.Reset()
@@ -68,5 +76,36 @@ func TestHotPathAllocs(t *testing.T) {
 				t.Errorf("304: %v allocations per request, want 0", allocs)
 			}
 		})
+	}
+}
+
+// TestAccessLogLine checks the access log's line: one flat JSON object
+// with the request's attributes (they are pooled and grouped to stay
+// allocation-free; the group must not show).
+func TestAccessLogLine(t *testing.T) {
+	var buf bytes.Buffer
+	e := newTestEdge(t, func(c *Config) {
+		c.AccessLog = true
+		c.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+	})
+	var ctx fasthttp.RequestCtx
+	ctx.Request.SetRequestURI("/v1/bibles/9001/passages/JHN.3.16")
+	ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+	buf.Reset()
+	e.srv.Handler(&ctx)
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("%v: %s", err, buf.Bytes())
+	}
+	for k, want := range map[string]any{"msg": "request", "method": "GET", "path": "/v1/bibles/9001/passages/JHN.3.16",
+		"class": "passage", "status": 200.0, "remote": "0.0.0.0"} {
+		if line[k] != want {
+			t.Errorf("%s = %v, want %v (%s)", k, line[k], want, buf.Bytes())
+		}
+	}
+	for _, k := range []string{"id", "bytes", "duration"} {
+		if _, ok := line[k]; !ok {
+			t.Errorf("no %s in %s", k, buf.Bytes())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -97,12 +98,8 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 		if sitePack == nil {
 			return nil
 		}
-		b, ok := sitePack.raw(name)
-		if !ok {
-			return nil
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			return fmt.Errorf("catalogue: site pack entry %s: %w", name, err)
+		if err := sitePack.pack.Decode(name, v); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+			return fmt.Errorf("catalogue: site pack: %w", err)
 		}
 		return nil
 	}
@@ -129,9 +126,9 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 			if err != nil {
 				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}
-			b, ok := pv.raw(publish.NameBible)
-			if !ok {
-				return nil, fmt.Errorf("catalogue: bible %d: pack has no %s entry", be.ID, publish.NameBible)
+			b, err := pv.pack.Raw(publish.NameBible)
+			if err != nil {
+				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}
 			published = append(published, publish.CatalogBible{LicenseID: licenceOf[be.ID], Bible: b})
 		}
@@ -472,7 +469,7 @@ func (c *catalog) addFonts(fonts []fontSource, m *publish.Manifest, s *Server) {
 		for _, v := range f.Variants {
 			fv := fontVariant{weight: v.Weight, style: v.Style}
 			for format, p := range v.Files {
-				ref, ok := m.Files["fonts/"+p]
+				ref, ok := m.Files[publish.FontFile(p)]
 				if !ok {
 					s.log.Warn("font file not published", "font", f.ID, "file", p)
 					continue

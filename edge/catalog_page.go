@@ -81,7 +81,7 @@ func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte
 	if tok := args.Peek("page_token"); len(tok) > 0 {
 		off, msg := s.tokens().open(tok, qh)
 		if msg != "" {
-			badRequest(ctx, msg)
+			answer(ctx, failUnacceptable, msg)
 			return p, false
 		}
 		p.offset = off

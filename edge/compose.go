@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -52,92 +53,62 @@ func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleVie
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
-	res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
-	if res == nil {
-		switch status {
-		case fasthttp.StatusNotFound:
-			notFoundMsg(ctx, msg)
-		case fasthttp.StatusBadRequest:
-			badRequest(ctx, msg)
-		default:
-			message(ctx, status, "Content is temporarily unavailable; retry shortly.")
-		}
+	res, err := s.compose(ctx, bv, r, html, headings, notes)
+	if err != nil {
+		s.fail(ctx, failUnavailable, "compose", err)
 		return
 	}
 	s.composed.add(key, res, res.size())
 	serveResource(ctx, res, private)
 }
 
-func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*resource, int, string) {
+// compose puts a range together. Its error is a *problem for the client,
+// or an internal error (the caller logs it and answers 503).
+func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*resource, error) {
 	idx, err := s.bibleIndex(ctx, bv)
 	if err != nil {
-		s.log.Error("compose: no index", "bible", bv.id, "err", err)
-		return nil, fasthttp.StatusServiceUnavailable, ""
+		return nil, fmt.Errorf("no index for bible %d: %w", bv.id, err)
 	}
 	book := idx.Book(r.Book)
 	bk := bv.books[string(r.Book)]
 	if book == nil || bk == nil {
-		return nil, fasthttp.StatusNotFound, "Book not found."
+		return nil, &problem{failNotFound, "Book not found."}
 	}
-	c1, v1 := findVerse(book, r.Chapter, r.Verse)
-	c2, v2 := findVerse(book, r.EndChapter, r.EndVerse)
-	if c1 < 0 || c2 < 0 {
-		return nil, fasthttp.StatusNotFound, "Chapter not found."
+	span, err := book.Span(r)
+	var missing *bible.MissingError
+	switch {
+	case errors.As(err, &missing) && missing.Verse == "":
+		return nil, &problem{failNotFound, "Chapter not found."}
+	case errors.As(err, &missing):
+		return nil, &problem{failNotFound, "Verse not found."}
+	case errors.Is(err, bible.ErrBackwards):
+		return nil, &problem{failUnacceptable, fmt.Sprintf("The passage range %s ends before it starts.", r)}
+	case err != nil:
+		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.id, err)
 	}
-	if v1 < 0 || v2 < 0 {
-		return nil, fasthttp.StatusNotFound, "Verse not found."
-	}
-	if c2 < c1 || c2 == c1 && v2 < v1 {
-		return nil, fasthttp.StatusBadRequest, fmt.Sprintf("The passage range %s ends before it starts.", r)
-	}
-	n := 0
-	for c := c1; c <= c2; c++ {
-		from, to := 0, len(book.Chapters[c].Verses)-1
-		if c == c1 {
-			from = v1
-		}
-		if c == c2 {
-			to = v2
-		}
-		n += to - from + 1
-	}
-	if n > s.cfg.MaxRangeVerses {
-		return nil, fasthttp.StatusBadRequest, fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)
+	if n := span.Len(); n > s.cfg.MaxRangeVerses {
+		return nil, &problem{failUnacceptable, fmt.Sprintf(
+			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)}
 	}
 
 	var segs []bible.Segment
 	var mod time.Time
 	var cc *resource
-	for c := c1; c <= c2; c++ {
+	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
 		ce := bk.chapters[ch.ID]
 		if ce == nil {
-			s.log.Error("compose: chapter in index but not in build", "bible", bv.id, "book", r.Book, "chapter", ch.ID)
-			return nil, fasthttp.StatusServiceUnavailable, ""
+			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.id, r.Book, ch.ID)
 		}
 		pv, err := s.packs.get(ctx, ce.Pack)
 		if err != nil {
-			s.log.Error("compose: cannot load pack", "pack", ce.Pack.Key, "err", err)
-			return nil, fasthttp.StatusServiceUnavailable, ""
+			return nil, err
 		}
-		raw, ok := pv.raw(publish.NameSegments)
 		var verses [][]bible.Segment
-		if ok {
-			err = json.Unmarshal(raw, &verses)
+		if err := pv.pack.Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
+			return nil, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
 		}
-		if !ok || err != nil || len(verses) != len(ch.Verses) {
-			s.log.Error("compose: bad segments", "pack", ce.Pack.Key, "found", ok, "err", err,
-				"verses", len(ch.Verses), "segments", len(verses))
-			return nil, fasthttp.StatusServiceUnavailable, ""
-		}
-		from, to := 0, len(verses)-1
-		if c == c1 {
-			from = v1
-		}
-		if c == c2 {
-			to = v2
-		}
+		from, to := span.Verses(c)
 		for _, v := range verses[from : to+1] {
 			segs = append(segs, v...)
 		}
@@ -157,30 +128,20 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	// The reference uses the chapter's title where its id is not a number
 	// (PS2 "1_1" is Psalm "151").
 	label := r
-	label.Chapter = chapterLabel(&book.Chapters[c1])
-	label.EndChapter = chapterLabel(&book.Chapters[c2])
+	label.Chapter = chapterLabel(&book.Chapters[span.FirstChapter])
+	label.EndChapter = chapterLabel(&book.Chapters[span.LastChapter])
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(bible.Passage{ID: r.String(), Content: content, Reference: label.Label(book.Title, "")}); err != nil {
-		s.log.Error("compose: encode", "err", err)
-		return nil, fasthttp.StatusInternalServerError, ""
+		return nil, err
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	ccv := ""
 	if cc != nil {
 		ccv = string(cc.ccPublic)
 	}
-	return newComposedResource(body, ccv, mod), 0, ""
-}
-
-func findVerse(b *bible.Book, chapter, verse string) (int, int) {
-	for i := range b.Chapters {
-		if b.Chapters[i].ID == chapter {
-			return i, b.Chapters[i].VerseIndex(verse)
-		}
-	}
-	return -1, -1
+	return newComposedResource(body, ccv, mod), nil
 }
 
 func chapterLabel(c *bible.Chapter) string {

@@ -32,8 +32,8 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 	var set [numCodings]bool
 	for len(h) > 0 {
 		var item []byte
-		item, h = cutByte(h, ',')
-		name, params := cutByte(item, ';')
+		item, h, _ = cutByte(h, ',')
+		name, params, _ := cutByte(item, ';')
 		name = trimOWS(name)
 		if len(name) == 0 {
 			continue
@@ -41,7 +41,7 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 		q := 1000
 		for len(params) > 0 {
 			var p []byte
-			p, params = cutByte(params, ';')
+			p, params, _ = cutByte(params, ';')
 			p = trimOWS(p)
 			if len(p) >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=' {
 				if v, ok := parseQValue(trimOWS(p[2:])); ok {
@@ -122,39 +122,4 @@ func parseQValue(b []byte) (int, bool) {
 		return 0, false
 	}
 	return v, true
-}
-
-func cutByte(b []byte, sep byte) (before, after []byte) {
-	for i, c := range b {
-		if c == sep {
-			return b[:i], b[i+1:]
-		}
-	}
-	return b, nil
-}
-
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func equalFoldASCII(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -79,8 +79,9 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 					rel = book
 				case name == publish.NameChapters:
 					rel = book + "/chapters"
-				case strings.HasPrefix(name, "passage/"):
-					rel = base + "/passages/" + string(ke.ID) + "." + strings.TrimPrefix(name, "passage/")
+				}
+				if v, variant, ok := publish.CutPassageName(name); ok && v != "" {
+					rel = base + "/passages/" + string(ke.ID) + "." + v + "/" + variant
 				}
 				if rel != "" {
 					if err := write(rel, res); err != nil {
@@ -102,15 +103,13 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 						rel = chap
 					case name == publish.NameVerses:
 						rel = chap + "/verses"
-					case strings.HasPrefix(name, "verse/"):
-						rel = chap + "/verses/" + strings.TrimPrefix(name, "verse/")
-					case strings.HasPrefix(name, "passage/"):
-						rest := strings.TrimPrefix(name, "passage/")
-						if v, variant, ok := strings.Cut(rest, "/"); ok {
-							rel = pid + "." + v + "/" + variant
-						} else {
-							rel = pid + "/" + rest
-						}
+					}
+					if v, ok := publish.CutVerseName(name); ok {
+						rel = chap + "/verses/" + v
+					} else if v, variant, ok := publish.CutPassageName(name); ok && v != "" {
+						rel = pid + "." + v + "/" + variant
+					} else if ok {
+						rel = pid + "/" + variant
 					}
 					if rel != "" {
 						if err := write(rel, res); err != nil {
@@ -136,9 +135,9 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, status, msg := s.compose(ctx, bv, r, html, headings, notes)
-				if res == nil {
-					return n, fmt.Errorf("export %s: status %d %s", pid, status, msg)
+				res, err := s.compose(ctx, bv, r, html, headings, notes)
+				if err != nil {
+					return n, fmt.Errorf("export %s: %w", pid, err)
 				}
 				if err := write("v1/bibles/"+strconv.Itoa(int(id))+"/passages/"+r.String()+"/"+variant, res); err != nil {
 					return n, err

@@ -3,39 +3,7 @@ package edge
 import (
 	"strings"
 	"testing"
-
-	"github.com/bibleplatform/platform/bible"
 )
-
-// FuzzPassageID checks that the allocation-free fast path agrees with
-// bible.ParseRef on every id it accepts.
-func FuzzPassageID(f *testing.F) {
-	for _, s := range []string{"JHN.3.16", "jhn.3", "GEN.INTRO", "gen.intro", "PS2.1_1.1", "JHN.3.16-18",
-		"JHN.3.16-4.2", "JHN..3", "JHN.3.", "JHN.12345678", "J.3", "JHN.INTRO.1", "1JN.1.1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var p passageID
-		fast := parsePassageID([]byte(s), &p)
-		r, err := bible.ParseRef(s)
-		if !fast {
-			return // the slow path decides
-		}
-		if err != nil {
-			t.Fatalf("%q: fast path accepts, ParseRef says %v", s, err)
-		}
-		want := r.Kind()
-		switch {
-		case p.intro && want != bible.KindIntro,
-			!p.intro && len(p.verse) == 0 && want != bible.KindChapter,
-			len(p.verse) > 0 && want != bible.KindVerse:
-			t.Fatalf("%q: fast path %+v, ParseRef kind %v", s, p, want)
-		}
-		if string(p.book[:]) != string(r.Book) || !p.intro && string(p.chapter) != r.Chapter || string(p.verse) != r.Verse {
-			t.Fatalf("%q: fast path %s/%s/%s, ParseRef %+v", s, p.book, p.chapter, p.verse, r)
-		}
-	})
-}
 
 // FuzzAcceptEncoding checks that negotiation never picks a coding the
 // client refused while an acceptable one exists, nor a worse one.

@@ -9,13 +9,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-)
 
-// Headers between the edge and dynamic. A client can set neither: the edge
-// deletes whatever the request carried before setting its own.
-const (
-	HeaderVerifiedAppID = "X-Verified-App-Id"
-	HeaderEdgeToken     = "X-Edge-Token"
+	"github.com/bibleplatform/platform/access"
 )
 
 type gateway struct {
@@ -61,36 +56,19 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 	t := s.access.Load()
 	if t == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting; retry shortly.")
+		starting(ctx)
 		return
 	}
-	key := ctx.Request.Header.Peek(hdrAppKey)
-	var app *appEntry
-	if len(key) == 0 && isDataExchange(path) {
-		args := ctx.QueryArgs()
-		if k := args.Peek("x-svc-app-key"); len(k) > 0 {
-			key = k
-		} else if id := args.Peek("x-svc-app-id"); len(id) > 0 {
-			// The public app id identifies the app on the browser
-			// flow; the user's approval is what dynamic checks. It is
-			// public, so these requests have their own allowance and
-			// never spend the keys' (idlimit.go).
-			if app = t.byID[string(id)]; app == nil {
-				message(ctx, fasthttp.StatusPreconditionFailed, "Unknown app.")
-				return
-			}
-			if !s.admitByID(ctx, app) {
-				return
-			}
-		}
+	from := keyHeader
+	if isDataExchange(path) {
+		from = keyOrAppID
 	}
+	app := s.authorize(ctx, t, from)
 	if app == nil {
-		if app = s.authorize(ctx, key, t); app == nil {
-			return
-		}
+		return
 	}
 	if s.gateway == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable,
+		answer(ctx, failUnavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
@@ -116,23 +94,23 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	}
 	// Never trust an identity a client supplied (any spelling: fasthttp
 	// normalises header names, and Del is case-insensitive).
-	req.Header.Del(HeaderVerifiedAppID)
-	req.Header.Del(HeaderEdgeToken)
-	req.Header.Set(HeaderVerifiedAppID, appID)
+	req.Header.Del(access.HeaderVerifiedAppID)
+	req.Header.Del(access.HeaderEdgeToken)
+	req.Header.Set(access.HeaderVerifiedAppID, appID)
 	if g.token != "" {
-		req.Header.Set(HeaderEdgeToken, g.token)
+		req.Header.Set(access.HeaderEdgeToken, g.token)
 	}
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
-	req.Header.SetBytesV("X-Forwarded-For", b)
+	req.Header.SetBytesV(access.HeaderForwardedFor, b)
 	if ctx.IsTLS() {
-		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set(access.HeaderForwardedProto, "https")
 	} else {
-		req.Header.Set("X-Forwarded-Proto", "http")
+		req.Header.Set(access.HeaderForwardedProto, "http")
 	}
-	req.Header.SetBytesV("X-Forwarded-Host", ctx.Host())
+	req.Header.SetBytesV(access.HeaderForwardedHost, ctx.Host())
 	b = append(append(buf[:0], g.prefix...), ctx.RequestURI()...)
 	req.SetRequestURIBytes(b)
 	req.URI().SetScheme(g.base.Scheme)
@@ -143,16 +121,15 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	if err != nil {
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-			message(ctx, fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time.")
+			answer(ctx, failTimeout, "The upstream service did not answer in time.")
 			return
 		}
 		// Unreachable (down, restarting) or gone mid-answer: the user
 		// data is unavailable for now, which is 503 with Retry-After
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
-		s.log.Error("forward to dynamic", "path", string(ctx.Path()), "err", err)
 		ctx.Response.Header.SetCanonical(hdrRetryAfter, valRetryUpstream)
-		message(ctx, fasthttp.StatusServiceUnavailable, "The service for user data is unavailable; retry shortly.")
+		s.fail(ctx, failUpstreamDown, "forward to dynamic", err)
 		return
 	}
 	// Keep the rate-limit headers the edge set, take everything else from

@@ -56,7 +56,7 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	if !s.trustedPeer(ctx) {
 		return peer
 	}
-	xff := ctx.Request.Header.Peek("X-Forwarded-For")
+	xff := ctx.Request.Header.Peek(access.HeaderForwardedFor)
 	if i := bytes.LastIndexByte(xff, ','); i >= 0 {
 		xff = xff[i+1:]
 	}
@@ -71,7 +71,7 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 // with the same headers as a key's).
 func (s *Server) admitByID(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 	if app.archived {
-		message(ctx, fasthttp.StatusPreconditionFailed, "The app is archived.")
+		answer(ctx, failNotPermitted, "The app is archived.")
 		return false
 	}
 	return s.rateLimit(ctx, s.idOnly.forAddr(s.clientAddr(ctx)),

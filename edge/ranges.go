@@ -34,12 +34,12 @@ func parseRange(s []byte, size int64) ([]httpRange, error) {
 	rest := s[len(unit):]
 	for len(rest) > 0 {
 		var ra []byte
-		ra, rest = cutByte(rest, ',')
+		ra, rest, _ = cutByte(rest, ',')
 		ra = trimOWS(ra)
 		if len(ra) == 0 {
 			continue
 		}
-		start, end, ok := cutByteOK(ra, '-')
+		start, end, ok := cutByte(ra, '-')
 		if !ok {
 			return nil, errInvalidRange
 		}
@@ -114,15 +114,6 @@ func parseDigits(b []byte) (int64, bool) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, true
-}
-
-func cutByteOK(b []byte, sep byte) (before, after []byte, ok bool) {
-	for i, c := range b {
-		if c == sep {
-			return b[:i], b[i+1:], true
-		}
-	}
-	return b, nil, false
 }
 
 // contentRange formats "bytes a-b/size".

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
 )
 
-// MaxRequestBody is the largest request body the edge takes: the most any
-// route needs (a highlight, a data-exchange token request, the approval
-// form) with room to spare. fasthttp.Server.MaxRequestBodySize is set to
-// it, and dynamic refuses larger bodies with the same 413.
-const MaxRequestBody = 64 << 10
+// MaxRequestBody is the largest request body the edge takes
+// (fasthttp.Server.MaxRequestBodySize); dynamic takes the same.
+const MaxRequestBody = access.MaxRequestBody
 
 // RequestError is fasthttp.Server's ErrorHandler: it answers a request the
 // server could not read in the spec's {"message": …} shape instead of
@@ -26,14 +26,14 @@ func RequestError(ctx *fasthttp.RequestCtx, err error) {
 	var nerr net.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		message(ctx, fasthttp.StatusRequestEntityTooLarge, "The request body is larger than 64 KiB, the most any route takes.")
+		answer(ctx, failTooLarge, access.MsgTooLarge)
 		lingerOnClose(ctx.Conn())
 	case errors.As(err, &small):
-		message(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.")
+		answer(ctx, failHeadersTooLarge, failures[failHeadersTooLarge].msg)
 	case errors.As(err, &nerr) && nerr.Timeout():
-		message(ctx, fasthttp.StatusRequestTimeout, "The request did not arrive in time.")
+		answer(ctx, failRequestTimeout, failures[failRequestTimeout].msg)
 	default:
-		message(ctx, fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.")
+		answer(ctx, failUnacceptable, "The request is not valid HTTP/1.1.")
 	}
 }
 

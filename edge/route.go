@@ -5,6 +5,8 @@ import (
 	"net/netip"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
 )
 
 type routeKind uint8
@@ -125,73 +127,6 @@ func parsePathID(b []byte) (int32, idParse) {
 	return int32(n), idOK
 }
 
-// upperBook copies a 3-character book id in upper case (ids are accepted
-// in any case, as bible.ParseRef accepts them).
-func upperBook(b []byte, dst *[3]byte) bool {
-	if len(b) != 3 {
-		return false
-	}
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			return false
-		}
-		dst[i] = c
-	}
-	return true
-}
-
-// validIDSeg is bible.ValidSegment on bytes: 1 to 7 of [A-Za-z0-9_].
-func validIDSeg(b []byte) bool {
-	if len(b) == 0 || len(b) > 7 {
-		return false
-	}
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// passageID is a single verse, chapter or introduction id parsed in place.
-type passageID struct {
-	book    [3]byte
-	chapter []byte
-	verse   []byte // empty for a chapter or an introduction
-	intro   bool
-}
-
-// parsePassageID is the allocation-free fast path for the passage ids that
-// are pre-rendered: BOOK.CHAPTER, BOOK.CHAPTER.VERSE, BOOK.INTRO. Anything
-// else (ranges, malformed ids) returns false and goes to bible.ParseRef,
-// which is the authority on the syntax; the two agree on what this one
-// accepts (FuzzPassageID checks it).
-func parsePassageID(b []byte, p *passageID) bool {
-	if len(b) < 5 || b[3] != '.' || !upperBook(b[:3], &p.book) {
-		return false
-	}
-	rest := b[4:]
-	ch, v, hasV := cutByteOK(rest, '.')
-	if !validIDSeg(ch) {
-		return false
-	}
-	if equalFoldASCII(ch, "intro") {
-		if hasV {
-			return false
-		}
-		p.intro, p.chapter, p.verse = true, ch, nil
-		return true
-	}
-	if hasV && !validIDSeg(v) {
-		return false
-	}
-	p.intro, p.chapter, p.verse = false, ch, v
-	return true
-}
-
 // Routes owned by the dynamic service (the edge authenticates and forwards).
 var (
 	gwHighlights   = []byte("/v1/highlights")
@@ -224,7 +159,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	plain := !ctx.IsTLS()
-	if proto := ctx.Request.Header.Peek("X-Forwarded-Proto"); len(proto) > 0 && s.trustedPeer(ctx) {
+	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.trustedPeer(ctx) {
 		plain = equalFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only

@@ -213,7 +213,3 @@ func newBoundary() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-func hasPrefixFold(b []byte, prefix string) bool {
-	return len(b) >= len(prefix) && equalFoldASCII(b[:len(prefix)], prefix)
-}

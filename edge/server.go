@@ -8,12 +8,11 @@ package edge
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/netip"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,7 +36,7 @@ type Config struct {
 	// name their app only by its public id (DefaultIDOnlyRate when zero).
 	IDOnlyRate access.Rate
 
-	DynamicURL string // "" until the dynamic service exists
+	DynamicURL string // "": the dynamic-owned routes answer 503
 	EdgeToken  string // sent to dynamic as X-Edge-Token
 	// DynamicTimeout bounds a forwarded request (504 past it).
 	DynamicTimeout time.Duration
@@ -73,6 +72,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Defaults New applies to a zero Config field; cmd/edge shows them as its
+// flags' defaults. DefaultMaxRangeVerses and DefaultWholePackMax are with
+// what they bound.
+const (
+	DefaultRatePerSecond     = 20 // burst: twice the rate
+	DefaultPackCacheBytes    = 1 << 30
+	DefaultComposeCacheBytes = 64 << 20
+	DefaultDynamicTimeout    = 30 * time.Second
+)
+
 // Server serves one edge. Create it with New.
 type Server struct {
 	cfg      Config
@@ -104,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultRate.PerSecond <= 0 {
-		cfg.DefaultRate.PerSecond = 20
+		cfg.DefaultRate.PerSecond = DefaultRatePerSecond
 	}
 	if cfg.DefaultRate.Burst <= 0 {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
@@ -113,10 +122,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.IDOnlyRate = DefaultIDOnlyRate
 	}
 	if cfg.PackCacheBytes <= 0 {
-		cfg.PackCacheBytes = 1 << 30
+		cfg.PackCacheBytes = DefaultPackCacheBytes
 	}
 	if cfg.ComposeCacheBytes <= 0 {
-		cfg.ComposeCacheBytes = 64 << 20
+		cfg.ComposeCacheBytes = DefaultComposeCacheBytes
 	}
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
@@ -125,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.HTTPSPort = 443
 	}
 	if cfg.DynamicTimeout <= 0 {
-		cfg.DynamicTimeout = 30 * time.Second
+		cfg.DynamicTimeout = DefaultDynamicTimeout
 	}
 	s := &Server{
 		cfg:      cfg,
@@ -210,16 +219,36 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// accessLine is one access-log line's attributes, pooled: a record holds
+// five attributes inline and would allocate for more, so the line is one
+// attribute, an unnamed group (which handlers inline) resolved from here.
+type accessLine struct {
+	attrs [8]slog.Attr
+	ip    [64]byte
+}
+
+func (l *accessLine) LogValue() slog.Value { return slog.GroupValue(l.attrs[:]...) }
+
+var accessLines = sync.Pool{New: func() any { return new(accessLine) }}
+
 func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-		slog.String("method", string(ctx.Method())),
-		slog.String("path", string(ctx.Path())),
+	l := accessLines.Get().(*accessLine)
+	defer accessLines.Put(l)
+	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	// The byte values are viewed as strings, not copied: a handler formats
+	// the record before LogAttrs returns (slog.Handler: Handle must not
+	// retain a Record's attributes past the call unless it clones them).
+	l.attrs = [...]slog.Attr{
+		slog.Uint64("id", ctx.ID()),
+		slog.String("method", unsafeString(ctx.Method())),
+		slog.String("path", unsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
 		slog.Duration("duration", d),
-		slog.String("remote", ctx.RemoteIP().String()),
-	)
+		slog.String("remote", unsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
+	}
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
 }
 
 // Paths and values the router compares against, as bytes.
@@ -229,7 +258,7 @@ var (
 	pathMetrics = []byte("/metrics")
 	prefixBible = []byte("/v1/bibles/")
 
-	hdrAppKey = "X-SVC-App-Key"
+	hdrAppKey = access.HeaderAppKey
 )
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
@@ -264,55 +293,6 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	}
 	notFound(ctx)
 	return classOther
-}
-
-// authorize checks the App Key, the app's status and its rate limit, and
-// writes the refusal itself. It does not allocate on success.
-func (s *Server) authorize(ctx *fasthttp.RequestCtx, key []byte, t *accessTable) *appEntry {
-	if len(key) == 0 {
-		fault(ctx, "Failed to resolve API Key variable request.header.x-svc-app-key", "steps.oauth.v2.FailedToResolveAPIKey")
-		return nil
-	}
-	app := t.byKey[sha256.Sum256(key)]
-	if app == nil {
-		fault(ctx, "Invalid ApiKey", "oauth.v2.InvalidApiKey")
-		return nil
-	}
-	if !s.admit(ctx, app) {
-		return nil
-	}
-	return app
-}
-
-// admit applies app status (412) and the rate limit (429).
-func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
-	if app.archived {
-		message(ctx, fasthttp.StatusPreconditionFailed, "The app behind this App Key is archived.")
-		return false
-	}
-	return s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
-}
-
-// rateLimit takes one request from lim, sets the X-RateLimit-* headers
-// and, when refused, answers 429 with refusal as its body (spec, Errors:
-// text/plain, Retry-After).
-func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
-	d := lim.take(s.cfg.Now().UnixNano())
-	var buf [20]byte
-	h := &ctx.Response.Header
-	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
-	h.SetCanonical(hdrRateRemaining, formatInt(&buf, d.remaining))
-	h.SetCanonical(hdrRateReset, formatInt(&buf, d.reset))
-	if !d.allowed {
-		s.metrics.rateLimited.inc()
-		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
-		h.SetCanonical(hdrCacheControl, valNoStore)
-		h.SetContentType("text/plain; charset=utf-8")
-		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-		ctx.SetBodyString(refusal)
-		return false
-	}
-	return true
 }
 
 func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
@@ -355,10 +335,10 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	t := s.access.Load()
 	st := s.site.Load()
 	if t == nil || st == nil {
-		message(ctx, fasthttp.StatusServiceUnavailable, "This edge is starting and has no content yet.")
+		starting(ctx)
 		return
 	}
-	app := s.authorize(ctx, ctx.Request.Header.Peek(hdrAppKey), t)
+	app := s.authorize(ctx, t, keyHeader)
 	if app == nil {
 		return
 	}
@@ -369,7 +349,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	}
 	bv := st.bibles[id]
 	if p == idNone || bv == nil {
-		notFoundMsg(ctx, "Bible not found.")
+		answer(ctx, failNotFound, "Bible not found.")
 		return
 	}
 	if rt.kind == routePassage {
@@ -397,14 +377,14 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 			}
 		}
 	default:
-		var up [3]byte
-		if !upperBook(rt.book, &up) {
+		book, ok := bible.ParseBookID(unsafeString(rt.book))
+		if !ok {
 			invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
 		}
-		bk := bv.books[string(up[:])]
+		bk := bv.books[string(book)]
 		if bk == nil {
-			notFoundMsg(ctx, "Book not found.")
+			answer(ctx, failNotFound, "Book not found.")
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
@@ -414,13 +394,13 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 			}
 			break
 		}
-		if !validIDSeg(rt.chapter) {
+		if !bible.ValidSegment(unsafeString(rt.chapter)) {
 			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
 		ch := bk.chapters[string(rt.chapter)]
 		if ch == nil {
-			notFoundMsg(ctx, "Chapter not found.")
+			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
 		ref = ch.Pack
@@ -430,12 +410,12 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 		case routeVerses:
 			name = publish.NameVerses
 		case routeVerse:
-			if !validIDSeg(rt.verse) {
+			if !bible.ValidSegment(unsafeString(rt.verse)) {
 				invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, ref, append(append(nb[:0], "verse/"...), rt.verse...), false, "Verse not found.")
+			s.serveEntry(ctx, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
@@ -448,12 +428,11 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, ref, name)
 	if err != nil {
-		s.log.Error("cannot load pack", "pack", ref.Key, "err", err)
-		message(ctx, fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly.")
+		s.fail(ctx, failUnavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
-		notFoundMsg(ctx, missing)
+		answer(ctx, failNotFound, missing)
 		return
 	}
 	serveResource(ctx, res, private)
@@ -468,7 +447,7 @@ func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, b
 	if t.licensed(app, bv.id) {
 		return false
 	}
-	message(ctx, fasthttp.StatusForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 	return true
 }
 
@@ -496,48 +475,40 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		return
 	}
 
-	var p passageID
-	if !parsePassageID(pid, &p) {
-		// Not a single verse, chapter or intro in canonical shape: a
-		// range, or lower case with a range, or malformed. A range
-		// composed before is found by the id as sent, before any parsing:
-		// the hit allocates nothing.
-		var kb [128]byte
-		var key []byte
-		if bytes.IndexByte(pid, '-') >= 0 {
-			key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-			// Only valid ids were composed, so a hit is valid too.
-			if res, ok := s.composed.find(key); ok {
-				if !refuseUnlicensed(ctx, t, app, bv) {
-					serveResource(ctx, res, private)
-				}
-				return
+	// A range composed before is found by the id as sent, before any
+	// parsing. Only valid ids were composed, so a hit is valid too.
+	var kb [128]byte
+	var key []byte
+	if bytes.IndexByte(pid, '-') >= 0 {
+		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+		if res, ok := s.composed.find(key); ok {
+			if !refuseUnlicensed(ctx, t, app, bv) {
+				serveResource(ctx, res, private)
 			}
-		}
-		r, err := bible.ParseRef(string(pid))
-		if err != nil {
-			invalid(ctx, "path", "passage_id_path", err.Error(), "value_error")
 			return
 		}
-		if refuseUnlicensed(ctx, t, app, bv) {
-			return
-		}
-		if r.Kind() == bible.KindRange {
-			if key == nil { // a range always has a '-'; kept for safety
-				key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-			}
-			s.composed.missed()
-			s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
-			return
-		}
-		p = passageID{chapter: []byte(r.Chapter), verse: []byte(r.Verse), intro: r.Kind() == bible.KindIntro}
-		copy(p.book[:], r.Book)
-	} else if refuseUnlicensed(ctx, t, app, bv) {
+	}
+	// r holds substrings of the request's path: it is used within this
+	// request only (what the composed cache keeps is built anew).
+	r, err := bible.ParseRef(unsafeString(pid))
+	if err != nil {
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
 		return
 	}
+	if refuseUnlicensed(ctx, t, app, bv) {
+		return
+	}
+	if r.Kind() == bible.KindRange {
+		s.composed.missed()
+		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
+		return
+	}
+	intro := r.Kind() == bible.KindIntro
 	// Whole chapters and introductions default to headings and notes
 	// (passage rule 2); format=text ignores both (rule 1).
-	if p.intro || len(p.verse) == 0 {
+	if intro || r.Verse == "" {
 		if !hSet {
 			headings = true
 		}
@@ -546,30 +517,26 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		}
 	}
 	variant := publish.Variant(html, headings, notes)
-	bk := bv.books[string(p.book[:])]
+	bk := bv.books[string(r.Book)]
 	if bk == nil {
-		notFoundMsg(ctx, "Book not found.")
+		answer(ctx, failNotFound, "Book not found.")
 		return
 	}
-	var nb [64]byte
-	name := append(nb[:0], "passage/"...)
 	var ref publish.PackRef
-	if p.intro {
+	verse := r.Verse
+	if intro {
 		ref = bk.entry.Pack
-		name = append(name, bible.IntroChapter+"/"...)
+		verse = bible.IntroChapter
 	} else {
-		ch := bk.chapters[string(p.chapter)]
+		ch := bk.chapters[r.Chapter]
 		if ch == nil {
-			notFoundMsg(ctx, "Chapter not found.")
+			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
 		ref = ch.Pack
-		if len(p.verse) > 0 {
-			name = append(append(name, p.verse...), '/')
-		}
 	}
-	name = append(name, variant...)
-	s.serveEntry(ctx, ref, name, private, "Passage not found.")
+	var nb [64]byte
+	s.serveEntry(ctx, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service
@@ -591,10 +558,8 @@ func parseBool(b []byte) (v, set, ok bool) {
 
 // message writes the API's usual error shape, {"message": …}.
 func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	b, _ := json.Marshal(struct {
-		Message string `json:"message"`
-	}{msg})
-	writeJSON(ctx, status, b)
+	var buf [256]byte
+	writeJSON(ctx, status, access.AppendMessage(buf[:0], msg))
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
@@ -604,46 +569,23 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
 	ctx.SetBody(body)
 }
 
-func notFound(ctx *fasthttp.RequestCtx) { notFoundMsg(ctx, "Not found.") }
-
-func notFoundMsg(ctx *fasthttp.RequestCtx, msg string) {
-	message(ctx, fasthttp.StatusNotFound, msg)
-}
+func notFound(ctx *fasthttp.RequestCtx) { answer(ctx, failNotFound, "Not found.") }
 
 func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	ctx.Response.Header.Set("Allow", allow)
-	message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+	answer(ctx, failNotAllowed, "Method not allowed.")
 }
 
 // fault is the gateway's 401 envelope (DESIGN.md), as the reference
 // service's API gateway spells it. It never carries Access-Control-*.
-func fault(ctx *fasthttp.RequestCtx, faultstring, errorcode string) {
-	type detail struct {
-		Errorcode string `json:"errorcode"`
-	}
-	type f struct {
-		Faultstring string `json:"faultstring"`
-		Detail      detail `json:"detail"`
-	}
-	b, _ := json.Marshal(struct {
-		Fault f `json:"fault"`
-	}{f{faultstring, detail{errorcode}}})
-	writeJSON(ctx, fasthttp.StatusUnauthorized, b)
+func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
+	var buf [256]byte
+	writeJSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
 }
 
 // invalid is the 422 validation shape (DESIGN.md).
 func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
-	type item struct {
-		Loc  []string `json:"loc"`
-		Msg  string   `json:"msg"`
-		Type string   `json:"type"`
-	}
-	b, _ := json.Marshal(struct {
-		Detail []item `json:"detail"`
-	}{[]item{{Loc: []string{where, param}, Msg: msg, Type: typ}}})
-	writeJSON(ctx, fasthttp.StatusUnprocessableEntity, b)
-}
-
-func badRequest(ctx *fasthttp.RequestCtx, msg string) {
-	message(ctx, fasthttp.StatusBadRequest, msg)
+	var buf [512]byte
+	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
+		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }

@@ -2,12 +2,9 @@ package edge
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/bibleplatform/platform/publish"
 )
@@ -53,8 +50,7 @@ type tierCounters struct {
 // partialPack is the state of a pack known only by its header: the entries
 // read so far, and the reads in flight.
 type partialPack struct {
-	ref   publish.PackRef
-	magic []byte // the pack's prefix, to frame entries as one-entry packs
+	ref publish.PackRef
 
 	mu      sync.Mutex
 	res     map[string]*resource
@@ -108,10 +104,7 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	end := int64(publish.PackHeaderPrefix) + n
-	if end > ref.Size {
-		return nil, fmt.Errorf("pack %s: header of %d bytes in a pack of %d", ref.Key, n, ref.Size)
-	}
+	end := min(int64(publish.PackHeaderPrefix)+n, ref.Size)
 	if got := int64(len(b)); end > got {
 		rest, err := p.store.GetRange(ctx, ref.Key, got, end-got)
 		if err != nil {
@@ -119,17 +112,9 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 		}
 		b = append(b[:got:got], rest...)
 	}
-	pk, err := publish.DecodePackHeader(b[publish.PackHeaderPrefix:end])
+	pk, err := publish.DecodePackHeaderOf(b, ref.Size)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
-	}
-	bodies := ref.Size - pk.BodyOffset()
-	for _, e := range pk.Entries {
-		for _, r := range e.Reps {
-			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > bodies {
-				return nil, fmt.Errorf("pack %s: entry %s out of bounds", ref.Key, e.Name)
-			}
-		}
 	}
 	p.tiers.header.inc()
 	return &packView{
@@ -138,7 +123,6 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 		size: 2*end + int64(len(pk.Entries))*64,
 		partial: &partialPack{
 			ref:    ref,
-			magic:  append([]byte(nil), b[:publish.PackHeaderPrefix-4]...),
 			res:    make(map[string]*resource),
 			flight: make(map[string]*entryCall),
 		},
@@ -174,7 +158,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	pp.flight[key] = c
 	pp.mu.Unlock()
 
-	lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	c.r, c.err = p.readEntry(lctx, v, e)
 	cancel()
 	pp.mu.Lock()
@@ -202,7 +186,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 }
 
 // readEntry reads every coding of one entry, in as few ranged reads as
-// their layout allows, and frames them as a one-entry pack so that the
+// their layout allows, as a one-entry pack (publish.WithBodies) so that the
 // resource is prepared by the same code as a whole pack's.
 func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*resource, error) {
 	ref := v.partial.ref
@@ -230,30 +214,20 @@ func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*
 		starts[i] = int64(len(bodies))
 		bodies = append(bodies, b...)
 	}
-	sub := *e
-	sub.Reps = append([]publish.Rep(nil), e.Reps...)
-	for i := range sub.Reps {
-		r := &sub.Reps[i]
+	offs := make([]int64, len(e.Reps))
+	for i, r := range e.Reps {
 		for k, g := range groups {
 			if g.off <= r.Off && r.Off+r.Len <= g.end {
-				r.Off = starts[k] + r.Off - g.off
+				offs[i] = starts[k] + r.Off - g.off
 				break
 			}
 		}
 	}
-	h, err := json.Marshal([]publish.Entry{sub})
+	pk, err := publish.WithBodies(e, bodies, offs)
 	if err != nil {
-		return nil, fmt.Errorf("frame %s of pack %s: %w", e.Name, ref.Key, err)
+		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	data := make([]byte, 0, publish.PackHeaderPrefix+len(h)+len(bodies))
-	data = append(data, v.partial.magic...)
-	data = binary.LittleEndian.AppendUint32(data, uint32(len(h)))
-	data = append(append(data, h...), bodies...)
-	one, err := newPackView(data, ref)
-	if err != nil {
-		return nil, err
-	}
-	r := one.res[e.Name]
+	r := packViewOf(pk, int64(len(bodies)), ref).res[e.Name]
 	if r == nil {
 		return nil, fmt.Errorf("frame %s of pack %s: entry lost", e.Name, ref.Key)
 	}

@@ -132,9 +132,15 @@ func decode(fsys embed.FS) (*catalogue, error) {
 			return nil, fmt.Errorf("languages.json: %s out of order", r.ID)
 		}
 	}
+	rtl := make(map[string]bool, len(raw.Scripts))
+	for code, s := range raw.Scripts {
+		rtl[code] = s.RTL
+	}
+	nameSupplement := c.addSupplement(rtl)
 	if err := c.readNames(fsys); err != nil {
 		return nil, err
 	}
+	nameSupplement()
 
 	// Aliases are whatever Canonical maps to an entry, so the listed
 	// aliases and the redirects can never disagree.

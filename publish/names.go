@@ -1,6 +1,10 @@
 package publish
 
-import "github.com/bibleplatform/platform/bible"
+import (
+	"strings"
+
+	"github.com/bibleplatform/platform/bible"
+)
 
 // Entry names inside packs, shared by the build that writes them and the
 // edge that reads them.
@@ -32,8 +36,25 @@ func BooksName(c bible.Canon) string {
 	return NameBooks + "/" + string(c)
 }
 
+// Prefixes of the per-verse and per-passage entry names.
+const (
+	versePrefix   = "verse/"
+	passagePrefix = "passage/"
+)
+
 // VerseName is one verse object in a chapter pack.
-func VerseName(verse string) string { return "verse/" + verse }
+func VerseName(verse string) string { return string(AppendVerseName(nil, verse)) }
+
+// AppendVerseName appends VerseName(verse) to dst, so that a request can
+// build the name in a stack buffer.
+func AppendVerseName(dst []byte, verse string) []byte {
+	return append(append(dst, versePrefix...), verse...)
+}
+
+// CutVerseName is the inverse of VerseName.
+func CutVerseName(name string) (verse string, ok bool) {
+	return strings.CutPrefix(name, versePrefix)
+}
 
 // Variant names a passage representation. Headings and notes apply to html
 // only (spec, passage rule 1); the caller resolves their defaults (rule 2).
@@ -57,11 +78,34 @@ var Variants = [...]string{"text", "html", "html-h", "html-n", "html-hn"}
 // PassageName is a passage in a pack: verse "" for the pack's whole
 // chapter, bible.IntroChapter for a book's introduction.
 func PassageName(verse, variant string) string {
-	if verse == "" {
-		return "passage/" + variant
-	}
-	return "passage/" + verse + "/" + variant
+	return string(AppendPassageName(nil, verse, variant))
 }
+
+// AppendPassageName appends PassageName(verse, variant) to dst.
+func AppendPassageName(dst []byte, verse, variant string) []byte {
+	dst = append(dst, passagePrefix...)
+	if verse != "" {
+		dst = append(append(dst, verse...), '/')
+	}
+	return append(dst, variant...)
+}
+
+// CutPassageName is the inverse of PassageName: the verse ("" for the
+// whole chapter, bible.IntroChapter for an introduction) and the variant.
+func CutPassageName(name string) (verse, variant string, ok bool) {
+	rest, ok := strings.CutPrefix(name, passagePrefix)
+	if !ok {
+		return "", "", false
+	}
+	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
+		return rest[:i], rest[i+1:], true
+	}
+	return "", rest, true
+}
+
+// FontFile is the key in Manifest.Files of a font file, by its path below
+// the content directory's fonts/ (the name of the pack's one entry).
+func FontFile(rel string) string { return "fonts/" + rel }
 
 // JSON is the Content-Type of every API representation.
 const JSON = "application/json; charset=utf-8"

@@ -74,6 +74,51 @@ func (p *Pack) Entry(name string) *Entry {
 // Body returns a representation's bytes; it does not copy.
 func (p *Pack) Body(r *Rep) []byte { return p.bodies[r.Off : r.Off+r.Len] }
 
+// ErrNoEntry is a pack without the entry asked for.
+var ErrNoEntry = errors.New("no such pack entry")
+
+// Raw returns an entry's identity body (Reps[0]), without copying, or
+// ErrNoEntry. Internal entries (NameSegments, NameIndex) are read so.
+func (p *Pack) Raw(name string) ([]byte, error) {
+	e := p.Entry(name)
+	if e == nil || len(e.Reps) == 0 || e.Reps[0].Encoding != Identity {
+		return nil, fmt.Errorf("pack entry %q: %w", name, ErrNoEntry)
+	}
+	return p.Body(&e.Reps[0]), nil
+}
+
+// Decode decodes an entry's JSON body into v. It is the one reader of
+// published entries: the build (reusing what it published), the edge and
+// dynamic all read through it or DecodeEntry.
+func (p *Pack) Decode(name string, v any) error {
+	b, err := p.Raw(name)
+	if err != nil {
+		return err
+	}
+	return DecodeEntry(name, b, v)
+}
+
+// DecodeEntry decodes the JSON body of entry name, read some other way
+// (an edge reads single entries by range).
+func DecodeEntry(name string, body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("pack entry %q: %w", name, err)
+	}
+	return nil
+}
+
+// checkBounds checks that every representation lies within bodies bytes.
+func (p *Pack) checkBounds(bodies int64) error {
+	for _, e := range p.Entries {
+		for _, r := range e.Reps {
+			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > bodies {
+				return fmt.Errorf("publish: pack entry %s out of bounds", e.Name)
+			}
+		}
+	}
+	return nil
+}
+
 // BodyOffset is where the bodies start within the object, for ranged reads.
 func (p *Pack) BodyOffset() int64 { return p.bodyOff }
 
@@ -91,12 +136,46 @@ func DecodePack(data []byte) (*Pack, error) {
 		return nil, err
 	}
 	p.bodies = data[p.bodyOff:]
-	for _, e := range p.Entries {
-		for _, r := range e.Reps {
-			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > int64(len(p.bodies)) {
-				return nil, fmt.Errorf("publish: pack entry %s out of bounds", e.Name)
-			}
-		}
+	if err := p.checkBounds(int64(len(p.bodies))); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// DecodePackHeaderOf decodes the header of a pack of size bytes from its
+// first bytes (prefix and header, at least PackHeaderPrefix+n where n is
+// PackHeaderLen), checking that every entry lies within the pack.
+func DecodePackHeaderOf(head []byte, size int64) (*Pack, error) {
+	n, err := PackHeaderLen(head)
+	if err != nil {
+		return nil, err
+	}
+	end := int64(PackHeaderPrefix) + n
+	if end > size || end > int64(len(head)) {
+		return nil, fmt.Errorf("publish: pack header of %d bytes in %d read of a pack of %d", n, len(head), size)
+	}
+	p, err := DecodePackHeader(head[PackHeaderPrefix:end])
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkBounds(size - end); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// WithBodies returns a pack of the single entry e whose representations
+// were read into bodies (by ranged reads): offs[i] is where e.Reps[i]
+// starts in bodies. The result reads like a whole pack of one entry.
+func WithBodies(e *Entry, bodies []byte, offs []int64) (*Pack, error) {
+	sub := *e
+	sub.Reps = append([]Rep(nil), e.Reps...)
+	for i := range sub.Reps {
+		sub.Reps[i].Off = offs[i]
+	}
+	p := &Pack{Entries: []Entry{sub}, byName: map[string]int{sub.Name: 0}, bodies: bodies}
+	if err := p.checkBounds(int64(len(bodies))); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -184,9 +263,6 @@ func (w *PackWriter) Key() string {
 	}
 	return "packs/" + hex.EncodeToString(h.Sum(nil)[:20])
 }
-
-// Len is the number of entries.
-func (w *PackWriter) Len() int { return len(w.pending) }
 
 // Bytes compresses and lays out the pack. Entries are sorted by name so the
 // same content always makes the same bytes.

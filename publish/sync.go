@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -54,71 +53,11 @@ func (o *SyncOptions) defaults() {
 type SyncReport struct {
 	Uploaded      int   // objects written
 	UploadedBytes int64 // their bytes
-	Skipped       int   // objects already in the store
-	SkippedBytes  int64
-	Retries       int // failed attempts that were retried
+	Retries       int   // failed attempts that were retried
 }
 
 func (r SyncReport) String() string {
-	return fmt.Sprintf("uploaded %d objects (%d bytes), skipped %d already present (%d bytes), %d retries",
-		r.Uploaded, r.UploadedBytes, r.Skipped, r.SkippedBytes, r.Retries)
-}
-
-// Sync uploads the objects the store does not hold yet, in parallel and
-// with retries. Objects are immutable and their keys content addresses, so
-// a key that is present holds the same bytes and is skipped: this is what
-// makes a rerun after an interrupted publish, and a publish where one verse
-// changed, upload only what is missing.
-func Sync(ctx context.Context, s Store, objs []Object, opt SyncOptions) (SyncReport, error) {
-	have, err := present(ctx, s, objs)
-	if err != nil {
-		return SyncReport{}, err
-	}
-	u := NewUploader(ctx, s, opt)
-	var rep SyncReport
-	for _, o := range objs {
-		if have[o.Key] {
-			rep.Skipped++
-			rep.SkippedBytes += int64(len(o.Data))
-			continue
-		}
-		if err := u.Put(ctx, o.Key, o.Data); err != nil {
-			break // the error is also Wait's
-		}
-	}
-	up, err := u.Wait(ctx)
-	rep.Uploaded, rep.UploadedBytes, rep.Retries = up.Uploaded, up.UploadedBytes, up.Retries
-	return rep, err
-}
-
-// present lists the store under each parent of the objects' keys: one List
-// per folder ("packs/", "builds/") costs a few requests where a Stat per
-// object would cost thousands.
-func present(ctx context.Context, s Store, objs []Object) (map[string]bool, error) {
-	dirs := map[string]bool{}
-	for _, o := range objs {
-		if err := CheckKey(o.Key); err != nil {
-			return nil, fmt.Errorf("sync: %w: %q", err, o.Key)
-		}
-		d := path.Dir(o.Key)
-		if d == "." {
-			d = ""
-		} else {
-			d += "/"
-		}
-		dirs[d] = true
-	}
-	have := map[string]bool{}
-	for d := range dirs {
-		keys, err := retry(ctx, SyncOptions{Attempts: 3}, nil, func() ([]string, error) { return s.List(ctx, d) })
-		if err != nil {
-			return nil, fmt.Errorf("sync: list %q: %w", d, err)
-		}
-		for _, k := range keys {
-			have[k] = true
-		}
-	}
-	return have, nil
+	return fmt.Sprintf("uploaded %d objects (%d bytes), %d retries", r.Uploaded, r.UploadedBytes, r.Retries)
 }
 
 // Uploader is a Store whose Put returns as soon as the upload is queued;
@@ -295,9 +234,9 @@ func (u *Uploader) SetCurrent(ctx context.Context, build string) error {
 }
 
 // retry calls f until it succeeds, fails permanently, or has been tried
-// opt.Attempts times, waiting with exponential backoff and full jitter
-// between tries (so that parallel uploads that failed together do not
-// retry together).
+// opt.Attempts times, waiting with exponential backoff and equal jitter
+// (half the wait fixed, half random) between tries, so that parallel
+// uploads that failed together do not retry together.
 func retry[T any](ctx context.Context, opt SyncOptions, onRetry func(), f func() (T, error)) (T, error) {
 	opt.defaults()
 	wait := opt.Backoff

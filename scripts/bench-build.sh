@@ -7,6 +7,11 @@ command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The build checks that every Bible's licence and organization exist.
+bin/publish organizations add --content "$work/content" --id 5e1c6a51-0206-4d2b-9a1e-000000000206 \
+	--name en=eBible.org >/dev/null
+bin/publish licenses add --content "$work/content" --id 1 --name "Public domain" --open \
+	--organization 5e1c6a51-0206-4d2b-9a1e-000000000206 >/dev/null
 bin/publish import --content "$work/content" --id 206 --language en --abbreviation WEB \
 	--title "World English Bible" --license 1 ../shared/bibles/eng-web >/dev/null
 

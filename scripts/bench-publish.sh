@@ -11,6 +11,11 @@ trap cleanup EXIT
 eval "$(scripts/minio.sh start "$work/minio" | sed 's/^/export /')"
 s3="s3://bench/web?endpoint=$S3_TEST_ENDPOINT&secure=false"
 
+# The build checks that every Bible's licence and organization exist.
+bin/publish organizations add --content "$work/content" --id 5e1c6a51-0206-4d2b-9a1e-000000000206 \
+	--name en=eBible.org >/dev/null
+bin/publish licenses add --content "$work/content" --id 1 --name "Public domain" --open \
+	--organization 5e1c6a51-0206-4d2b-9a1e-000000000206 >/dev/null
 bin/publish import --content "$work/content" --id 206 --language en --abbreviation WEB \
 	--title "World English Bible" --license 1 ../shared/bibles/eng-web >/dev/null
 

@@ -27,9 +27,9 @@ export EDGE_TOKEN
 
 bin/publish build --content "$CONTENT" --store "$STORE"
 bin/dynamic migrate
-bin/publish seed --store "$STORE"
+bin/dynamic seed --store "$STORE"
 # Creates the local signing key (and its public half) on first use.
-bin/publish users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
+bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 
 pids=()
 cleanup() {
@@ -79,7 +79,7 @@ done
 curl -fsS -o /dev/null "$base/readyz" || { echo "the edge is not ready; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
 
 jq -n --arg base "$base" --slurpfile k fixtures/demo-keys.json '$k[0] + {base_url: $base}' >"$RUN/demo.json"
-bin/publish users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" --demo-json "$RUN/demo.json" >/dev/null
+bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" --demo-json "$RUN/demo.json" >/dev/null
 
 cat <<MSG
 

@@ -16,6 +16,9 @@
 //     waiting at the end of the book goes to its last verse.
 //   - A chapter without \v 1 (the BSB's Psalms without a superscription) has
 //     no verse 1 in the index; its opening text belongs to its first verse.
+//     Verse text before a chapter's first \v is reported as a repair (class
+//     "text before a chapter's first verse"); text in a chapter with no
+//     verse at all is damage.
 //   - A heading is a paragraph whose marker is a heading marker (\s1-4, \ms,
 //     \mr, \r, \sr, \sp, \d, \qa, \qd, \cl, \lit, \mte, \sd; in an
 //     introduction \imt, \is, \iot, \imte) and that holds no verse. A \d
@@ -37,14 +40,18 @@
 //     and in text, by one space.
 //   - A verse range \v 15-16 is one verse, id and title "15"; its label
 //     shows "15-16". \vp replaces the label only. A verse number repeated
-//     in a chapter merges into the first verse of that number (with a
-//     warning); its text keeps its own label. A malformed number keeps its
+//     in a chapter merges into the first verse of that number, and a verse
+//     number lower than one before it in the chapter stays where it is;
+//     both are damage (usfm.Damage), which an import refuses. The merged
+//     text keeps its own label. A malformed number keeps its
 //     leading letters and digits ("\v 14..." in the BSB is verse 14, with a
 //     warning); one with none is an error. \va is not shown.
 //   - Spaces: the space after a paragraph or verse marker is dropped, and a
 //     space that would double the one before it; a verse keeps its trailing
 //     space (it separates it from the next verse in the paragraph), and
 //     bible.ComposeHTML trims spaces before a paragraph's </div>.
+//   - Caps (bible.MaxChapters, bible.MaxVerses, bible.MaxVerseBytes): a
+//     book beyond them is an error naming the place where it went beyond.
 //   - A character style open at a verse boundary is closed at the end of
 //     one segment and reopened after the next verse's label; styles open
 //     lazily, so no empty span is left at a boundary.
@@ -102,7 +109,7 @@ func Render(b *usfm.Book, opt Options) (*Book, error) {
 	if !id.Canonical() {
 		return nil, fmt.Errorf("render %s: %w", b.ID, ErrPeripheral)
 	}
-	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1}
+	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1, lastNum: -1, sizeOwn: owner{kind: toPending}}
 	r.out.Index = bible.Book{
 		ID:    id,
 		Canon: id.Canon(),
@@ -114,6 +121,9 @@ func Render(b *usfm.Book, opt Options) (*Book, error) {
 		return nil, fmt.Errorf("render %s: %w", b.ID, ErrNoChapters)
 	}
 	r.finishChapter()
+	if r.tooBig != nil {
+		return nil, fmt.Errorf("render %s: %w", b.ID, r.errorf(r.tooBig, "a verse renders to more than %d bytes", bible.MaxVerseBytes))
+	}
 	if len(r.pending) > 0 {
 		// Headings after the book's last verse: keep them with that verse.
 		if r.lastChap >= 0 {

@@ -37,7 +37,15 @@ type renderer struct {
 	verseIdx []map[string]int
 	chapIdx  map[string]int
 	chapNode *usfm.Node // the current chapter's \c, for warnings
-	pending  []bible.Segment
+	segNode  *usfm.Node // the paragraph of the segment in progress
+	// orphan is the paragraph of the first verse text met in the chapter
+	// before any verse; lastNum the largest verse number seen in it.
+	orphan  *usfm.Node
+	lastNum int
+	tooBig  *usfm.Node // where a verse grew beyond MaxVerseBytes
+	sizeOwn owner      // the verse whose rendered size is size
+	size    int
+	pending []bible.Segment
 
 	mts        []string // \mt texts before the first \c
 	mainTitle  string   // the \mt or \mt1 text
@@ -63,6 +71,19 @@ func (r *renderer) warn(n *usfm.Node, format string, args ...any) {
 		d.Pos = n.Pos
 	}
 	r.out.Warnings = append(r.out.Warnings, d)
+}
+
+// damage reports structure that would be published damaged.
+func (r *renderer) damage(n *usfm.Node, format string, args ...any) {
+	r.warn(n, format, args...)
+	r.out.Warnings[len(r.out.Warnings)-1].Sev = usfm.Damage
+}
+
+// repair reports a known source habit read as meant, counted by class.
+func (r *renderer) repair(n *usfm.Node, class, format string, args ...any) {
+	r.warn(n, format, args...)
+	d := &r.out.Warnings[len(r.out.Warnings)-1]
+	d.Sev, d.Class = usfm.Repaired, class
 }
 
 func (r *renderer) errorf(n *usfm.Node, format string, args ...any) error {
@@ -118,9 +139,12 @@ func (r *renderer) chapter(n *usfm.Node) error {
 	}
 	r.verse = -1
 	if i, ok := r.chapIdx[id]; ok {
-		r.warn(n, "chapter %s repeated: merged into the first", id)
+		r.damage(n, "chapter %s repeated: merged into the first", id)
 		r.chap = i
 		return nil
+	}
+	if len(r.out.Chapters) >= bible.MaxChapters {
+		return r.errorf(n, "more than %d chapters in the book", bible.MaxChapters)
 	}
 	r.chap = len(r.out.Chapters)
 	r.chapIdx[id] = r.chap
@@ -137,8 +161,16 @@ func (r *renderer) chapter(n *usfm.Node) error {
 
 func (r *renderer) finishChapter() {
 	if r.chap >= 0 && len(r.out.Chapters[r.chap].Verses) == 0 {
-		r.warn(r.chapNode, "chapter %s has no verses", r.out.Index.Chapters[r.chap].ID)
+		if r.orphan != nil {
+			r.damage(r.orphan, "text in chapter %s, which has no verse", r.out.Index.Chapters[r.chap].ID)
+		} else {
+			r.warn(r.chapNode, "chapter %s has no verses", r.out.Index.Chapters[r.chap].ID)
+		}
 	}
+	if r.chap >= 0 {
+		r.orphan = nil // text before the first \c waits for chapter 1's first verse
+	}
+	r.lastNum = -1
 }
 
 // Paragraph markers by role. Numbered forms (s1, mt2, is1) match their
@@ -163,6 +195,7 @@ func baseMarker(m string) string {
 }
 
 func (r *renderer) para(n *usfm.Node) error {
+	r.segNode = n
 	base := baseMarker(n.Marker)
 	switch {
 	case skipMarkers[base]:
@@ -207,6 +240,7 @@ func (r *renderer) para(n *usfm.Node) error {
 
 // block renders a paragraph that holds no verse as one segment.
 func (r *renderer) block(n *usfm.Node, own owner, heading bool) error {
+	r.segNode = n
 	r.seq++
 	r.class, r.heading = n.Marker, heading
 	if heading {
@@ -241,6 +275,7 @@ func (r *renderer) blank() {
 }
 
 func (r *renderer) row(n *usfm.Node) error {
+	r.segNode = n
 	if n.Kind != usfm.Row {
 		r.warn(n, "%s in a table ignored", n.Kind)
 		return nil
@@ -295,6 +330,9 @@ func (r *renderer) endSegment() {
 	if len(r.html) == 0 && len(r.notes) == 0 {
 		return
 	}
+	if r.own.kind == toPending && !r.heading && len(r.text) > 0 && r.orphan == nil {
+		r.orphan = r.segNode
+	}
 	r.deliver(bible.Segment{
 		Para:    r.seq,
 		Class:   r.class,
@@ -314,6 +352,19 @@ func (r *renderer) deliver(s bible.Segment, own owner) {
 		r.pending = append(r.pending, s)
 	case toVerse:
 		v := &r.out.Chapters[own.chap].Verses[own.verse]
+		if own != r.sizeOwn {
+			r.sizeOwn, r.size = own, 0
+			for _, p := range *v {
+				r.size += len(p.Notes)
+			}
+		}
+		for _, p := range r.pending {
+			r.size += len(p.Notes)
+		}
+		r.size += len(s.Notes)
+		if r.size > bible.MaxVerseBytes && r.tooBig == nil {
+			r.tooBig = r.segNode
+		}
 		if len(r.pending) > 0 {
 			*v = append(*v, r.pending...)
 			r.pending = r.pending[:0]
@@ -388,11 +439,23 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 		}
 	}
 	r.endSegment()
+	if r.orphan != nil {
+		r.repair(r.orphan, "text before a chapter's first verse", "text before the first verse of chapter %s kept with verse %s", r.out.Index.Chapters[r.chap].ID, id)
+		r.orphan = nil
+	}
 	ch := &r.out.Chapters[r.chap]
 	idx, dup := r.verseIdx[r.chap][id]
-	if dup {
-		r.warn(n, "verse %s repeated in chapter %s: merged into the first", id, r.out.Index.Chapters[r.chap].ID)
-	} else {
+	num := leadingInt(id)
+	switch {
+	case dup:
+		r.damage(n, "verse %s repeated in chapter %s: merged into the first", id, r.out.Index.Chapters[r.chap].ID)
+	case num >= 0 && num < r.lastNum:
+		r.damage(n, "verse %s after verse %d in chapter %s: out of order", id, r.lastNum, r.out.Index.Chapters[r.chap].ID)
+	case len(ch.Verses) >= bible.MaxVerses:
+		return r.errorf(n, "more than %d verses in chapter %s", bible.MaxVerses, r.out.Index.Chapters[r.chap].ID)
+	}
+	r.lastNum = max(r.lastNum, num)
+	if !dup {
 		idx = len(ch.Verses)
 		r.verseIdx[r.chap][id] = idx
 		ch.Verses = append(ch.Verses, nil)
@@ -414,6 +477,19 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 	r.notes = append(r.notes, r.html[start:]...)
 	r.trimLead = true
 	return nil
+}
+
+// leadingInt is the number a verse id starts with ("15" → 15, "3a" → 3),
+// or -1 when it starts with no digit.
+func leadingInt(id string) int {
+	n, i := 0, 0
+	for ; i < len(id) && i < 7 && '0' <= id[i] && id[i] <= '9'; i++ {
+		n = n*10 + int(id[i]-'0')
+	}
+	if i == 0 {
+		return -1
+	}
+	return n
 }
 
 // verseID is the id of the verse a \v number starts: the first number of a

@@ -105,6 +105,38 @@ type Diag struct {
 	File string
 	Pos  Pos
 	Msg  string
+	// Sev says what the problem means for publishing; a returned error is
+	// always fatal whatever its Sev.
+	Sev Severity
+	// Class names a repair (Sev == Repaired) for reports that count repairs
+	// by kind, such as "verse number glued to its text".
+	Class string
+}
+
+// Severity ranks a diagnostic.
+type Severity uint8
+
+const (
+	// Warning: the source is unusual but what is published is what it says
+	// (an unknown character style, an unclosed note).
+	Warning Severity = iota
+	// Repaired: a known habit of real sources was read as its author meant
+	// (\v 7And is verse 7 "And…"); counted by Class.
+	Repaired
+	// Damage: publishing the book would publish damaged structure (a
+	// chapter number that is not a number, a verse lost into an unknown
+	// marker). An import refuses such a book unless told to publish anyway.
+	Damage
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Repaired:
+		return "repaired"
+	case Damage:
+		return "damage"
+	}
+	return "warning"
 }
 
 func (d Diag) Error() string {

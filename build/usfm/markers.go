@@ -149,3 +149,25 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// HoldsVerses reports whether a paragraph style may hold verses (\p, \q1,
+// \d, \li1, …); titles, headings and introduction paragraphs may not. A
+// verse met in one starts an implicit \p, in USFM and in USX alike.
+func HoldsVerses(style string) bool { return classify(style) == clPara }
+
+// HeaderStyle reports whether a paragraph style is identification (\h,
+// \toc1, \ide, …, kept in Book.Headers) and whether its content is dropped
+// (\rem, \restore).
+func HeaderStyle(style string) (header, drop bool) {
+	switch classify(style) {
+	case clHeader:
+		return true, false
+	case clDrop:
+		return true, true
+	}
+	return false, false
+}
+
+// ValidBookCode reports whether code is three upper-case ASCII letters or
+// digits.
+func ValidBookCode(code string) bool { return validCode(code) }

@@ -56,6 +56,7 @@ func excludedChar(style string) bool {
 // verseTexts collects text per verse key ("chapter:verse").
 type verseTexts struct {
 	order   []string
+	unread  map[string]bool // verses where the USX marks a marker it could not read
 	text    map[string]*strings.Builder
 	chapter string
 	verse   string
@@ -105,13 +106,14 @@ func collapse(s string) string {
 // treeVerses extracts the verse texts of a parsed book.
 func treeVerses(b *Book) (map[string]string, []string) {
 	vt := newVerseTexts()
-	var inline func(n *Node, on bool)
-	inline = func(n *Node, on bool) {
+	var inline func(n *Node, on *bool)
+	inline = func(n *Node, on *bool) {
 		switch n.Kind {
 		case Verse:
 			vt.setVerse(n.Number)
+			*on = true
 		case Text:
-			if on {
+			if *on {
 				vt.add(n.Text)
 			}
 		case Note:
@@ -135,7 +137,7 @@ func treeVerses(b *Book) (map[string]string, []string) {
 				vt.add(" ")
 			}
 			for _, c := range n.Children {
-				inline(c, on)
+				inline(c, &on)
 			}
 			if on {
 				vt.add(" ")
@@ -152,11 +154,15 @@ func treeVerses(b *Book) (map[string]string, []string) {
 	return vt.result(), vt.order
 }
 
-// usxVerses extracts the verse texts of a USX document.
-func usxVerses(src []byte) (map[string]string, []string, error) {
+// usxVerses extracts the verse texts of a USX document, and the verses in
+// which the converter marked a marker it did not know (status="unknown").
+func usxVerses(src []byte) (map[string]string, []string, map[string]bool, error) {
 	vt := newVerseTexts()
 	dec := xml.NewDecoder(bytes.NewReader(src))
-	type frame struct{ on, skip bool }
+	type frame struct {
+		on, skip bool
+		para     *bool // the paragraph's on, which a verse inside it turns on
+	}
 	stack := []frame{{}}
 	for {
 		tok, err := dec.Token()
@@ -164,7 +170,7 @@ func usxVerses(src []byte) (map[string]string, []string, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		top := stack[len(stack)-1]
 		switch t := tok.(type) {
@@ -178,6 +184,12 @@ func usxVerses(src []byte) (map[string]string, []string, error) {
 				return ""
 			}
 			f := top
+			if attr("status") == "unknown" && vt.verse != "" {
+				if vt.unread == nil {
+					vt.unread = map[string]bool{}
+				}
+				vt.unread[vt.key()] = true
+			}
 			switch t.Name.Local {
 			case "book", "note", "figure":
 				f.skip = true
@@ -188,9 +200,14 @@ func usxVerses(src []byte) (map[string]string, []string, error) {
 			case "verse":
 				if n := attr("number"); n != "" {
 					vt.setVerse(n)
+					if top.para != nil && !top.skip {
+						*top.para, f.on = true, true
+					}
 				}
 			case "para":
 				f.on = verseTextStyle(attr("style"))
+				f.para = new(bool)
+				*f.para = f.on
 				if f.on && !f.skip {
 					vt.add(" ")
 				}
@@ -209,12 +226,20 @@ func usxVerses(src []byte) (map[string]string, []string, error) {
 				vt.add(" ")
 			}
 		case xml.CharData:
-			if top.on && !top.skip {
+			on := top.on || top.para != nil && *top.para
+			if on && !top.skip && !isIndentation(t) {
 				vt.add(string(t))
 			}
 		}
 	}
-	return vt.result(), vt.order, nil
+	return vt.result(), vt.order, vt.unread, nil
+}
+
+// isIndentation reports whether a text node is only the indentation of
+// pretty-printed XML: whitespace with a line break in it (the rule
+// build/usx reads USX by).
+func isIndentation(t []byte) bool {
+	return len(bytes.TrimLeft(t, " \t\r\n")) == 0 && bytes.ContainsAny(t, "\r\n")
 }
 
 type oracleDiff struct {
@@ -242,6 +267,7 @@ func TestOracle(t *testing.T) {
 	sort.Strings(dirs)
 	var (
 		agree, total, files, failed int
+		notCompared, unreadAgree    int
 		diffs                       []oracleDiff
 	)
 	for _, dir := range dirs {
@@ -267,7 +293,7 @@ func TestOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, order, err := usxVerses(usx)
+		want, order, unread, err := usxVerses(usx)
 		if err != nil {
 			t.Errorf("%s: origin.xml: %v", name, err)
 			continue
@@ -283,6 +309,15 @@ func TestOracle(t *testing.T) {
 			}
 		}
 		for _, k := range order {
+			if unread[k] {
+				// The converter did not know a marker of this verse (the
+				// old unclosed alignment milestones): its text is no oracle.
+				notCompared++
+				if g, ok := got[k]; ok && g == want[k] {
+					unreadAgree++
+				}
+				continue
+			}
 			total++
 			g, gok := got[k]
 			w, wok := want[k]
@@ -304,7 +339,8 @@ func TestOracle(t *testing.T) {
 		t.Fatal("no verses compared")
 	}
 	pct := 100 * float64(agree) / float64(total)
-	fmt.Printf("usfm oracle: %d/%d verses agree (%.1f%%) in %d files (%d failed to parse)\n", agree, total, pct, files, failed)
+	fmt.Printf("usfm oracle: %d/%d verses agree (%.1f%%) in %d files (%d failed to parse); %d verses not compared where the USX marks a marker it could not read (%d/%d counting them: %.1f%%)\n",
+		agree, total, pct, files, failed, notCompared, agree+unreadAgree, total+notCompared, 100*float64(agree+unreadAgree)/float64(total+notCompared))
 	if *oracleReport {
 		for _, d := range diffs {
 			fmt.Printf("%s %s: %s\n    got:  %q\n    want: %q\n", d.test, d.key, d.why, clip(d.got), clip(d.want))

@@ -3,14 +3,24 @@ package usfm
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bibleplatform/platform/bible"
 )
+
+// BookAliases maps book codes that real sources use instead of the USFM
+// code to that code. The KJV 1611 transcription files the Additions to
+// Esther under \id ADE; USFM calls them ESG (Esther Greek). Parse reads
+// an alias as its code and reports the repair.
+var BookAliases = map[string]string{"ADE": "ESG"}
 
 // Parse parses one USFM file. file names the source in diagnostics only.
 //
-// A file that cannot be trusted (no \id, an invalid book code, a second
-// \id, a \c or \v without a number) is an error of type Diag. Anything the
-// parser can recover from, such as an unknown marker or an unclosed
-// character style, is added to Book.Warnings.
+// A file that cannot be read as one book (no \id, an invalid book code, a
+// second \id) is an error of type Diag. Everything else is added to
+// Book.Warnings with its severity: damage (a \c or \v without a number or
+// with one that is not a number, a verse lost into an unknown marker),
+// which an import refuses; repairs of known habits, counted by class; and
+// plain warnings, such as an unknown character style.
 //
 // Node.Attrs maps are shared between nodes with the same attribute list
 // (the same Strong's number repeats thousands of times); treat them as
@@ -42,8 +52,7 @@ type parser struct {
 
 	table, row     *Node
 	chapter, verse *Node
-	seen           map[string]bool // messages of warnOnce
-	dropped        int             // warnings beyond maxWarnings
+	diags          Diags
 
 	joined *Node           // the text node being extended by join
 	join   strings.Builder // its text
@@ -95,9 +104,7 @@ func (p *parser) parse() (*Book, error) {
 		}
 	}
 	p.closeBlock(len(s))
-	if p.dropped > 0 {
-		p.book.Warnings = append(p.book.Warnings, p.diag(len(s), fmt.Sprintf("%d more warnings not reported", p.dropped)))
-	}
+	p.book.Warnings = p.diags.Close(p.diag(len(s), ""))
 	return p.book, nil
 }
 
@@ -119,6 +126,10 @@ func (p *parser) readID(i int) error {
 	}
 	if !validCode(code) {
 		return p.diag(i, fmt.Sprintf(`invalid book code %q in \id`, s[i:j]))
+	}
+	if std, ok := BookAliases[code]; ok {
+		p.repair(i, "non-standard book code", fmt.Sprintf("book code %s read as %s", code, std))
+		code = std
 	}
 	k := j
 	for k < len(s) && s[k] != '\n' && s[k] != '\\' {
@@ -200,10 +211,11 @@ func (p *parser) marker() error {
 		p.endTable()
 		num := p.readNumber()
 		if num == "" {
-			return p.diag(start, `\c without a chapter number`)
+			p.damage(start, `\c without a chapter number`)
+			return nil
 		}
-		if !isDigits(num) {
-			p.warn(start, fmt.Sprintf("chapter number %q is not a number", num))
+		if msg := ChapterNumberProblem(num); msg != "" {
+			p.damage(start, msg)
 		}
 		n := p.node(Chapter, "", start)
 		n.Number = num
@@ -223,12 +235,18 @@ func (p *parser) marker() error {
 		}
 	case clVerse:
 		p.closeInline(start)
+		at := p.i
 		num := p.readNumber()
 		if num == "" {
-			return p.diag(start, `\v without a verse number`)
+			p.damage(start, `\v without a verse number`)
+			return nil
 		}
 		if num[0] < '0' || num[0] > '9' {
-			p.warn(start, fmt.Sprintf("verse number %q is not a number", num))
+			p.damage(start, fmt.Sprintf("verse number %q is not a number", num))
+		} else if n := VerseNumberLen(num); n < len(num) {
+			// \v 7And, \v 14...: the text lost its space after the number.
+			p.repair(start, GluedVerseText, GluedVerseMessage(num, n))
+			num, p.i = num[:n], at+n
 		}
 		block := p.verseBlock(start)
 		v := p.node(Verse, "", start)
@@ -298,9 +316,80 @@ func (p *parser) marker() error {
 			p.openChar(name, start)
 			return nil
 		}
+		if p.i < len(s) && s[p.i] >= '0' && s[p.i] <= '9' {
+			// \vv 5: the number of a mistyped \v or \c would join the text
+			// of the verse before it.
+			p.damage(start, fmt.Sprintf(`unknown marker \%s before the number %q: a verse or chapter would be lost`, name, peekWord(s[p.i:])))
+			return nil
+		}
 		p.warn(start, fmt.Sprintf(`unknown marker \%s ignored`, name))
 	}
 	return nil
+}
+
+// atoi reads a run of at most 7 digits.
+func atoi(digits string) int {
+	n := 0
+	for i := 0; i < len(digits); i++ {
+		n = n*10 + int(digits[i]-'0')
+	}
+	return n
+}
+
+// peekWord returns the run of s up to the first space or marker.
+func peekWord(s string) string {
+	j := 0
+	for j < len(s) && j < 20 && !isSpace(s[j]) && s[j] != '\\' {
+		j++
+	}
+	return s[:j]
+}
+
+// ChapterNumberProblem says what is wrong with a chapter number, or "".
+func ChapterNumberProblem(num string) string {
+	switch {
+	case !isDigits(num):
+		return fmt.Sprintf("chapter number %q is not a number", num)
+	case len(num) > 7 || atoi(num) > bible.MaxChapters:
+		return fmt.Sprintf("chapter number %s is beyond the cap of %d", num, bible.MaxChapters)
+	}
+	return ""
+}
+
+// GluedVerseText is the repair class of a verse number glued to its text.
+const GluedVerseText = "verse number glued to its text"
+
+// GluedVerseMessage describes the repair of number, whose first n bytes
+// are the verse number.
+func GluedVerseMessage(number string, n int) string {
+	return fmt.Sprintf("verse number %q read as verse %s followed by %q", number, number[:n], number[n:])
+}
+
+// VerseNumberLen returns how much of a \v number (starting with a digit)
+// is the number: digits with an optional one-letter part ("3a"), and an
+// optional range ("15-16", "3b-4a"). What follows is text that lost its
+// space ("7And", "14..."), unless it is something else that the renderer
+// judges (a dash or comma list such as "3–4" or "1,2").
+func VerseNumberLen(num string) int {
+	part := func(i int) int {
+		for i < len(num) && num[i] >= '0' && num[i] <= '9' {
+			i++
+		}
+		if i < len(num) && num[i] >= 'a' && num[i] <= 'z' && (i+1 == len(num) || num[i+1] == '-') {
+			i++
+		}
+		return i
+	}
+	n := part(0)
+	if n+1 < len(num) && num[n] == '-' && num[n+1] >= '0' && num[n+1] <= '9' {
+		n = part(n + 1)
+	}
+	for _, sep := range []string{"-", ",", "\u2013", "\u2014"} {
+		if strings.HasPrefix(num[n:], sep) {
+			return len(num)
+		}
+	}
+	return n
 }
 
 // closedSoon reports whether \name* follows before the next verse or
@@ -572,6 +661,11 @@ func (p *parser) verseBlock(start int) *Node {
 	case len(p.stack) == 0 && p.row == nil:
 		p.warnOnce(start, `verse outside a paragraph; assuming \p`)
 		p.newPara("p", start, false)
+	case len(p.stack) > 0 && p.stack[0].Kind == Para && p.stack[0].Marker == "d" && len(p.stack[0].Children) > 0:
+		// \d A Psalm of David. \v 1 …: the title is not verse 1's text.
+		p.repair(start, "psalm title before its first verse", `\d title ended before the verse; the verse starts a \p`)
+		p.closeBlock(start)
+		p.newPara("p", start, false)
 	case len(p.stack) > 0 && (p.heading || p.header != ""):
 		p.warnOnce(start, fmt.Sprintf(`verse in \%s; assuming \p`, p.stack[0].Marker))
 		p.closeBlock(start)
@@ -804,29 +898,16 @@ func isBlank(s string) bool {
 	return true
 }
 
-// maxWarnings caps the warnings kept for one file; a file that breaks
-// every line would otherwise bury its first, useful, warnings.
-const maxWarnings = 1000
+func (p *parser) warn(off int, msg string) { p.diags.Add(p.diag(off, msg)) }
 
-func (p *parser) warn(off int, msg string) {
-	if len(p.book.Warnings) >= maxWarnings {
-		p.dropped++
-		return
-	}
-	p.book.Warnings = append(p.book.Warnings, p.diag(off, msg))
-}
+// damage reports structure that would be published damaged (Diag.Sev).
+func (p *parser) damage(off int, msg string) { p.diags.Damage(p.diag(off, msg)) }
 
-// warnOnce warns about a systematic habit of a file (such as verses
-// straight after \iex) only the first time.
-func (p *parser) warnOnce(off int, msg string) {
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	if !p.seen[msg] {
-		p.seen[msg] = true
-		p.warn(off, msg+" (reported once per file)")
-	}
-}
+// repair reports a known source habit read as meant, counted by class.
+func (p *parser) repair(off int, class, msg string) { p.diags.Repair(p.diag(off, msg), class) }
+
+// warnOnce warns about a systematic habit of a file only the first time.
+func (p *parser) warnOnce(off int, msg string) { p.diags.Once(p.diag(off, msg)) }
 
 func (p *parser) diag(off int, msg string) Diag {
 	return Diag{File: p.file, Pos: p.pos(off), Msg: msg}

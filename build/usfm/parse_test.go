@@ -104,7 +104,7 @@ func TestParseTree(t *testing.T) {
 		{"introduction", "\\id MRK\n\\imt1 Mark\n\\is Introduction\n\\ip \\bk Mark\\bk* begins\n\\ili one\n\\iot Outline\n\\io1 A \\ior 1.1\\ior*\n\\ie\n\\c 1\n\\p \\v 1 x",
 			`imt1["Mark"] is["Introduction"] ip[bk["Mark"] " begins"] ili["one"] iot["Outline"] io1["A " ior["1.1"]] ie c1 p[v1 "x"]`},
 		{"titles and headings", "\\id PSA\n\\mt2 The\n\\mt1 Psalms\n\\c 3\n\\ms1 BOOK 1\n\\mr (Psalms 1-41)\n\\d A Psalm \\v 1 x\n\\s1 Head\n\\r (Mark 1)\n\\q1 \\v 2 y \\qs Selah\\qs*\n\\b\n\\qa Aleph",
-			`mt2["The"] mt1["Psalms"] c3 ms1["BOOK 1"] mr["(Psalms 1-41)"] d["A Psalm " v1 "x"] s1["Head"] r["(Mark 1)"] q1[v2 "y " qs["Selah"]] b qa["Aleph"]`},
+			`mt2["The"] mt1["Psalms"] c3 ms1["BOOK 1"] mr["(Psalms 1-41)"] d["A Psalm"] p[v1 "x"] s1["Head"] r["(Mark 1)"] q1[v2 "y " qs["Selah"]] b qa["Aleph"]`},
 		{"verse in a heading opens a paragraph", "\\id LUK\n\\c 20\n\\s5\n\\v 17 But Jesus",
 			`c20 s5 p[v17 "But Jesus"]`},
 		{"verse outside a paragraph", "\\id PRO\n\\c 11\n\\v 1 A false",
@@ -118,7 +118,7 @@ func TestParseTree(t *testing.T) {
 		{"stray backslash word kept as text", "\\id JOB\n\\c 39\n\\p \\v 20 \\Canst thou",
 			`c39 p[v20 "Canst thou"]`},
 		{"psalm title alternate verse without a verse", "\\id PSA\n\\c 3\n\\d\n\\va 1\\va*\n\\w a|lemma=\"b\"\\w*\n\\v 1 x",
-			`c3 d[va["1"] w{lemma=b}["a"] " " v1 "x"]`},
+			`c3 d[va["1"] w{lemma=b}["a"]] p[v1 "x"]`},
 		{"lists and poetry", "\\id ROM\n\\c 1\n\\lh Here\n\\li1 \\v 1 one\n\\li2 two\n\\lf end\n\\pi1 \\v 2 a\n\\q1 b\n\\qm2 c\n\\pmo d\n\\nb e\n\\pc f\n\\qc g\n\\qr h\n\\qd i",
 			`c1 lh["Here"] li1[v1 "one"] li2["two"] lf["end"] pi1[v2 "a"] q1["b"] qm2["c"] pmo["d"] nb["e"] pc["f"] qc["g"] qr["h"] qd["i"]`},
 		{"unknown character marker closed", "\\id GEN\n\\c 1\n\\p \\v 1 \\xyz a\\xyz* b",
@@ -170,8 +170,6 @@ func TestParseErrors(t *testing.T) {
 		{"id without code", "\\id\n\\c 1", "f.usfm:1:1: \\id without a book code"},
 		{"bad code", "\\id GENESIS\n", "f.usfm:1:5: invalid book code \"GENESIS\" in \\id"},
 		{"second id", "\\id GEN\n\\c 1\n\\p \\v 1 x\n\\id EXO\n", "f.usfm:4:1: second \\id marker: one book per file"},
-		{"chapter without number", "\\id GEN\n\\c\n\\p", "f.usfm:2:1: \\c without a chapter number"},
-		{"verse without number", "\\id GEN\n\\c 1\n\\p  \\v \\v 2", "f.usfm:3:5: \\v without a verse number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Command dynamic is the service that owns apps, keys, licence agreements,
-// highlights and the consent flow, on PostgreSQL: flags and environment,
-// signals, and wiring of the dynamic package.
+// highlights and the consent flow, on PostgreSQL, and the admin commands
+// that write that data (apps, keys, licenses, users, seed): flags and
+// environment, signals, and wiring of the dynamic package.
 package main
 
 import (
@@ -22,6 +23,8 @@ type cli struct {
 
 	Serve   serveCmd   `cmd:"" default:"withargs" help:"Serve the dynamic API (the default); migrates first."`
 	Migrate migrateCmd `cmd:"" help:"Apply the database migrations and exit."`
+
+	adminCmds `embed:""`
 }
 
 type migrateCmd struct {

@@ -26,6 +26,8 @@ import (
 	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/edge"
+
+	"github.com/alecthomas/kong"
 )
 
 type cli struct {
@@ -44,7 +46,7 @@ type serveCmd struct {
 
 	Dynamic   string        `help:"Base URL of the dynamic service; its routes answer 503 until set." env:"EDGE_DYNAMIC"`
 	EdgeToken string        `help:"Shared secret sent to dynamic as X-Edge-Token." env:"EDGE_TOKEN"`
-	Timeout   time.Duration `help:"Time limit for a request forwarded to dynamic." default:"30s" env:"EDGE_DYNAMIC_TIMEOUT"`
+	Timeout   time.Duration `help:"Time limit for a request forwarded to dynamic." default:"${dynamic_timeout}" env:"EDGE_DYNAMIC_TIMEOUT"`
 
 	TLSCert      string        `help:"TLS certificate (PEM). With --tls-key, serve HTTPS on --tls-listen and redirect HTTP to it." env:"EDGE_TLS_CERT" type:"existingfile"`
 	TLSKey       string        `help:"TLS private key (PEM)." env:"EDGE_TLS_KEY" type:"existingfile"`
@@ -52,17 +54,17 @@ type serveCmd struct {
 	HTTPSPort    int           `help:"Port to name in redirects to HTTPS (default: --tls-listen's, or 443)." env:"EDGE_HTTPS_PORT"`
 	ForceHTTPS   bool          `help:"Redirect when a trusted proxy reports X-Forwarded-Proto: http, also without TLS here." env:"EDGE_FORCE_HTTPS"`
 	TrustedProxy []string      `help:"CIDR of a proxy whose X-Forwarded-Proto is believed (repeatable)." env:"EDGE_TRUSTED_PROXIES"`
-	Rate         float64       `help:"Default requests per second per app (apps may carry their own)." default:"20" env:"EDGE_RATE"`
-	Burst        int           `help:"Default burst per app." default:"40" env:"EDGE_BURST"`
+	Rate         float64       `help:"Default requests per second per app (apps may carry their own)." default:"${rate}" env:"EDGE_RATE"`
+	Burst        int           `help:"Default burst per app." default:"${burst}" env:"EDGE_BURST"`
 	Edges        int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
-	IDRate       float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"1" env:"EDGE_ID_ONLY_RATE"`
-	IDBurst      int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"20" env:"EDGE_ID_ONLY_BURST"`
-	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"1073741824" env:"EDGE_PACK_CACHE"`
-	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"67108864" env:"EDGE_COMPOSE_CACHE"`
+	IDRate       float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"${id_only_rate}" env:"EDGE_ID_ONLY_RATE"`
+	IDBurst      int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
+	PackCache    int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
+	ComposeCache int64         `help:"Bytes of composed verse ranges kept in memory." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
 	DiskCache    string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	DiskCacheMax int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
-	WholePackMax int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"262144" env:"EDGE_WHOLE_PACK_MAX"`
-	MaxVerses    int           `help:"Largest verse range composed on request." default:"200" env:"EDGE_MAX_RANGE_VERSES"`
+	WholePackMax int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	MaxVerses    int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll         time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
 	AccessLog    bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency  int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
@@ -79,7 +81,18 @@ type exportCmd struct {
 
 func main() {
 	var c cli
-	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c, &c.LogLevel)
+	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c, &c.LogLevel,
+		kong.Vars{ // the defaults edge.New applies, so that they are written once
+			"rate":             strconv.Itoa(edge.DefaultRatePerSecond),
+			"burst":            strconv.Itoa(2 * edge.DefaultRatePerSecond),
+			"pack_cache":       strconv.Itoa(edge.DefaultPackCacheBytes),
+			"compose_cache":    strconv.Itoa(edge.DefaultComposeCacheBytes),
+			"whole_pack_max":   strconv.Itoa(edge.DefaultWholePackMax),
+			"max_range_verses": strconv.Itoa(edge.DefaultMaxRangeVerses),
+			"dynamic_timeout":  edge.DefaultDynamicTimeout.String(),
+			"id_only_rate":     strconv.FormatFloat(edge.DefaultIDOnlyRate.PerSecond, 'g', -1, 64),
+			"id_only_burst":    strconv.Itoa(edge.DefaultIDOnlyRate.Burst),
+		})
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {

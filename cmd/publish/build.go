@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,76 +13,6 @@ import (
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/publish"
 )
-
-type importCmd struct {
-	Content               string `help:"Content directory." default:"content" env:"CONTENT" type:"path"`
-	ID                    int32  `name:"id" help:"Bible id." required:""`
-	Language              string `help:"BCP 47 language tag of the text."`
-	Abbreviation          string `help:"Abbreviation."`
-	Title                 string `help:"English title."`
-	LocalizedTitle        string `help:"Title in the Bible's language."`
-	LocalizedAbbreviation string `help:"Abbreviation in the Bible's language."`
-	License               int    `help:"Licence id (content/licenses/<id>.json)."`
-	Organization          string `help:"Publishing organization's uuid."`
-	Copyright             string `help:"Short copyright text."`
-	Promotional           string `name:"promotional-content" help:"Longer copyright text from the publisher."`
-	Info                  string `help:"Extra information, shown in a reader's footer."`
-	PublisherURL          string `name:"publisher-url" help:"Link to the publisher's page."`
-	Direction             string `help:"Text direction (ltr, rtl); derived from the language by default." enum:",ltr,rtl" default:""`
-	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
-	Source                string `arg:"" help:"A folder of .usfm/.sfm(.gz) files, a .zip of them, or one file." type:"path"`
-}
-
-func (c *importCmd) Run() error {
-	var meta build.BibleMeta
-	if c.Metadata != "" {
-		b, err := os.ReadFile(c.Metadata)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(b, &meta); err != nil {
-			return fmt.Errorf("%s: %w", c.Metadata, err)
-		}
-	}
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	meta.ID = c.ID
-	set(&meta.LanguageTag, c.Language)
-	set(&meta.Abbreviation, c.Abbreviation)
-	set(&meta.Title, c.Title)
-	set(&meta.LocalizedTitle, c.LocalizedTitle)
-	set(&meta.LocalizedAbbreviation, c.LocalizedAbbreviation)
-	set(&meta.OrganizationID, c.Organization)
-	set(&meta.Copyright, c.Copyright)
-	set(&meta.PromotionalContent, c.Promotional)
-	set(&meta.Info, c.Info)
-	set(&meta.PublisherURL, c.PublisherURL)
-	set(&meta.TextDirection, c.Direction)
-	if c.License != 0 {
-		meta.LicenseID = c.License
-	}
-	rep, err := build.Import(c.Content, c.Source, meta)
-	if rep != nil {
-		for _, w := range rep.Warnings {
-			fmt.Fprintln(os.Stderr, "warning:", w)
-		}
-		for _, e := range rep.Errors {
-			fmt.Fprintln(os.Stderr, "error:", e)
-		}
-		fmt.Printf("imported Bible %d: %d books, %d peripheral (%s), %d errors, %d warnings\n",
-			c.ID, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Errors), len(rep.Warnings))
-	}
-	if err != nil {
-		return err
-	}
-	if len(rep.Errors) > 0 {
-		return fmt.Errorf("%d source files could not be imported (the others were)", len(rep.Errors))
-	}
-	return nil
-}
 
 type buildCmd struct {
 	Content   string `help:"Content directory." default:"content" env:"CONTENT" type:"path"`
@@ -126,7 +55,7 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	fmt.Printf("build %s %s: %d objects written, %d skipped, %s written, %d books rendered, %d reused, %d warnings, %s\n",
 		rep.Build, state, rep.Written, rep.Skipped, humanBytes(rep.Bytes), rep.Rendered, rep.Reused,
 		len(rep.Warnings), rep.Duration.Round(time.Millisecond))
-	return nil
+	return brokenBibles(os.Stderr, rep)
 }
 
 func joinIDs[T ~string](ids []T) string {

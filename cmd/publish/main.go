@@ -1,17 +1,21 @@
 // Command publish is the content team's tool: import sources into a content
-// directory, build and publish them, and administer apps and keys.
+// directory, and build and publish them. The admin commands (apps, keys, licences,
+// users, seed) belong to the dynamic binary, which owns that data.
 package main
 
 import "github.com/bibleplatform/platform/cmd/internal/command"
 
 type cli struct {
-	Import   importCmd   `cmd:"" help:"Import USFM (a folder, .usfm.gz files or a .zip) into the content directory."`
+	Import   importCmd   `cmd:"" help:"Import USFM or USX books (a folder, a .zip, one file) or a DBL text bundle into the content directory."`
 	Build    buildCmd    `cmd:"" help:"Render the content directory and publish it to a store."`
 	Builds   buildsCmd   `cmd:"" help:"List the builds in a store, newest first; * marks the current one."`
 	Rollback rollbackCmd `cmd:"" help:"Make an earlier build current again."`
 	GC       gcCmd       `cmd:"" name:"gc" help:"Remove builds beyond the newest few and the objects only they use (dry run by default)."`
 
-	adminCmds `embed:""`
+	Organizations organizationsCmd `cmd:"" help:"Organizations (publishers) of the content directory."`
+	Licenses      licensesCmd      `cmd:"" help:"Licences of the content directory."`
+
+	movedCmds `embed:""`
 }
 
 func main() {

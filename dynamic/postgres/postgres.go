@@ -133,7 +133,7 @@ func translate(err error, what string) error {
 		case "23503": // foreign_key_violation: the referenced row is missing
 			return fmt.Errorf("%s: %s: %w", what, pe.Detail, dynamic.ErrNotFound)
 		case "23514", "22P02": // check_violation, invalid_text_representation
-			return fmt.Errorf("%s: %s: %w", what, pe.Message, dynamic.ErrInvalid)
+			return fmt.Errorf("%s: %s: %w", what, pe.Message, dynamic.ErrUnacceptable)
 		}
 	}
 	return fmt.Errorf("%s: %w", what, err)

@@ -45,7 +45,7 @@ func TestErrorsTranslated(t *testing.T) {
 		want error
 	}{
 		{"duplicate app", db.CreateApp(ctx, dynamic.App{ID: appID, Name: "x", Status: "live"}), dynamic.ErrConflict},
-		{"bad status", db.CreateApp(ctx, dynamic.App{ID: orgID, Name: "x", Status: "gone"}), dynamic.ErrInvalid},
+		{"bad status", db.CreateApp(ctx, dynamic.App{ID: orgID, Name: "x", Status: "gone"}), dynamic.ErrUnacceptable},
 		{"unknown app status", db.SetAppStatus(ctx, orgID, "archived"), dynamic.ErrNotFound},
 		{"key for unknown app", func() error { _, err := db.AddKey(ctx, orgID, make([]byte, 32), ""); return err }(), dynamic.ErrNotFound},
 		{"unknown key", db.RevokeKey(ctx, 12345, time.Now()), dynamic.ErrNotFound},

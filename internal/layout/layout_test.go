@@ -1,7 +1,7 @@
 // Package layout checks the import directions STYLE.md sets: the domain
 // depends on nothing, publish on the domain only, the edge never reaches
 // PostgreSQL, and each adapter (pgx, minio-go) is imported only by its own
-// package and by cmd/.
+// package and by cmd/ (pgx only by cmd/dynamic, which owns the data).
 package layout
 
 import (
@@ -55,14 +55,19 @@ func TestImportDirections(t *testing.T) {
 			case strings.HasPrefix(name, "publish") && !strings.HasPrefix(name, "publish/s3") &&
 				local && (strings.HasPrefix(dep, "build") || strings.HasPrefix(dep, "edge") || strings.HasPrefix(dep, "dynamic")):
 				t.Errorf("%s is below build, edge and dynamic; it imports %s", name, dep)
+			case strings.HasPrefix(d, "github.com/jackc/") && (name == "dynamic" || strings.HasPrefix(name, "cmd/") && name != "cmd/dynamic"):
+				// The admin commands live in cmd/dynamic, so the publish
+				// and edge binaries never link PostgreSQL's driver, and
+				// the service's rules never depend on it.
+				t.Errorf("of the binaries only dynamic links pgx, and package dynamic does not; %s depends on %s", name, d)
 			case strings.HasPrefix(name, "edge") && (strings.HasPrefix(d, "github.com/jackc/") || strings.HasPrefix(dep, "dynamic") || strings.HasPrefix(dep, "build")):
 				t.Errorf("the edge never reaches PostgreSQL or the build; %s imports %s", name, d)
 			}
 		}
 		for _, d := range p.Imports {
 			switch {
-			case strings.HasPrefix(d, "github.com/jackc/") && !strings.HasPrefix(name, "dynamic/postgres") && !strings.HasPrefix(name, "cmd/"):
-				t.Errorf("pgx is imported only by dynamic/postgres and cmd/; %s imports %s", name, d)
+			case strings.HasPrefix(d, "github.com/jackc/") && !strings.HasPrefix(name, "dynamic/postgres") && name != "cmd/dynamic":
+				t.Errorf("pgx is imported only by dynamic/postgres (and its test helpers) and cmd/dynamic; %s imports %s", name, d)
 			case strings.HasPrefix(d, "github.com/minio/") && !strings.HasPrefix(name, "publish/s3") && !strings.HasPrefix(name, "cmd/"):
 				t.Errorf("minio-go is imported only by publish/s3 and cmd/; %s imports %s", name, d)
 			}

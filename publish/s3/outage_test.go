@@ -54,17 +54,18 @@ func TestPublishSurvivesOutage(t *testing.T) {
 	if cur, err := s.Current(ctx); err != nil || cur != "previous" {
 		t.Fatalf("after the failed publish Current = %q, %v; want previous", cur, err)
 	}
-	rep, err := publish.Sync(ctx, s, objs, publish.SyncOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The rerun (the build skips what landed by its own Stat) publishes
+	// everything and switches.
+	u = publish.NewUploader(ctx, s, publish.SyncOptions{})
+	for _, o := range objs {
+		if _, err := s.Stat(ctx, o.Key); err == nil {
+			continue
+		}
+		if err := u.Put(ctx, o.Key, o.Data); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// A PUT the server committed just before shutting down can still fail
-	// on the client's side, so more than the landed count may be present:
-	// the rerun skips those too.
-	if rep.Skipped < landed || rep.Skipped+rep.Uploaded != len(objs) || rep.Uploaded == 0 {
-		t.Errorf("rerun: %v; want at least %d skipped, the rest of %d uploaded", rep, landed, len(objs))
-	}
-	if err := publish.NewUploader(ctx, s, publish.SyncOptions{}).SetCurrent(ctx, "next"); err != nil {
+	if err := u.SetCurrent(ctx, "next"); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range objs {

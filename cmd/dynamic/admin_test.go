@@ -31,7 +31,7 @@ func run(t *testing.T, args ...string) (string, error) {
 	var root struct {
 		adminCmds `embed:""`
 	}
-	p, err := kong.New(&root, kong.Name("publish"), kong.Exit(func(int) { t.Fatal("kong exited") }))
+	p, err := kong.New(&root, kong.Name("dynamic"), kong.Exit(func(int) { t.Fatal("kong exited") }))
 	if err != nil {
 		t.Fatal(err)
 	}

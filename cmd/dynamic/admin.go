@@ -1,25 +1,17 @@
 package main
 
 // Admin commands: apps, App Keys, licence agreements, users' dev tokens and
-// the demo seed, written to the dynamic service's PostgreSQL. The root CLI
-// embeds adminCmds.
+// the demo seed, written to the service's PostgreSQL. The rules they apply
+// live in package dynamic; here are flags and printing.
 
 import (
 	"context"
-	"crypto"
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +21,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/dynamic/postgres"
+	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
 type adminCmds struct {
@@ -36,12 +29,12 @@ type adminCmds struct {
 	Keys     keysCmd     `cmd:"" help:"Issue, list and revoke App Keys."`
 	Licenses licensesCmd `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
 	Users    usersCmd    `cmd:"" help:"Development user tokens and permission grants."`
-	Seed     seedCmd     `cmd:"" help:"seed demo apps"`
+	Seed     seedCmd     `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
 }
 
 // dbFlag is the database every admin command writes to.
 type dbFlag struct {
-	DatabaseURL string `help:"PostgreSQL URL of the dynamic service." required:"" env:"DATABASE_URL"`
+	DatabaseURL string `help:"PostgreSQL URL." required:"" env:"DATABASE_URL"`
 }
 
 // open connects and migrates, so that admin commands work on a fresh
@@ -91,13 +84,14 @@ type appsCreateCmd struct {
 }
 
 func (c *appsCreateCmd) Run(ctx context.Context) error {
-	a := dynamic.App{ID: strings.ToLower(c.ID), Name: c.Name, Description: c.Description, WebsiteURL: c.Website,
-		Status: c.Status, OrganizationID: strings.ToLower(c.Organization), CallbackURL: c.CallbackURL,
+	a := dynamic.App{ID: c.ID, Name: c.Name, Description: c.Description, WebsiteURL: c.Website,
+		Status: c.Status, OrganizationID: c.Organization, CallbackURL: c.CallbackURL,
 		RatePerSecond: c.Rate, RateBurst: c.Burst}
-	if a.ID == "" {
-		a.ID = newUUID()
+	if c.ID == "" {
+		a.ID = dynamic.NewUUID()
 	}
-	if err := checkApp(a); err != nil {
+	// Refuse a bad app before connecting.
+	if err := a.Validate(); err != nil {
 		return err
 	}
 	db, err := c.open(ctx)
@@ -105,42 +99,18 @@ func (c *appsCreateCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.CreateApp(ctx, a); err != nil {
+	if a, err = dynamic.CreateApp(ctx, db, a); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.out(), "app_id=%s\n", a.ID)
 	if c.Key {
-		key, id, err := issueKey(ctx, db, a.ID)
+		key, id, err := dynamic.IssueKey(ctx, db, a.ID)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.out(), "key_id=%d\napp_key=%s\n", id, key)
 	}
 	return nil
-}
-
-func checkApp(a dynamic.App) error {
-	if !bible.ValidUUID(a.ID) {
-		return fmt.Errorf("app id %q is not a UUID", a.ID)
-	}
-	if a.OrganizationID != "" && !bible.ValidUUID(a.OrganizationID) {
-		return fmt.Errorf("organization %q is not a UUID", a.OrganizationID)
-	}
-	if a.WebsiteURL != "" && !httpURL(a.WebsiteURL) {
-		return fmt.Errorf("website %q is not an absolute http(s) URL", a.WebsiteURL)
-	}
-	if a.CallbackURL != "" && !httpURL(a.CallbackURL) {
-		return fmt.Errorf("callback URL %q is not an absolute http(s) URL", a.CallbackURL)
-	}
-	if a.RatePerSecond < 0 || a.RateBurst < 0 {
-		return errors.New("rate and burst cannot be negative")
-	}
-	return nil
-}
-
-func httpURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.Fragment == ""
 }
 
 type appsListCmd struct {
@@ -191,7 +161,7 @@ func (c *appsStatusCmd) Run(ctx context.Context) error {
 type keysCmd struct {
 	Issue  keysIssueCmd  `cmd:"" help:"Issue an App Key; it is printed once and stored only as a hash."`
 	List   keysListCmd   `cmd:"" help:"List an app's keys (ids and hints, never the keys)."`
-	Revoke keysRevokeCmd `cmd:"" help:"Revoke a key by id or by the key itself; edges refuse it within seconds."`
+	Revoke keysRevokeCmd `cmd:"" help:"Revoke a key by id (--id) or by the key itself (--key); edges refuse it within seconds."`
 }
 
 type keysIssueCmd struct {
@@ -206,25 +176,12 @@ func (c *keysIssueCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	key, id, err := issueKey(ctx, db, strings.ToLower(c.App))
+	key, id, err := dynamic.IssueKey(ctx, db, c.App)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(c.out(), "key_id=%d\napp_key=%s\n", id, key)
 	return nil
-}
-
-// issueKey makes a key of 32 random bytes; the database keeps its SHA-256
-// (what the edge looks keys up by) and its first characters as a hint.
-func issueKey(ctx context.Context, db *postgres.DB, app string) (string, int64, error) {
-	var b [24]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", 0, err
-	}
-	key := "bpk_" + base64.RawURLEncoding.EncodeToString(b[:])
-	h := access.HashKey([]byte(key))
-	id, err := db.AddKey(ctx, app, h[:], key[:8])
-	return key, id, err
 }
 
 type keysListCmd struct {
@@ -253,10 +210,20 @@ func (c *keysListCmd) Run(ctx context.Context) error {
 	return nil
 }
 
+// keysRevokeCmd takes exactly one of --id and --key. Neither is marked
+// required (kong's help would then show both as required); Validate says
+// what is missing.
 type keysRevokeCmd struct {
 	dbFlag
-	ID  int64  `help:"Key id (from keys list)." xor:"which" required:""`
-	Key string `help:"The App Key itself." xor:"which" required:""`
+	ID  int64  `help:"Key id (from keys list); or give --key." xor:"which"`
+	Key string `help:"The App Key itself; or give --id." xor:"which"`
+}
+
+func (c *keysRevokeCmd) Validate() error {
+	if c.ID == 0 && c.Key == "" {
+		return errors.New("give the key's --id or the --key itself")
+	}
+	return nil
 }
 
 func (c *keysRevokeCmd) Run(ctx context.Context) error {
@@ -266,8 +233,7 @@ func (c *keysRevokeCmd) Run(ctx context.Context) error {
 	}
 	defer db.Close()
 	if c.Key != "" {
-		h := access.HashKey([]byte(c.Key))
-		return db.RevokeKeyHash(ctx, h[:], time.Now())
+		return dynamic.RevokeKeyText(ctx, db, c.Key, time.Now())
 	}
 	return db.RevokeKey(ctx, c.ID, time.Now())
 }
@@ -279,31 +245,29 @@ type licensesCmd struct {
 type licensesAgreeCmd struct {
 	dbFlag
 	License      int       `help:"Licence id." required:""`
-	Organization string    `help:"Organization (UUID): its apps may then read the licence's Bibles."`
-	Developer    string    `help:"Developer (UUID) who agreed."`
+	Organization string    `help:"Organization (UUID): its apps may then read the licence's Bibles. Give it, --developer, or both."`
+	Developer    string    `help:"Developer (UUID) who agreed. Give it, --organization, or both."`
 	At           time.Time `help:"When the agreement was made (RFC 3339); default now."`
 }
 
-func (c *licensesAgreeCmd) Run(ctx context.Context) error {
-	if c.Organization == "" && c.Developer == "" {
-		return errors.New("give --organization, --developer or both")
-	}
-	for _, id := range []string{c.Organization, c.Developer} {
-		if id != "" && !bible.ValidUUID(id) {
-			return fmt.Errorf("%q is not a UUID", id)
-		}
-	}
+func (c *licensesAgreeCmd) agreement() dynamic.Agreement {
 	at := c.At
 	if at.IsZero() {
 		at = time.Now()
 	}
+	return dynamic.Agreement{LicenseID: c.License, OrganizationID: strings.ToLower(c.Organization),
+		DeveloperID: strings.ToLower(c.Developer), AgreedAt: at}
+}
+
+func (c *licensesAgreeCmd) Validate() error { return c.agreement().Validate() }
+
+func (c *licensesAgreeCmd) Run(ctx context.Context) error {
 	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.Agree(ctx, dynamic.Agreement{LicenseID: c.License, OrganizationID: strings.ToLower(c.Organization),
-		DeveloperID: strings.ToLower(c.Developer), AgreedAt: at})
+	return db.Agree(ctx, c.agreement())
 }
 
 type usersCmd struct {
@@ -321,11 +285,15 @@ type usersTokenCmd struct {
 	DemoJSON string        `help:"Also store the token as user_token (and user_id) in this JSON file, e.g. .run/demo.json." name:"demo-json"`
 }
 
-func (c *usersTokenCmd) Run(ctx context.Context) error {
+func (c *usersTokenCmd) Validate() error {
 	if !bible.ValidUUID(c.User) {
 		return fmt.Errorf("user %q is not a UUID", c.User)
 	}
-	key, err := loadOrCreateKey(c.Key)
+	return nil
+}
+
+func (c *usersTokenCmd) Run(ctx context.Context) error {
+	key, err := jwt.LoadOrCreateKey(c.Key)
 	if err != nil {
 		return err
 	}
@@ -342,38 +310,6 @@ func (c *usersTokenCmd) Run(ctx context.Context) error {
 	}
 	fmt.Fprintln(c.out(), tok)
 	return nil
-}
-
-func loadOrCreateKey(path string) (crypto.Signer, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		return jwt.ParsePrivatePEM(b)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	pemPriv, err := jwt.EncodePrivatePEM(priv)
-	if err != nil {
-		return nil, err
-	}
-	pemPub, err := jwt.EncodePublicPEM(priv.Public())
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(path, pemPriv, 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(strings.TrimSuffix(path, ".pem")+".pub.pem", pemPub, 0o644); err != nil {
-		return nil, err
-	}
-	return priv, nil
 }
 
 // mergeJSON sets keys in a JSON object file, creating it if needed, and
@@ -399,24 +335,24 @@ func mergeJSON(path string, set map[string]any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, append(out, '\n'), ".demo-json-", false)
 }
 
 type usersGrantCmd struct {
 	dbFlag
 	User       string `help:"User id (UUID)." required:""`
-	App        string `help:"App id." required:""`
+	App        string `help:"App id (UUID)." required:""`
 	Permission string `help:"Permission to grant." default:"highlights" enum:"highlights"`
 }
 
-func (c *usersGrantCmd) Run(ctx context.Context) error {
+func (c *usersGrantCmd) Validate() error {
 	if !bible.ValidUUID(c.User) || !bible.ValidUUID(c.App) {
 		return errors.New("--user and --app must be UUIDs")
 	}
+	return nil
+}
+
+func (c *usersGrantCmd) Run(ctx context.Context) error {
 	db, err := c.open(ctx)
 	if err != nil {
 		return err
@@ -426,17 +362,13 @@ func (c *usersGrantCmd) Run(ctx context.Context) error {
 }
 
 // seedCmd makes PostgreSQL hold the demo apps of an access snapshot file
-// (fixtures/access.json): the apps, their key hashes (the keys themselves
-// are in fixtures/demo-keys.json), and, for each app's organization, an
-// agreement to every restricted licence whose Bibles the app lists. Apps in
-// the file have no organization, so each gets one derived from its id; a
-// licence is agreed only when the app lists all its Bibles, so the seed
-// never opens more than the file does. Running it again changes nothing.
+// (fixtures/access.json; the keys themselves are in
+// fixtures/demo-keys.json). dynamic.Seed holds the rules.
 type seedCmd struct {
 	dbFlag
 	output      `kong:"-"`
 	Access      string `help:"Access snapshot with the demo apps." default:"fixtures/access.json" type:"existingfile"`
-	Store       string `help:"Published store (directory or s3://): the licences and the Bibles they cover." required:"" env:"PUBLISH_STORE"`
+	Store       string `help:"Published store (directory or s3://): the licences and the Bibles they cover." required:"" env:"DYNAMIC_STORE"`
 	CallbackURL string `help:"Consent callback registered for every demo app." default:"http://localhost:3000/callback" name:"callback-url"`
 }
 
@@ -453,98 +385,21 @@ func (c *seedCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(lics) == 0 {
-		return fmt.Errorf("the store %s has no published licences: run publish build first", c.Store)
-	}
 	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	now := time.Now()
-	for _, a := range snap.Apps {
-		org := a.OrganizationID
-		if org == "" {
-			org = derivedUUID("demo-organization:" + a.ID)
-		}
-		app := dynamic.App{ID: a.ID, Name: a.Name, Status: a.Status, OrganizationID: org,
-			Description: "Demo app seeded from " + filepath.Base(c.Access), CallbackURL: c.CallbackURL,
-			RatePerSecond: a.RateLimit.PerSecond, RateBurst: a.RateLimit.Burst}
-		if err := checkApp(app); err != nil {
-			return err
-		}
-		if err := db.UpsertApp(ctx, app); err != nil {
-			return err
-		}
-		for _, h := range a.KeyHashes {
-			b, err := hex.DecodeString(h)
-			if err != nil {
-				return fmt.Errorf("app %s: key hash %q: %w", a.ID, h, err)
-			}
-			if _, err := db.AddKey(ctx, a.ID, b, "seed"); err != nil && !errors.Is(err, dynamic.ErrConflict) {
-				return err
-			}
-		}
-		readable := map[int32]bool{}
-		for _, l := range lics {
-			if l.Open {
-				for _, b := range l.BibleIDs {
-					readable[b] = true
-				}
-				continue
-			}
-			if len(l.BibleIDs) == 0 || !subset(l.BibleIDs, a.Bibles) {
-				continue
-			}
-			if err := db.Agree(ctx, dynamic.Agreement{LicenseID: l.ID, OrganizationID: org, AgreedAt: now}); err != nil {
-				return err
-			}
-			for _, b := range l.BibleIDs {
-				readable[b] = true
-			}
-		}
-		var missing []int32
-		for _, b := range a.Bibles {
-			if !readable[b] {
-				missing = append(missing, b)
-			}
-		}
-		fmt.Fprintf(c.out(), "seeded app %s (%s, %s)", a.ID, a.Name, a.Status)
-		if len(missing) > 0 {
-			fmt.Fprintf(c.out(), "; not readable through licences: %v", missing)
+	seeded, err := dynamic.Seed(ctx, db, snap, lics, filepath.Base(c.Access), c.CallbackURL, time.Now())
+	for _, r := range seeded {
+		fmt.Fprintf(c.out(), "seeded app %s (%s, %s)", r.App.ID, r.App.Name, r.App.Status)
+		if len(r.Unreadable) > 0 {
+			fmt.Fprintf(c.out(), "; not readable through licences: %v", r.Unreadable)
 		}
 		fmt.Fprintln(c.out())
 	}
-	return nil
-}
-
-func subset(a, b []int32) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
+	if err != nil {
+		return fmt.Errorf("seed from %s into the store %s's licences: %w", c.Access, c.Store, err)
 	}
-	return true
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return formatUUID(b, 4)
-}
-
-// derivedUUID is a stable UUID for a name (the version 8 "custom" layout
-// over SHA-256), so a reseed reuses the same ids.
-func derivedUUID(name string) string {
-	sum := sha256.Sum256([]byte(name))
-	var b [16]byte
-	copy(b[:], sum[:16])
-	return formatUUID(b, 8)
-}
-
-func formatUUID(b [16]byte, version byte) string {
-	b[6] = b[6]&0x0f | version<<4
-	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	return nil
 }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/bibleplatform/platform/build"
+)
+
+type importCmd struct {
+	Content               string `help:"Content directory." default:"content" env:"CONTENT" type:"path"`
+	ID                    int32  `name:"id" help:"Bible id (a DBL bundle without one gets the id of its earlier import, or the next free id)."`
+	Language              string `help:"BCP 47 language tag of the text."`
+	Abbreviation          string `help:"Abbreviation."`
+	Title                 string `help:"English title."`
+	LocalizedTitle        string `help:"Title in the Bible's language."`
+	LocalizedAbbreviation string `help:"Abbreviation in the Bible's language."`
+	License               int    `help:"Licence id (content/licenses/<id>.json; see publish licenses add)."`
+	Organization          string `help:"Publishing organization's uuid (content/organizations/<uuid>.json; see publish organizations add)."`
+	Copyright             string `help:"Short copyright text."`
+	Promotional           string `name:"promotional-content" help:"Longer copyright text from the publisher."`
+	Info                  string `help:"Extra information, shown in a reader's footer."`
+	PublisherURL          string `name:"publisher-url" help:"Link to the publisher's page."`
+	Direction             string `help:"Text direction (ltr, rtl); derived from the language by default." enum:",ltr,rtl" default:""`
+	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
+	AllowDamaged          bool   `name:"allow-damaged" help:"Import books with damaged structure (bad chapter or verse numbers, lost verses, text with no verse) instead of refusing them."`
+	Check                 bool   `help:"Read and report only; write nothing."`
+	Source                string `arg:"" help:"A folder of .usfm/.sfm/.usx(.gz) files, a .zip of them, one file, or a DBL text bundle (folder or .zip with metadata.xml)." type:"path"`
+
+	out io.Writer `kong:"-"`
+}
+
+func (c *importCmd) Run() error {
+	out := c.out
+	if out == nil {
+		out = os.Stdout
+	}
+	var meta build.BibleMeta
+	if c.Metadata != "" {
+		b, err := os.ReadFile(c.Metadata)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &meta); err != nil {
+			return fmt.Errorf("%s: %w", c.Metadata, err)
+		}
+	}
+	meta.Override(build.BibleMeta{
+		ID: c.ID, LanguageTag: c.Language, Abbreviation: c.Abbreviation, Title: c.Title,
+		LocalizedTitle: c.LocalizedTitle, LocalizedAbbreviation: c.LocalizedAbbreviation,
+		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
+		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
+	})
+	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check})
+	if rep != nil {
+		printImport(out, os.Stderr, rep, c.Check)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case rep.Failed() && c.Check:
+		return fmt.Errorf("%d books would be refused, %d files could not be read", len(rep.Refused), rep.Unreadable)
+	case rep.Failed():
+		return fmt.Errorf("%d books refused (earlier copies kept), %d files could not be read; the other books were imported", len(rep.Refused), rep.Unreadable)
+	}
+	return nil
+}
+
+// printImport writes the diagnostics to errw and the summary to out.
+func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(errw, "warning:", w)
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintln(errw, "error:", e)
+	}
+	if len(rep.Repairs) > 0 {
+		classes := make([]string, 0, len(rep.Repairs))
+		for c := range rep.Repairs {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		parts := make([]string, len(classes))
+		for i, c := range classes {
+			parts[i] = fmt.Sprintf("%d × %s", rep.Repairs[c], c)
+		}
+		fmt.Fprintf(out, "repaired: %s\n", strings.Join(parts, "; "))
+	}
+	if len(rep.Refused) > 0 {
+		fmt.Fprintf(out, "refused: %s (an earlier import's copy of each is kept; --allow-damaged imports damaged books anyway)\n", joinIDs(rep.Refused))
+	}
+	if len(rep.Damaged) > 0 {
+		fmt.Fprintf(out, "imported with damage (--allow-damaged): %s\n", joinIDs(rep.Damaged))
+	}
+	for _, c := range rep.Created {
+		fmt.Fprintf(out, "wrote %s from the bundle's metadata\n", c)
+	}
+	verb := "imported"
+	if check {
+		verb = "checked (nothing written)"
+	}
+	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d errors, %d warnings\n",
+		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Errors), len(rep.Warnings))
+}

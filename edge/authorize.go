@@ -1,0 +1,100 @@
+package edge
+
+import (
+	"crypto/sha256"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+)
+
+// keySource says where a route may find the caller's App Key besides the
+// X-SVC-App-Key header (spec, Authentication 4).
+type keySource uint8
+
+const (
+	keyHeader       keySource = iota // the header only: content and most catalogue routes
+	keyOrQueryParam                  // else ?app_key=: the font stylesheet, linked from <link href>
+	keyOrAppID                       // else ?x-svc-app-key= or the public ?x-svc-app-id=: the browser data-exchange routes
+)
+
+// authorize is the one authorisation entry point of the content,
+// catalogue and gateway routes, in the same order for all: the key (401
+// when missing or unknown), the app it names, the app's status (412) and
+// its rate limit (429). It writes the refusal itself and returns nil then.
+// It does not allocate on success.
+func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySource) *appEntry {
+	key := ctx.Request.Header.Peek(hdrAppKey)
+	var app *appEntry
+	if len(key) == 0 && from != keyHeader {
+		args := ctx.QueryArgs()
+		switch from {
+		case keyOrQueryParam:
+			key = args.Peek("app_key")
+		case keyOrAppID:
+			if key = args.Peek("x-svc-app-key"); len(key) == 0 {
+				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
+					// The public app id identifies the app on the
+					// browser flow; the user's approval is what
+					// dynamic checks. It is public, so these
+					// requests have their own allowance.
+					if app = t.byID[string(id)]; app == nil {
+						answer(ctx, failNotPermitted, "Unknown app.")
+						return nil
+					}
+				}
+			}
+		}
+	}
+	if app != nil {
+		// Named by its public id only: the id-only allowance, never the
+		// keys' (idlimit.go).
+		if !s.admitByID(ctx, app) {
+			return nil
+		}
+		return app
+	}
+	if len(key) == 0 {
+		fault(ctx, access.FaultMissingKey)
+		return nil
+	}
+	if app = t.byKey[sha256.Sum256(key)]; app == nil {
+		fault(ctx, access.FaultInvalidKey)
+		return nil
+	}
+	if !s.admit(ctx, app) {
+		return nil
+	}
+	return app
+}
+
+// admit applies app status (412) and the rate limit (429).
+func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
+	if app.archived {
+		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
+		return false
+	}
+	return s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+}
+
+// rateLimit takes one request from lim, sets the X-RateLimit-* headers
+// and, when refused, answers 429 with refusal as its body (spec, Errors:
+// text/plain, Retry-After).
+func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
+	d := lim.take(s.cfg.Now().UnixNano())
+	var buf [20]byte
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
+	h.SetCanonical(hdrRateRemaining, formatInt(&buf, d.remaining))
+	h.SetCanonical(hdrRateReset, formatInt(&buf, d.reset))
+	if !d.allowed {
+		s.metrics.rateLimited.inc()
+		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
+		h.SetCanonical(hdrCacheControl, valNoStore)
+		h.SetContentType("text/plain; charset=utf-8")
+		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
+		ctx.SetBodyString(refusal)
+		return false
+	}
+	return true
+}

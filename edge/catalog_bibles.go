@@ -1,0 +1,99 @@
+package edge
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/lang"
+)
+
+// Catalogue handlers: the Bibles collection (GET /v1/bibles).
+
+// biblesCollection is GET /v1/bibles (spec, Bibles): the Bibles in the
+// first language range that has any, by id.
+func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *accessTable, app *appEntry) {
+	args := ctx.QueryArgs()
+	rawRanges := args.PeekMulti("language_ranges[]")
+	if len(rawRanges) == 0 {
+		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		return
+	}
+	ranges := make([]string, len(rawRanges))
+	for i, r := range rawRanges {
+		if !lang.ValidRange(string(r)) {
+			answer(ctx, failUnacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
+			return
+		}
+		ranges[i] = string(r)
+	}
+	all, _, ok := parseBool(args.Peek("all_available"))
+	if !ok || args.Has("all_available") && len(args.Peek("all_available")) == 0 {
+		invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+	licence, hasLicence := int32(0), args.Has("license_id")
+	if hasLicence {
+		if licence, ok = parseInt32(args.Peek("license_id")); !ok {
+			invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
+			return
+		}
+	}
+	// Without all_available the list depends on the app's licences, so it
+	// is private to the app and its tokens are bound to it.
+	who := ""
+	if !all {
+		who = app.id
+	}
+	qh := queryHash("bibles", c.build, strings.Join(ranges, "\x00"), strconv.FormatBool(all),
+		strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who)
+	p, ok := s.parsePage(ctx, bibleFields, qh)
+	if !ok {
+		return
+	}
+	var match []*bibleItem
+	for _, r := range ranges {
+		for _, b := range c.bibles {
+			if !all && !t.licensed(app, b.id) {
+				continue
+			}
+			if hasLicence && b.licenseID != int(licence) {
+				continue
+			}
+			if lang.MatchRange(r, b.tag) {
+				match = append(match, b)
+			}
+		}
+		if len(match) > 0 {
+			break // the first range that has Bibles answers
+		}
+	}
+	if len(match) == 0 {
+		noContent(ctx, !all)
+		return
+	}
+	s.serveBibles(ctx, c, match, p, qh, !all)
+}
+
+func (s *Server) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
+	from, to, next := p.window(len(list))
+	var e envelope
+	e.begin()
+	var mod time.Time
+	for _, b := range list[from:to] {
+		e.item(p, len(bibleFields), func(i int) []byte { return b.frags[i] })
+		if b.mod.After(mod) {
+			mod = b.mod
+		}
+	}
+	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
+}
+
+func (s *Server) nextToken(next int, qh [8]byte) string {
+	if next < 0 {
+		return ""
+	}
+	return s.tokens().issue(next, qh)
+}

@@ -1,0 +1,128 @@
+package edge
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/lang"
+)
+
+// Catalogue handlers: languages (GET /v1/languages, /v1/languages/{id}).
+
+// languages is GET /v1/languages: by id in byte order, or with country in
+// the order of speakers in that country.
+func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
+	reqKey := requestKey(ctx, c, prefs)
+	if s.serveRemembered(ctx, reqKey, true) {
+		ctx.Response.Header.Set("Content-Language", prefs.Locale())
+		return
+	}
+	args := ctx.QueryArgs()
+	country := ""
+	if args.Has("country") {
+		cc := args.Peek("country")
+		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
+			invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
+			return
+		}
+		country = strings.ToUpper(string(cc))
+	}
+	avail, _, ok := parseBool(args.Peek("bibles_available"))
+	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
+		invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
+	p, ok := s.parsePage(ctx, languageFields, qh)
+	if !ok {
+		return
+	}
+	list := c.languages
+	if country != "" {
+		list = nil
+		for _, id := range lang.Prominent(country) {
+			if it := c.langByID[id]; it != nil {
+				list = append(list, it)
+			}
+		}
+	}
+	if avail {
+		var keep []*langItem
+		for _, it := range list {
+			if it.bible != 0 {
+				keep = append(keep, it)
+			}
+		}
+		list = keep
+	}
+	from, to, next := p.window(len(list))
+	var e envelope
+	e.begin()
+	for _, it := range list[from:to] {
+		e.item(p, len(languageFields), langFrag(it, prefs))
+	}
+	ctx.Response.Header.Set("Content-Language", prefs.Locale())
+	s.serveComposedAs(ctx, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+}
+
+// langFrag gives a language's fields, the request-dependent ones included.
+func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
+	return func(i int) []byte {
+		switch i {
+		case langFieldDisplayNames:
+			return it.displayNames()
+		case langFieldLocalizedName:
+			if n := lang.LocalizedName(it.lang, prefs); n != "" {
+				return fieldFragOf("localized_name", n)
+			}
+			return []byte(`"localized_name":null`)
+		}
+		return it.frags[i]
+	}
+}
+
+// language is GET /v1/languages/{id}: a non-canonical id redirects (301)
+// to the canonical one (spec, Languages).
+func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+	canon, err := lang.Canonical(string(id))
+	if err != nil {
+		answer(ctx, failNotFound, "Language not found.")
+		return
+	}
+	if canon != string(id) {
+		loc := "/v1/languages/" + canon
+		if q := ctx.URI().QueryString(); len(q) > 0 {
+			loc += "?" + string(q)
+		}
+		ctx.Response.Header.Set("Location", loc)
+		ctx.Response.Header.Set("Cache-Control", catalogCache)
+		ctx.SetContentType(jsonType)
+		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
+		b, _ := json.Marshal(struct {
+			Message string `json:"message"`
+		}{"The canonical id of this language is " + canon + "."})
+		ctx.SetBody(b)
+		return
+	}
+	it := c.langByID[canon]
+	if it == nil {
+		answer(ctx, failNotFound, "Language not found.")
+		return
+	}
+	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
+	ctx.Response.Header.Set("Content-Language", prefs.Locale())
+	reqKey := requestKey(ctx, c, prefs)
+	if s.serveRemembered(ctx, reqKey, true) {
+		return
+	}
+	body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
+	s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
+}
+
+const jsonType = "application/json; charset=utf-8"
+
+func isAlpha(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }

@@ -1,0 +1,77 @@
+package edge
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// site is one published build as the edge serves it: the manifest plus
+// maps for the lookups a request needs. Requests load the pointer once and
+// keep using that build to the end, so a build swap never mixes two builds
+// in one response.
+type site struct {
+	build    string
+	manifest *publish.Manifest
+	bibles   map[int32]*bibleView
+	catalog  catalogSlot // the catalogues, built with the site (catalog.go)
+}
+
+type bibleView struct {
+	id    int32
+	entry *publish.BibleEntry
+	books map[string]*bookView
+
+	mu    sync.Mutex
+	index *bible.Index // decoded on first need (range composition)
+}
+
+type bookView struct {
+	entry    *publish.BookEntry
+	chapters map[string]*publish.ChapterEntry
+}
+
+func newSite(build string, m *publish.Manifest) *site {
+	s := &site{build: build, manifest: m, bibles: make(map[int32]*bibleView, len(m.Bibles))}
+	for i := range m.Bibles {
+		be := &m.Bibles[i]
+		bv := &bibleView{id: be.ID, entry: be, books: make(map[string]*bookView, len(be.Books))}
+		for j := range be.Books {
+			ke := &be.Books[j]
+			kv := &bookView{entry: ke, chapters: make(map[string]*publish.ChapterEntry, len(ke.Chapters))}
+			for k := range ke.Chapters {
+				kv.chapters[ke.Chapters[k].ID] = &ke.Chapters[k]
+			}
+			bv.books[string(ke.ID)] = kv
+		}
+		s.bibles[be.ID] = bv
+	}
+	return s
+}
+
+// bibleIndex returns the Bible's decoded index, from its pack.
+func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
+	bv.mu.Lock()
+	defer bv.mu.Unlock()
+	if bv.index != nil {
+		return bv.index, nil
+	}
+	// By entry, not by pack: the Bible's pack holds every book list too
+	// and is large enough to be read by ranges.
+	r, err := s.packs.entry(ctx, bv.entry.Pack, []byte(publish.NameIndex))
+	if err != nil {
+		return nil, err
+	}
+	if r == nil || r.avail&(1<<codingIdentity) == 0 {
+		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
+	}
+	var idx bible.Index
+	if err := publish.DecodeEntry(publish.NameIndex, r.reps[codingIdentity].body, &idx); err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
+	}
+	bv.index = &idx
+	return bv.index, nil
+}

@@ -1,0 +1,60 @@
+package publish
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestPackReader(t *testing.T) {
+	w := NewPackWriter()
+	w.Add("book", JSON, "public", []byte(`{"id":"JHN","title":"John John John John John John John John John John"}`))
+	w.AddRaw(NameSegments, JSON, []byte(`[[{"Para":1}]]`))
+	data := w.Bytes(NewEncoder())
+	p, err := DecodePack(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var book struct{ ID string }
+	if err := p.Decode("book", &book); err != nil || book.ID != "JHN" {
+		t.Fatalf("Decode: %+v %v", book, err)
+	}
+	if _, err := p.Raw("nothing"); !errors.Is(err, ErrNoEntry) {
+		t.Fatalf("Raw of a missing entry: %v", err)
+	}
+	var bad int
+	if err := p.Decode(NameSegments, &bad); err == nil || errors.Is(err, ErrNoEntry) {
+		t.Fatalf("Decode into the wrong type: %v", err)
+	}
+
+	// The header alone, then one entry's codings read into a buffer of
+	// their own, read like the whole pack.
+	h, err := DecodePackHeaderOf(data, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodePackHeaderOf(data[:PackHeaderPrefix+2], int64(len(data))); err == nil {
+		t.Fatal("truncated header accepted")
+	}
+	if _, err := DecodePackHeaderOf(data, h.BodyOffset()+1); err == nil {
+		t.Fatal("entries past the pack's end accepted")
+	}
+	e := h.Entry("book")
+	var bodies []byte
+	offs := make([]int64, len(e.Reps))
+	for i := range e.Reps {
+		offs[i] = int64(len(bodies))
+		bodies = append(bodies, p.Body(&e.Reps[i])...)
+	}
+	one, err := WithBodies(e, bodies, offs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range e.Reps {
+		if string(one.Body(&one.Entry("book").Reps[i])) != string(p.Body(&e.Reps[i])) {
+			t.Errorf("rep %d differs", i)
+		}
+	}
+	if _, err := WithBodies(e, bodies[:len(bodies)-1], offs); err == nil {
+		t.Error("WithBodies accepted a short buffer")
+	}
+}
