@@ -7,7 +7,7 @@ BIN := bin
 # go test's default 10-minute limit per package is too tight on 2 cores.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: build test vet fmt lint run bench-build bench-publish
+.PHONY: build test vet fmt lint run bench-build bench-publish bench-catalogue
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
@@ -34,6 +34,11 @@ run: build
 # Cold, unchanged and one-verse builds of the WEB, with their figures.
 bench-build: build
 	@scripts/bench-build.sh
+
+# 50 Bibles built cold, then after a licence and a verse change, beside 5 Bibles
+# (COPIES=N for 5 × N Bibles); long, so not part of make test.
+bench-catalogue: build
+	@scripts/bench-catalogue.sh
 
 # Cold and one-verse publishes of the WEB to MinIO next to the directory store.
 bench-publish: build minio-install

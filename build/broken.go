@@ -12,15 +12,16 @@ type bookError struct{ err error }
 
 func (e bookError) Error() string { return e.err.Error() }
 
-// broken reports whether a book of cb could not be rendered. Such a Bible
+// broken reports whether a book of bj could not be rendered. Such a Bible
 // is reported in Report.Broken with every reason (file:line:col), and the
 // new build keeps what the previous build published of it (nothing, for a
 // Bible never published), so that one broken Bible neither stops the other
 // Bibles from publishing nor disappears from the API.
-func (b *builder) broken(cb *ContentBible, jobs []*bookJob, prev *publish.Manifest, m *publish.Manifest) bool {
+func (b *builder) broken(bj *bibleJob, prev *publish.Manifest) bool {
+	cb := bj.bible
 	var errs []error
-	for _, j := range jobs {
-		if j.bible == cb && j.err != nil {
+	for _, j := range bj.books {
+		if j.err != nil {
 			errs = append(errs, j.err)
 		}
 	}
@@ -30,7 +31,7 @@ func (b *builder) broken(cb *ContentBible, jobs []*bookJob, prev *publish.Manife
 	kept := "it is not published"
 	if prev != nil {
 		if be := prev.Bible(cb.Meta.ID); be != nil {
-			m.Bibles = append(m.Bibles, *be)
+			*bj.slot = *be
 			kept = "the previous build's copy stays published"
 		}
 	}

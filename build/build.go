@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,15 +26,13 @@ import (
 // way that must republish unchanged sources.
 const renderVersion = "render-3" // 3: \d titles before \v 1, verse numbers glued to text
 
-// Cache-Control values. Public-domain (open) texts may be kept by shared
-// caches; a licensed text is "private" so that a CDN never hands one app's
-// licensed passages to an app that is not licensed (the edge answers 403 to
-// it). Metadata (Bible, index, books, chapters, verses) carries no text and
-// is served to every app, so it is public.
-const (
-	CachePublic  = "public, max-age=3600, stale-while-revalidate=86400"
-	CachePrivate = "private, max-age=3600"
-)
+// MaxPackBytes caps what one pack may hold before compression (a chapter's
+// passages in every variant, a book's metadata, a Bible's index). The
+// largest real chapter (Psalm 119 of the WEB, 176 verses) makes a pack of
+// about 1 MiB; a chapter that would pass the cap is refused with the Bible
+// and the chapter named, rather than assembled in memory and served from
+// the edge's cache (docs/storage.md).
+const MaxPackBytes = 64 << 20
 
 // Options configure a build.
 type Options struct {
@@ -41,20 +41,31 @@ type Options struct {
 	// ReaderURL is the base of platform_deep_link; the Bible id follows it.
 	ReaderURL string
 	Workers   int // parallel books; 0 means GOMAXPROCS
-	// Progress, when set, is called as books finish.
-	Progress func(done, total int)
+	// Progress, when set, is called as books finish (from several
+	// goroutines, one call at a time).
+	Progress func(Progress)
 	Now      func() time.Time
+	// MaxPackBytes overrides the cap on one pack (MaxPackBytes) when > 0.
+	MaxPackBytes int64
 }
 
-// Report says what a build did.
+// Progress is how far a build is.
+type Progress struct {
+	Done, Total int    // books finished, books in the build
+	Bible       string // the Bible whose book started last, e.g. "206 WEB"
+}
+
+// Report says what a build did; after an error, what it had done.
 type Report struct {
 	Build    string // the build id now current
 	Switched bool   // false when the content was already published
 	Written  int    // objects written
-	Skipped  int    // objects already in the store
+	Skipped  int    // objects the store already held (unchanged content)
 	Bytes    int64  // bytes written
 	Rendered int    // books rendered
 	Reused   int    // books whose packs were reused without rendering
+	// Warnings are those of every book of the build, rendered now or
+	// reused from an earlier build.
 	Warnings []error
 	// Broken are the Bibles left out of this build because a book of
 	// theirs could not be rendered (file:line:col and why); each keeps
@@ -66,6 +77,12 @@ type Report struct {
 // Build renders the content directory and publishes it to the store. The
 // new build becomes current only after every object it names is written;
 // an unchanged content directory writes nothing.
+//
+// Work streams Bible by Bible: books are rendered in parallel (Workers at
+// a time) in Bible order, and a Bible's books are let go once its own pack
+// is written, so memory depends on the largest Bible, not on how many
+// there are. The report is returned with an error too, saying what was
+// written before it.
 func Build(ctx context.Context, opt Options) (*Report, error) {
 	start := time.Now()
 	if opt.Now == nil {
@@ -74,10 +91,20 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opt.MaxPackBytes <= 0 {
+		opt.MaxPackBytes = MaxPackBytes
+	}
 	b := &builder{opt: opt, enc: publish.NewEncoder(), now: opt.Now().UTC(), rep: &Report{}}
+	rep, err := b.build(ctx)
+	rep.Duration = time.Since(start)
+	return rep, err
+}
+
+func (b *builder) build(ctx context.Context) (*Report, error) {
+	opt := b.opt
 	prev, prevID, err := publish.LoadCurrent(ctx, opt.Store)
 	if err != nil && !publish.IsNotExist(err) {
-		return nil, fmt.Errorf("build: read current build: %w", err)
+		return b.rep, fmt.Errorf("build: read current build: %w", err)
 	}
 	b.prevKeys = map[string]publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
@@ -91,65 +118,54 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	site, err := readSite(opt.Content)
 	if err != nil {
-		return nil, err
+		return b.rep, err
 	}
 	bibles, err := ReadBibles(opt.Content)
 	if err != nil {
-		return nil, err
+		return b.rep, err
 	}
 	if err := CheckReferences(opt.Content, bibles); err != nil {
-		return nil, fmt.Errorf("build: %w", err)
+		return b.rep, fmt.Errorf("build: %w", err)
 	}
-	m := &publish.Manifest{Created: b.now}
-	var jobs []*bookJob
-	for _, cb := range bibles {
+	m := &publish.Manifest{Created: b.now, Bibles: make([]publish.BibleEntry, len(bibles))}
+	var jobs []*bibleJob
+	for i, cb := range bibles {
+		bj := &bibleJob{bible: cb, slot: &m.Bibles[i], label: fmt.Sprintf("%d %s", cb.Meta.ID, cb.Meta.Abbreviation)}
 		for id, file := range cb.Books {
 			if id.Canonical() {
-				jobs = append(jobs, &bookJob{bible: cb, id: id, file: file, open: site.open(cb.Meta.LicenseID)})
+				bj.books = append(bj.books, &bookJob{bible: bj, id: id, file: file})
 			}
 		}
+		jobs = append(jobs, bj)
 	}
 	if err := b.runBooks(ctx, jobs); err != nil {
-		return nil, err
+		return b.rep, err
 	}
-	for _, cb := range bibles {
-		var mine []*bookJob
-		for _, j := range jobs {
-			if j.bible == cb && j.entry != nil {
-				mine = append(mine, j)
-			}
-		}
-		if b.broken(cb, jobs, prev, m) {
-			continue
-		}
-		sort.Slice(mine, func(i, k int) bool { return mine[i].id.Order() < mine[k].id.Order() })
-		be, err := b.biblePack(ctx, cb, mine, site.open(cb.Meta.LicenseID))
-		if err != nil {
-			return nil, err
-		}
-		m.Bibles = append(m.Bibles, be)
+	for _, bj := range jobs {
+		b.broken(bj, prev)
 	}
+	// A broken Bible never published before has no entry.
+	m.Bibles = slices.DeleteFunc(m.Bibles, func(e publish.BibleEntry) bool { return e.ID == 0 })
 	if err := b.sitePack(ctx, m, site, bibles); err != nil {
-		return nil, err
+		return b.rep, err
 	}
 	id := m.BuildID()
 	b.rep.Build = id
 	if id != prevID {
 		data, err := json.Marshal(m)
 		if err != nil {
-			return nil, err
+			return b.rep, err
 		}
 		if err := opt.Store.Put(ctx, publish.ManifestKey(id), data); err != nil {
-			return nil, fmt.Errorf("build: write manifest: %w", err)
+			return b.rep, fmt.Errorf("build: write manifest: %w", err)
 		}
 		b.rep.Written++
 		b.rep.Bytes += int64(len(data))
 		if err := opt.Store.SetCurrent(ctx, id); err != nil {
-			return nil, fmt.Errorf("build: switch to %s: %w", id, err)
+			return b.rep, fmt.Errorf("build: switch to %s: %w", id, err)
 		}
 		b.rep.Switched = true
 	}
-	b.rep.Duration = time.Since(start)
 	return b.rep, nil
 }
 
@@ -159,62 +175,108 @@ type builder struct {
 	now       time.Time
 	prevKeys  map[string]publish.PackRef
 	prevBooks map[string]publish.BookEntry
-	mu        sync.Mutex // guards rep
+	mu        sync.Mutex // guards rep and progress calls
 	rep       *Report
+	done      int // books finished
+}
+
+// bibleJob is one Bible of a build: its books, and where its manifest
+// entry goes once the last of them is done.
+type bibleJob struct {
+	bible *ContentBible
+	label string
+	books []*bookJob
+	left  atomic.Int32 // books not finished
+	fail  atomic.Bool  // a book failed: no Bible pack
+	slot  *publish.BibleEntry
 }
 
 type bookJob struct {
-	bible *ContentBible
+	bible *bibleJob
 	id    bible.BookID
 	file  string
-	open  bool
-	// results
+	// results, held until the Bible's pack is written
 	entry *publish.BookEntry
 	index bible.Book
 	err   error // the book's source cannot be rendered (see Report.Broken)
 }
 
-func (b *builder) runBooks(ctx context.Context, jobs []*bookJob) error {
-	// Longest books first, so the last worker is not left with Psalms.
-	sizes := make(map[*bookJob]int64, len(jobs))
-	for _, j := range jobs {
-		if fi, err := os.Stat(j.file); err == nil {
-			sizes[j] = fi.Size()
+// runBooks renders every book, Bible after Bible, with Workers books in
+// flight. The worker that finishes a Bible's last book writes the Bible's
+// pack and drops its books' indexes.
+func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
+	total := 0
+	for _, bj := range bibles {
+		// Longest books first, so the last worker is not left with Psalms.
+		sizes := make(map[*bookJob]int64, len(bj.books))
+		for _, j := range bj.books {
+			if fi, err := os.Stat(j.file); err == nil {
+				sizes[j] = fi.Size()
+			}
 		}
+		sort.SliceStable(bj.books, func(i, k int) bool { return sizes[bj.books[i]] > sizes[bj.books[k]] })
+		bj.left.Store(int32(len(bj.books)))
+		total += len(bj.books)
 	}
-	order := append([]*bookJob(nil), jobs...)
-	sort.SliceStable(order, func(i, k int) bool { return sizes[order[i]] > sizes[order[k]] })
 	ch := make(chan *bookJob)
 	var wg sync.WaitGroup
-	var done atomic.Int64
 	var errs []error
 	var errMu sync.Mutex
+	fail := func(err error) {
+		errMu.Lock()
+		errs = append(errs, err)
+		errMu.Unlock()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var current atomic.Pointer[string]
 	for w := 0; w < b.opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
+				bj := j.bible
+				current.Store(&bj.label)
 				var be bookError
 				if err := b.book(ctx, j); errors.As(err, &be) {
+					// The Bible is left out (see broken); the build goes on.
 					j.err = be.err
+					bj.fail.Store(true)
 				} else if err != nil {
-					errMu.Lock()
-					errs = append(errs, err)
-					errMu.Unlock()
+					fail(err)
+					bj.fail.Store(true)
 				}
+				if bj.left.Add(-1) == 0 && !bj.fail.Load() && ctx.Err() == nil {
+					if err := b.biblePack(ctx, bj); err != nil {
+						fail(err)
+					}
+				}
+				b.mu.Lock()
+				b.done++
 				if b.opt.Progress != nil {
-					b.opt.Progress(int(done.Add(1)), len(jobs))
+					b.opt.Progress(Progress{Done: b.done, Total: total, Bible: *current.Load()})
 				}
+				b.mu.Unlock()
 			}
 		}()
 	}
-	for _, j := range order {
-		if ctx.Err() != nil {
-			break
+	// A Bible without books gets its pack at once.
+	for _, bj := range bibles {
+		if len(bj.books) == 0 {
+			if err := b.biblePack(ctx, bj); err != nil {
+				fail(err)
+			}
 		}
-		ch <- j
+	}
+feed:
+	for _, bj := range bibles {
+		for _, j := range bj.books {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				break feed
+			}
+		}
 	}
 	close(ch)
 	wg.Wait()
@@ -231,15 +293,20 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if err != nil {
 		return err
 	}
-	meta := j.bible.Meta
+	meta := j.bible.bible.Meta
+	// The licence is not part of what a book is made from: the edge
+	// decides at serve time what a licence allows (publish.Entry).
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\x00%+v\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, j.open, meta.BookNames[j.id])
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%+v\x00", renderVersion, meta.ID, meta.LanguageTag, j.id, meta.BookNames[j.id])
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {
-		if idx, err := b.readBookIndex(ctx, prev.Pack); err == nil {
+		if idx, warns, err := b.readBook(ctx, prev.Pack); err == nil {
 			j.entry, j.index = &prev, idx
-			b.count(func(r *Report) { r.Reused++ })
+			b.count(func(r *Report) {
+				r.Reused++
+				r.Warnings = append(r.Warnings, warns...)
+			})
 			return nil
 		}
 		// The previous build is unreadable: render afresh.
@@ -255,92 +322,137 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if err != nil {
 		return bookError{err}
 	}
+	warns := []string{}
+	for _, w := range pb.Warnings {
+		warns = append(warns, w.Error())
+	}
+	for _, w := range rb.Warnings {
+		warns = append(warns, w.Error())
+	}
 	b.count(func(r *Report) {
 		r.Rendered++
-		for _, w := range pb.Warnings {
-			r.Warnings = append(r.Warnings, w)
-		}
-		for _, w := range rb.Warnings {
-			r.Warnings = append(r.Warnings, w)
+		for _, w := range warns {
+			r.Warnings = append(r.Warnings, errors.New(w))
 		}
 	})
 	e := &publish.BookEntry{ID: j.id, Source: source}
-	cache := CachePublic
-	if !j.open {
-		cache = CachePrivate
-	}
 	book := &rb.Index
 	for i := range book.Chapters {
-		w := chapterPack(book, i, rb.Chapters[i].Verses, cache)
-		ref, err := b.put(ctx, w)
+		what := fmt.Sprintf("Bible %s, %s %s", j.bible.label, book.ID, book.Chapters[i].ID)
+		w, err := b.chapterPack(book, i, rb.Chapters[i].Verses, what)
 		if err != nil {
 			return err
 		}
-		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: book.Chapters[i].ID, Pack: ref})
+		ref, err := b.put(ctx, w, what)
+		if err != nil {
+			return err
+		}
+		// The manifest lives to the end of the build: a copy of the id, not
+		// a slice of the book's source, which would keep the whole source.
+		e.Chapters = append(e.Chapters, publish.ChapterEntry{ID: strings.Clone(book.Chapters[i].ID), Pack: ref})
 	}
 	w := publish.NewPackWriter()
-	w.Add(publish.NameBook, publish.JSON, CachePublic, mustJSON(book))
-	w.Add(publish.NameChapters, publish.JSON, CachePublic, mustJSON(dataOf(book.Chapters)))
+	w.Add(publish.NameBook, publish.JSON, mustJSON(book))
+	w.Add(publish.NameChapters, publish.JSON, mustJSON(dataOf(book.Chapters)))
 	if book.Intro != nil {
 		ref := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
-		addPassages(w, bible.IntroChapter, ref, ref.Label(book.Title, book.Intro.Title), rb.Intro, cache)
+		addPassages(w, bible.IntroChapter, ref, ref.Label(book.Title, book.Intro.Title), rb.Intro)
 	}
-	if e.Pack, err = b.put(ctx, w); err != nil {
+	if len(warns) > 0 {
+		w.AddRaw(publish.NameWarnings, publish.JSON, mustJSON(warns))
+	}
+	if e.Pack, err = b.put(ctx, w, fmt.Sprintf("Bible %s, %s", j.bible.label, book.ID)); err != nil {
 		return err
 	}
 	j.entry, j.index = e, rb.Index
 	return nil
 }
 
-func (b *builder) readBookIndex(ctx context.Context, ref publish.PackRef) (bible.Book, error) {
+// readBook reads a published book's index and warnings.
+func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book, []error, error) {
 	var book bible.Book
 	p, err := publish.LoadPack(ctx, b.opt.Store, ref)
 	if err != nil {
-		return book, err
+		return book, nil, err
 	}
-	return book, p.Decode(publish.NameBook, &book)
+	if err := p.Decode(publish.NameBook, &book); err != nil {
+		return book, nil, err
+	}
+	var ws []string
+	if err := p.Decode(publish.NameWarnings, &ws); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+		return book, nil, err
+	}
+	var warns []error
+	for _, w := range ws {
+		warns = append(warns, errors.New(w))
+	}
+	return book, warns, nil
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse
 // objects, every passage of the chapter and of each verse, and the verse
-// segments the edge composes ranges from.
-func chapterPack(book *bible.Book, i int, verses [][]bible.Segment, cache string) *publish.PackWriter {
+// segments the edge composes ranges from. A chapter beyond MaxPackBytes is
+// refused as soon as it passes it.
+func (b *builder) chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string) (*publish.PackWriter, error) {
 	c := &book.Chapters[i]
 	w := publish.NewPackWriter()
-	w.Add(publish.NameChapter, publish.JSON, CachePublic, mustJSON(c))
-	w.Add(publish.NameVerses, publish.JSON, CachePublic, mustJSON(dataOf(c.Verses)))
+	w.Add(publish.NameChapter, publish.JSON, mustJSON(c))
+	w.Add(publish.NameVerses, publish.JSON, mustJSON(dataOf(c.Verses)))
 	// A chapter whose id is not its number (PS2 "1_1", published "151")
 	// is named by its title in references.
 	label := bible.Ref{Book: book.ID, Chapter: c.Title}
 	var all []bible.Segment
 	for k, v := range c.Verses {
-		w.Add(publish.VerseName(v.ID), publish.JSON, CachePublic, mustJSON(v))
+		w.Add(publish.VerseName(v.ID), publish.JSON, mustJSON(v))
 		ref := bible.Ref{Book: book.ID, Chapter: c.ID, Verse: v.ID}
 		label.Verse = v.Title
-		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k], cache)
+		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k])
 		all = append(all, verses[k]...)
+		if err := b.checkPackSize(w, what); err != nil {
+			return nil, err
+		}
 	}
 	label.Verse = ""
-	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all, cache)
+	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all)
 	w.AddRaw(publish.NameSegments, publish.JSON, mustJSON(verses))
-	return w
+	return w, b.checkPackSize(w, what)
+}
+
+func (b *builder) checkPackSize(w *publish.PackWriter, what string) error {
+	if max := b.opt.MaxPackBytes; w.Size() > max {
+		return fmt.Errorf("%s: the pack would hold more than %s, the cap on one pack (build.MaxPackBytes); "+
+			"no real chapter comes near it: check the source", what, capText(max))
+	}
+	return nil
+}
+
+func capText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // addPassages adds the text passage and the four html ones. Identical
 // bodies are stored once by the pack.
-func addPassages(w *publish.PackWriter, verse string, ref bible.Ref, label string, segs []bible.Segment, cache string) {
+func addPassages(w *publish.PackWriter, verse string, ref bible.Ref, label string, segs []bible.Segment) {
 	id := ref.String()
-	w.Add(publish.PassageName(verse, "text"), publish.JSON, cache,
+	w.Add(publish.PassageName(verse, "text"), publish.JSON,
 		mustJSON(bible.Passage{ID: id, Content: bible.ComposeText(segs), Reference: label}))
 	for _, h := range []bool{false, true} {
 		for _, n := range []bool{false, true} {
-			w.Add(publish.PassageName(verse, publish.Variant(true, h, n)), publish.JSON, cache,
+			w.Add(publish.PassageName(verse, publish.Variant(true, h, n)), publish.JSON,
 				mustJSON(bible.Passage{ID: id, Content: bible.ComposeHTML(segs, h, n), Reference: label}))
 		}
 	}
 }
 
-func (b *builder) biblePack(ctx context.Context, cb *ContentBible, books []*bookJob, open bool) (publish.BibleEntry, error) {
+// biblePack writes a Bible's own pack once all its books are done, fills
+// its manifest entry and lets its books' indexes go.
+func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
+	books := bj.books
+	sort.Slice(books, func(i, k int) bool { return books[i].id.Order() < books[k].id.Order() })
+	cb := bj.bible
 	be := publish.BibleEntry{ID: cb.Meta.ID}
 	idx := bible.Index{TextDirection: cb.Meta.Direction(), Books: []bible.Book{}}
 	var ids []bible.BookID
@@ -350,9 +462,9 @@ func (b *builder) biblePack(ctx context.Context, cb *ContentBible, books []*book
 		ids = append(ids, j.id)
 	}
 	w := publish.NewPackWriter()
-	w.Add(publish.NameBible, publish.JSON, CachePublic, mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL)))
-	w.Add(publish.NameIndex, publish.JSON, CachePublic, mustJSON(idx))
-	w.Add(publish.BooksName(""), publish.JSON, CachePublic, mustJSON(dataOf(idx.Books)))
+	w.Add(publish.NameBible, publish.JSON, mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL)))
+	w.Add(publish.NameIndex, publish.JSON, mustJSON(idx))
+	w.Add(publish.BooksName(""), publish.JSON, mustJSON(dataOf(idx.Books)))
 	for _, c := range bible.Canons {
 		sel := []bible.Book{}
 		for _, bk := range idx.Books {
@@ -360,16 +472,24 @@ func (b *builder) biblePack(ctx context.Context, cb *ContentBible, books []*book
 				sel = append(sel, bk)
 			}
 		}
-		w.Add(publish.BooksName(c), publish.JSON, CachePublic, mustJSON(dataOf(sel)))
+		w.Add(publish.BooksName(c), publish.JSON, mustJSON(dataOf(sel)))
 	}
 	var err error
-	be.Pack, err = b.put(ctx, w)
-	return be, err
+	if be.Pack, err = b.put(ctx, w, "Bible "+bj.label); err != nil {
+		return err
+	}
+	*bj.slot = be
+	bj.books = nil
+	return nil
 }
 
 // put publishes a pack unless it is already published, and returns where it
 // is. A pack already named by the previous build keeps its Modified time.
-func (b *builder) put(ctx context.Context, w *publish.PackWriter) (publish.PackRef, error) {
+// what names the pack's content in errors.
+func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (publish.PackRef, error) {
+	if err := b.checkPackSize(w, what); err != nil {
+		return publish.PackRef{}, err
+	}
 	key := w.Key()
 	if ref, ok := b.prevKeys[key]; ok {
 		b.count(func(r *Report) { r.Skipped++ })
@@ -384,7 +504,7 @@ func (b *builder) put(ctx context.Context, w *publish.PackWriter) (publish.PackR
 	}
 	data := w.Bytes(b.enc)
 	if err := b.opt.Store.Put(ctx, key, data); err != nil {
-		return publish.PackRef{}, fmt.Errorf("write %s: %w", key, err)
+		return publish.PackRef{}, fmt.Errorf("%s: write %s: %w", what, key, err)
 	}
 	b.count(func(r *Report) { r.Written++; r.Bytes += int64(len(data)) })
 	return publish.PackRef{Key: key, Size: int64(len(data)), Modified: b.now}, nil

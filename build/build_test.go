@@ -360,6 +360,51 @@ func TestIncremental(t *testing.T) {
 	}
 }
 
+// TestLicenceChange: a Bible moving to another licence, and a licence
+// becoming open, republish the catalogues and the Bible object, never the
+// text: Cache-Control is decided by the edge from the current licence.
+func TestLicenceChange(t *testing.T) {
+	ctx := context.Background()
+	content := t.TempDir()
+	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Build(ctx, build.Options{Content: content, Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(path, from, to string) {
+		t.Helper()
+		p := filepath.Join(content, path)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), from) {
+			t.Fatalf("%s has no %q", path, from)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, path, from, to string }{
+		{"Bible 9001 to licence 2", "bibles/9001/bible.json", `"license_id": 1`, `"license_id": 2`},
+		{"licence 2 made open", "licenses/2.json", `"open": false`, `"open": true`},
+	} {
+		edit(c.path, c.from, c.to)
+		rep, err := build.Build(ctx, build.Options{Content: content, Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The site pack (licences with their Bibles, the catalogue) and
+		// the manifest.
+		if !rep.Switched || rep.Written != 2 || rep.Rendered != 0 {
+			t.Errorf("%s: %+v; want 2 objects written and no book rendered", c.name, rep)
+		}
+	}
+}
+
 // TestImportKeepsGoing imports a folder with a broken book: the error
 // names file:line:col and the good book is imported.
 func TestImportKeepsGoing(t *testing.T) {
@@ -435,5 +480,65 @@ func TestImportZip(t *testing.T) {
 	m, _, _ := publish.LoadCurrent(context.Background(), store)
 	if b := m.Bible(8); b == nil || len(b.Books) != 1 || b.Books[0].ID != "JUD" {
 		t.Errorf("published books %+v; want JUD only (FRT is peripheral)", b)
+	}
+}
+
+// TestPackCap: a chapter beyond the cap on one pack fails the build with
+// the Bible, the book and the chapter named, and nothing becomes current.
+func TestPackCap(t *testing.T) {
+	ctx := context.Background()
+	content := t.TempDir()
+	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = build.Build(ctx, build.Options{Content: content, Store: store, MaxPackBytes: 20 << 10})
+	if err == nil || !strings.Contains(err.Error(), "Bible 9001 SEB, JHN ") || !strings.Contains(err.Error(), ": the pack would hold more than 20480 bytes") {
+		t.Errorf("build with a 20 KiB cap: %v; want a chapter refused, named", err)
+	}
+	if _, err := store.Current(ctx); !publish.IsNotExist(err) {
+		t.Errorf("a build that failed became current (%v)", err)
+	}
+	if _, err := build.Build(ctx, build.Options{Content: content, Store: store}); err != nil {
+		t.Errorf("the fixtures under the real cap: %v", err)
+	}
+}
+
+// TestWarningsKept: an unchanged rebuild renders nothing and still reports
+// the warnings of every book, and the progress reaches the total with a
+// Bible named.
+func TestWarningsKept(t *testing.T) {
+	ctx := context.Background()
+	src, content := t.TempDir(), t.TempDir()
+	book := "\\id JUD test\n\\h Jude\n\\c 1\n\\p\n\\v 1 Jude, a \\bogus servant.\n\\v 2 Mercy.\n"
+	if err := os.WriteFile(filepath.Join(src, "65-JUD.usfm"), []byte(book), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buildtest.AddLicenses(t, content, 1)
+	if _, err := build.Import(content, src, build.BibleMeta{ID: 7, Abbreviation: "T", Title: "Test", LanguageTag: "en", LicenseID: 1}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last build.Progress
+	first, err := build.Build(ctx, build.Options{Content: content, Store: store, Progress: func(p build.Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Warnings) == 0 {
+		t.Fatal("no warning for an unknown marker")
+	}
+	if last.Done != 1 || last.Total != 1 || last.Bible != "7 T" {
+		t.Errorf("last progress %+v; want 1/1 books of Bible 7 T", last)
+	}
+	again, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Rendered != 0 || fmt.Sprint(again.Warnings) != fmt.Sprint(first.Warnings) {
+		t.Errorf("unchanged rebuild: %d rendered, warnings %v; want none rendered and %v", again.Rendered, again.Warnings, first.Warnings)
 	}
 }

@@ -24,15 +24,6 @@ type site struct {
 	votd          []publish.VerseOfTheDay
 }
 
-func (s *site) open(license int) bool {
-	for _, l := range s.licenses {
-		if l.ID == license {
-			return l.Open
-		}
-	}
-	return false
-}
-
 func readSite(content string) (*site, error) {
 	s := &site{fontFiles: map[string]string{}}
 	var err error
@@ -116,12 +107,12 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 		s.votd = []publish.VerseOfTheDay{}
 	}
 	w := publish.NewPackWriter()
-	w.Add(publish.NameOrganizations, publish.JSON, CachePublic, mustJSON(s.organizations))
-	w.Add(publish.NameLicenses, publish.JSON, CachePublic, mustJSON(s.licenses))
-	w.Add(publish.NameFonts, publish.JSON, CachePublic, mustJSON(s.fonts))
-	w.Add(publish.NameVerseOfDays, publish.JSON, CachePublic, mustJSON(dataOf(s.votd)))
+	w.Add(publish.NameOrganizations, publish.JSON, mustJSON(s.organizations))
+	w.Add(publish.NameLicenses, publish.JSON, mustJSON(s.licenses))
+	w.Add(publish.NameFonts, publish.JSON, mustJSON(s.fonts))
+	w.Add(publish.NameVerseOfDays, publish.JSON, mustJSON(dataOf(s.votd)))
 	w.AddRaw(publish.NameCatalogBibles, publish.JSON, mustJSON(b.catalogBibles(m, bibles)))
-	ref, err := b.put(ctx, w)
+	ref, err := b.put(ctx, w, "the site catalogues")
 	if err != nil {
 		return err
 	}
@@ -138,7 +129,7 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 		}
 		w := publish.NewPackWriter()
 		w.AddRaw(n, fontType(n), data)
-		ref, err := b.put(ctx, w)
+		ref, err := b.put(ctx, w, "font file "+n)
 		if err != nil {
 			return err
 		}

@@ -96,12 +96,12 @@ func publishContent(t *testing.T, store publish.Store, lics []dynamic.License) {
 	idx, _ := json.Marshal(testIndex())
 	for _, id := range []int32{9001, 9002, 9003} {
 		w := publish.NewPackWriter()
-		w.Add(publish.NameIndex, publish.JSON, "", idx)
+		w.Add(publish.NameIndex, publish.JSON, idx)
 		m.Bibles = append(m.Bibles, publish.BibleEntry{ID: id, Pack: put(w)})
 	}
 	w := publish.NewPackWriter()
 	lb, _ := json.Marshal(lics)
-	w.Add("licenses", publish.JSON, "", lb)
+	w.Add("licenses", publish.JSON, lb)
 	ref := put(w)
 	m.Site = &ref
 	mb, _ := json.Marshal(m)

@@ -162,7 +162,7 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalogue: verse of the day %d: %w", v.Day, err)
 		}
-		c.votdDay[v.Day] = newCatalogResource(body, catalogCache, c.orgMod)
+		c.votdDay[v.Day] = newCatalogResource(body, c.orgMod)
 	}
 	return c, nil
 }
@@ -521,14 +521,10 @@ func fontHash(ref publish.PackRef) string {
 	return h
 }
 
-// catalogCache is the Cache-Control of catalogue answers: the build's own
-// policy for metadata (docs/edge.md).
-const catalogCache = defaultCacheControl
-
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
-func newCatalogResource(body []byte, cc string, mod time.Time) *resource {
-	return newComposedResource(body, cc, mod)
+func newCatalogResource(body []byte, mod time.Time) *resource {
+	return newComposedResource(body, mod)
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

@@ -166,7 +166,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
 	res, hit := s.composed.get(key)
 	if !hit {
-		res = newCatalogResource([]byte(b.String()), catalogCache, c.fontMod)
+		res = newCatalogResource([]byte(b.String()), c.fontMod)
 		res.ctype = []byte("text/css; charset=utf-8")
 		s.composed.add(key, res, res.size())
 	}
@@ -217,7 +217,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	if cur := fontHash(ref); string(hash) != cur {
 		ctx.Response.Header.Set("Location", fontFilesPrefix+cur+"/"+string(name))
-		ctx.Response.Header.Set("Cache-Control", catalogCache)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		return
 	}

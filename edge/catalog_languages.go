@@ -99,7 +99,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 			loc += "?" + string(q)
 		}
 		ctx.Response.Header.Set("Location", loc)
-		ctx.Response.Header.Set("Cache-Control", catalogCache)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
 		ctx.SetContentType(jsonType)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {

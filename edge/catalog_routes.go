@@ -190,13 +190,13 @@ func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body [
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := s.composed.get(key)
 	if !ok {
-		res = newCatalogResource(bytes.Clone(body), catalogCache, mod)
+		res = newCatalogResource(bytes.Clone(body), mod)
 		s.composed.add(key, res, res.size())
 	}
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
-		s.composed.add(reqKey, res, int64(len(reqKey))+64)
+		s.composed.add(reqKey, res, 0)
 	}
 	serveResource(ctx, res, private)
 	if byLanguage {
@@ -230,11 +230,11 @@ var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 
 // noContent is the spec's 204: nothing matches, no body.
 func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	cc, priv := cacheControls(catalogCache)
+	cc := valCachePublic
 	if private {
-		cc = priv
+		cc = valCachePrivate
 	}
-	ctx.Response.Header.Set("Cache-Control", cc)
+	ctx.Response.Header.SetCanonical(hdrCacheControl, cc)
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	ctx.Response.ResetBody()
 }

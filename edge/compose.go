@@ -93,7 +93,6 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 
 	var segs []bible.Segment
 	var mod time.Time
-	var cc *resource
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
 		ce := bk.chapters[ch.ID]
@@ -115,9 +114,6 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 		if ce.Pack.Modified.After(mod) {
 			mod = ce.Pack.Modified
 		}
-		if cc == nil {
-			cc = pv.res[publish.PassageName("", publish.Variant(html, headings, notes))]
-		}
 	}
 	var content string
 	if html {
@@ -137,11 +133,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 		return nil, err
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	ccv := ""
-	if cc != nil {
-		ccv = string(cc.ccPublic)
-	}
-	return newComposedResource(body, ccv, mod), nil
+	return newComposedResource(body, mod), nil
 }
 
 func chapterLabel(c *bible.Chapter) string {
@@ -166,9 +158,8 @@ const (
 // newComposedResource prepares a composed body like the build prepares a
 // published one: identity plus each coding that is smaller, a strong ETag
 // per coding in the build's form.
-func newComposedResource(body []byte, cc string, mod time.Time) *resource {
-	pub, priv := cacheControls(cc)
-	r := &resource{ctype: []byte(publish.JSON), ccPublic: []byte(pub), ccPrivate: []byte(priv)}
+func newComposedResource(body []byte, mod time.Time) *resource {
+	r := &resource{ctype: []byte(publish.JSON)}
 	r.setModified(mod)
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:12])

@@ -28,7 +28,7 @@ func (x exchange) String() string {
 }
 
 func diffResource(body []byte, etag string, mod time.Time) *resource {
-	r := &resource{ctype: []byte("application/json; charset=utf-8"), ccPublic: []byte("public"), ccPrivate: []byte("private")}
+	r := &resource{ctype: []byte("application/json; charset=utf-8")}
 	r.setModified(mod)
 	r.reps[codingIdentity] = rep{etag: etag, etagB: []byte(etag), body: body}
 	r.avail = 1 << codingIdentity

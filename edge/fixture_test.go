@@ -25,8 +25,6 @@ type fxBible struct {
 
 var fxModified = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 
-const fxCache = "public, max-age=600"
-
 // Demo keys of the test snapshot (not the committed fixtures' keys).
 const (
 	keyDemo       = "test-demo-key"
@@ -177,9 +175,9 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 	for _, fb := range bibles {
 		be := publish.BibleEntry{ID: fb.meta.ID}
 		bw := publish.NewPackWriter()
-		bw.Add(publish.NameBible, publish.JSON, fxCache, mustJSON(t, fb.meta))
-		bw.Add(publish.NameIndex, publish.JSON, fxCache, mustJSON(t, fb.index))
-		bw.Add(publish.NameBooks, publish.JSON, fxCache, mustJSON(t, data[bible.Book]{fb.index.Books}))
+		bw.Add(publish.NameBible, publish.JSON, mustJSON(t, fb.meta))
+		bw.Add(publish.NameIndex, publish.JSON, mustJSON(t, fb.index))
+		bw.Add(publish.NameBooks, publish.JSON, mustJSON(t, data[bible.Book]{fb.index.Books}))
 		for _, c := range bible.Canons {
 			var in []bible.Book
 			for _, b := range fb.index.Books {
@@ -187,26 +185,26 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 					in = append(in, b)
 				}
 			}
-			bw.Add(publish.BooksName(c), publish.JSON, fxCache, mustJSON(t, data[bible.Book]{in}))
+			bw.Add(publish.BooksName(c), publish.JSON, mustJSON(t, data[bible.Book]{in}))
 		}
 		be.Pack = put(bw)
 		for _, book := range fb.index.Books {
 			ke := publish.BookEntry{ID: book.ID}
 			kw := publish.NewPackWriter()
-			kw.Add(publish.NameBook, publish.JSON, fxCache, mustJSON(t, book))
-			kw.Add(publish.NameChapters, publish.JSON, fxCache, mustJSON(t, data[bible.Chapter]{book.Chapters}))
+			kw.Add(publish.NameBook, publish.JSON, mustJSON(t, book))
+			kw.Add(publish.NameChapters, publish.JSON, mustJSON(t, data[bible.Chapter]{book.Chapters}))
 			if book.Intro != nil {
 				r := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
 				for _, v := range publish.Variants {
-					kw.Add(publish.PassageName(bible.IntroChapter, v), publish.JSON, fxCache,
+					kw.Add(publish.PassageName(bible.IntroChapter, v), publish.JSON,
 						passageBody(t, r, r.Label(book.Title, book.Intro.Title), fb.intros[book.ID], v))
 				}
 			}
 			ke.Pack = put(kw)
 			for _, ch := range book.Chapters {
 				cw := publish.NewPackWriter()
-				cw.Add(publish.NameChapter, publish.JSON, fxCache, mustJSON(t, ch))
-				cw.Add(publish.NameVerses, publish.JSON, fxCache, mustJSON(t, data[bible.Verse]{ch.Verses}))
+				cw.Add(publish.NameChapter, publish.JSON, mustJSON(t, ch))
+				cw.Add(publish.NameVerses, publish.JSON, mustJSON(t, data[bible.Verse]{ch.Verses}))
 				segs := fb.segments[string(book.ID)+"."+ch.ID]
 				if len(segs) != len(ch.Verses) {
 					t.Fatalf("fixture %s.%s: %d verses, %d segment lists", book.ID, ch.ID, len(ch.Verses), len(segs))
@@ -215,12 +213,12 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 				var all []bible.Segment
 				labelCh := chapterLabel(&ch)
 				for i, v := range ch.Verses {
-					cw.Add(publish.VerseName(v.ID), publish.JSON, fxCache, mustJSON(t, v))
+					cw.Add(publish.VerseName(v.ID), publish.JSON, mustJSON(t, v))
 					r := bible.Ref{Book: book.ID, Chapter: ch.ID, Verse: v.ID}
 					lr := r
 					lr.Chapter = labelCh
 					for _, variant := range publish.Variants {
-						cw.Add(publish.PassageName(v.ID, variant), publish.JSON, fxCache,
+						cw.Add(publish.PassageName(v.ID, variant), publish.JSON,
 							passageBody(t, r, lr.Label(book.Title, ""), segs[i], variant))
 					}
 					all = append(all, segs[i]...)
@@ -229,7 +227,7 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 				lr := r
 				lr.Chapter = labelCh
 				for _, variant := range publish.Variants {
-					cw.Add(publish.PassageName("", variant), publish.JSON, fxCache,
+					cw.Add(publish.PassageName("", variant), publish.JSON,
 						passageBody(t, r, lr.Label(book.Title, ""), all, variant))
 				}
 				ke.Chapters = append(ke.Chapters, publish.ChapterEntry{ID: ch.ID, Pack: put(cw)})

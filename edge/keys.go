@@ -80,7 +80,21 @@ func (l *limiters) get(app string, r access.Rate) *limiter {
 	return lim
 }
 
-// compile turns a validated snapshot into the lookup tables.
+// forget drops the limiters of apps a snapshot no longer lists (deleted
+// apps), so that the map does not grow with every app ever seen. An app
+// that comes back starts with a whole allowance.
+func (l *limiters) forget(live map[string]*appEntry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id := range l.byApp {
+		if _, ok := live[id]; !ok {
+			delete(l.byApp, id)
+		}
+	}
+}
+
+// compile turns a validated snapshot into the lookup tables, and forgets
+// the limiters of apps it no longer lists.
 func (l *limiters) compile(s *access.Snapshot) (*accessTable, error) {
 	t := &accessTable{
 		version:   s.Version,
@@ -111,6 +125,7 @@ func (l *limiters) compile(s *access.Snapshot) (*accessTable, error) {
 		}
 		t.byID[a.ID] = e
 	}
+	l.forget(t.byID)
 	return t, nil
 }
 

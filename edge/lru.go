@@ -1,6 +1,9 @@
 package edge
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // lru is a cache bounded by the total size of its values, evicting the least
 // recently used. Get does not allocate, so the hot path can use it.
@@ -64,9 +67,17 @@ func (c *lru[V]) find(key []byte) (V, bool) {
 // missed counts a miss for a lookup made with find.
 func (c *lru[V]) missed() { c.miss.inc() }
 
-// add stores val. A value larger than the whole cache is not kept: it
-// would only evict everything else.
+// cost is what an entry of a value of size bytes takes: the value, its key,
+// the list node and the map slot. The cache counts it, so that its bound
+// is on memory.
+func (c *lru[V]) cost(key string, size int64) int64 {
+	return size + allocSize(len(key)) + allocSize(int64(unsafe.Sizeof(lruNode[V]{}))) + mapEntryCost
+}
+
+// add stores val, whose own size is size. A value larger than the whole
+// cache is not kept: it would only evict everything else.
 func (c *lru[V]) add(key string, val V, size int64) {
+	size = c.cost(key, size)
 	if size > c.max {
 		return
 	}
@@ -116,6 +127,7 @@ func (c *lru[V]) resize(key string, size int64, is func(V) bool) {
 	if !ok || !is(n.val) {
 		return
 	}
+	size = c.cost(key, size)
 	c.used += size - n.size
 	n.size = size
 	c.evict()

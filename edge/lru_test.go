@@ -6,7 +6,8 @@ import (
 )
 
 func TestLRUBoundAndRecency(t *testing.T) {
-	c := newLRU[int](100)
+	per := newLRU[int](0).cost("00", 10) // what an entry of 10 bytes costs
+	c := newLRU[int](10 * per)
 	for i := range 10 {
 		c.add(fmt.Sprint(i), i, 10)
 	}
@@ -16,8 +17,8 @@ func TestLRUBoundAndRecency(t *testing.T) {
 			t.Fatalf("entry 0 evicted after %d adds despite constant use", i-10)
 		}
 		c.add(fmt.Sprint(i), i, 10)
-		if _, b := c.stats(); b > 100 {
-			t.Fatalf("holds %d bytes, bound 100", b)
+		if _, b := c.stats(); b > 10*per {
+			t.Fatalf("holds %d bytes, bound %d", b, 10*per)
 		}
 	}
 	if _, ok := c.get("10"); ok {
@@ -26,7 +27,7 @@ func TestLRUBoundAndRecency(t *testing.T) {
 	if n, _ := c.stats(); n != 10 {
 		t.Errorf("%d entries, want 10", n)
 	}
-	c.add("big", 0, 101)
+	c.add("big", 0, 10*per)
 	if _, ok := c.get("big"); ok {
 		t.Error("an entry larger than the cache was kept")
 	}

@@ -25,7 +25,9 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode pack %s: %w", ref.Key, err)
 	}
-	return packViewOf(p, int64(len(data)), ref), nil
+	// The object's buffer holds every body; the decoded header and the
+	// resources are the rest.
+	return packViewOf(p, allocSize(cap(data))+headerCost(p), ref), nil
 }
 
 // packViewOf prepares the entries of a decoded pack of size bytes.
@@ -36,13 +38,54 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
 		e := &p.Entries[i]
 		r := newResource(p, e, ref.Modified, in)
 		v.res[e.Name] = r
-		// Bodies are slices of data, already counted.
-		v.size += int64(unsafe.Sizeof(*r)) + int64(2*len(e.Name)) + 64
-		for _, x := range r.reps {
-			v.size += int64(2 * len(x.etag))
-		}
+		// Bodies are slices of data, already counted; the name is the
+		// entry's own string.
+		v.size += r.headerCost() + mapEntryCost
 	}
 	return v
+}
+
+// What the caches count is what their entries cost on the heap, so that
+// their bounds bound the edge's memory: every allocation rounded up to its
+// size class, the maps' slots, the decoded pack header. TestCacheAccounting
+// and TestPackCacheAccounting hold the figures within 10 % of the heap's
+// growth.
+
+// mapEntryCost is a map slot of a string key and a pointer value, with the
+// spare room a map keeps.
+const mapEntryCost = 48
+
+// allocSize is about what the allocator takes for n bytes: small objects
+// are rounded up to a size class, large ones to pages.
+func allocSize[N int | int64](n N) int64 {
+	x := int64(n)
+	switch {
+	case x <= 0:
+		return 0
+	case x <= 8:
+		return 8
+	case x <= 1024:
+		return (x + 15) &^ 15
+	case x <= 32<<10:
+		return (x + 127) &^ 127
+	}
+	return (x + 8191) &^ 8191
+}
+
+// headerCost is what a decoded pack header takes besides the bodies: the
+// entries (a slice grown while decoding), each entry's strings and
+// representations, and the by-name index.
+func headerCost(p *publish.Pack) int64 {
+	n := allocSize(int64(cap(p.Entries)) * int64(unsafe.Sizeof(publish.Entry{})))
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		n += allocSize(len(e.Name)) + allocSize(len(e.Type)) + mapEntryCost +
+			allocSize(int64(cap(e.Reps))*int64(unsafe.Sizeof(publish.Rep{})))
+		for _, r := range e.Reps {
+			n += allocSize(len(r.Encoding)) + allocSize(len(r.ETag))
+		}
+	}
+	return n
 }
 
 // packs holds packs in tiers: decoded in a bounded memory LRU, whole on a

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"strings"
 	"time"
 	"unsafe"
 
@@ -18,13 +17,11 @@ import (
 // struct's first cache lines: under load the edge's heap is far larger
 // than the CPU's caches, and each line touched is a likely miss.
 type resource struct {
-	avail     uint8 // bit c set when reps[c] exists
-	ctype     []byte
-	ccPublic  []byte // Cache-Control for content any app may read
-	ccPrivate []byte // Cache-Control for content licensed per app
-	lastMod   []byte // Last-Modified, an HTTP date
-	mod       time.Time
-	reps      [numCodings]rep
+	avail   uint8 // bit c set when reps[c] exists
+	ctype   []byte
+	lastMod []byte // Last-Modified, an HTTP date
+	mod     time.Time
+	reps    [numCodings]rep
 }
 
 // rep is one content coding of a resource. An answer reads etagB and body;
@@ -35,37 +32,30 @@ type rep struct {
 	etag  string // quoted, strong, distinct per coding (RFC 9110 §8.8.3.3)
 }
 
-// defaultCacheControl applies when the build did not say: a day's
-// freshness is safe because every response carries a strong ETag, so a
-// client revalidates cheaply, and a build changes published content only
-// when the text itself changes.
-const defaultCacheControl = "public, max-age=3600, stale-while-revalidate=86400"
+// Cache-Control is decided when an answer is served, never stored with
+// the content: whether a Bible's passages may sit in a shared cache depends
+// on its licence today (the access snapshot's open_bibles), and a licence
+// change must not republish every passage. Every resource is served with
+// one of these two.
+//
+// The public form lets shared caches keep an answer for an hour and serve
+// it stale for a day while revalidating: every answer carries a strong
+// ETag, so revalidation is cheap. The private form keeps a shared cache (a
+// CDN, a corporate proxy) from storing one app's licensed text and handing
+// it to another app: the App Key is a request header no cache keys on (RFC
+// 9111 §5.2.2.7); the reader's own client still caches it.
+const (
+	cachePublic  = "public, max-age=3600, stale-while-revalidate=86400"
+	cachePrivate = "private, max-age=3600"
+)
 
-// cacheControls derives the public and private forms of a build's
-// Cache-Control. The private form keeps a shared cache (a CDN, a corporate
-// proxy) from storing one app's licensed text and handing it to another
-// app: the App Key is a request header no cache keys on (RFC 9111 §5.2.2.7).
-func cacheControls(cc string) (public, private string) {
-	if cc == "" {
-		cc = defaultCacheControl
-	}
-	var keep []string
-	for _, d := range strings.Split(cc, ",") {
-		d = strings.TrimSpace(d)
-		name, _, _ := strings.Cut(strings.ToLower(d), "=")
-		switch name {
-		case "public", "private", "s-maxage", "proxy-revalidate":
-			continue // shared-cache directives: meaningless once private
-		case "":
-			continue
-		}
-		keep = append(keep, d)
-	}
-	return cc, strings.Join(append([]string{"private"}, keep...), ", ")
-}
+var (
+	valCachePublic  = []byte(cachePublic)
+	valCachePrivate = []byte(cachePrivate)
+)
 
 // interner shares the header values that repeat across a pack's entries
-// (Content-Type, Cache-Control, Last-Modified): a chapter pack has hundreds
+// (Content-Type, Last-Modified): a chapter pack has hundreds
 // of entries and one or two distinct values of each.
 type interner map[string][]byte
 
@@ -80,12 +70,7 @@ func (in interner) bytes(s string) []byte {
 
 // newResource prepares a pack entry for serving.
 func newResource(p *publish.Pack, e *publish.Entry, mod time.Time, in interner) *resource {
-	pub, priv := cacheControls(e.Cache)
-	r := &resource{
-		ctype:     in.bytes(e.Type),
-		ccPublic:  in.bytes(pub),
-		ccPrivate: in.bytes(priv),
-	}
+	r := &resource{ctype: in.bytes(e.Type)}
 	r.setModified(mod)
 	if len(r.lastMod) > 0 {
 		r.lastMod = in.bytes(string(r.lastMod))
@@ -118,13 +103,24 @@ func (r *resource) setModified(mod time.Time) {
 	r.lastMod = fasthttp.AppendHTTPDate(nil, r.mod)
 }
 
-// size is the memory the resource holds: its struct, tags and bodies.
-// Header values shared through an interner are counted once per resource,
-// which over-counts a little and keeps the bound safe.
+// size is the memory a resource that owns everything it points to (a
+// composed one, or an entry read by range) holds: its struct, header
+// values, tags and bodies.
 func (r *resource) size() int64 {
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.ctype)+len(r.ccPublic)+len(r.ccPrivate)+len(r.lastMod))
+	n := r.headerCost() + allocSize(len(r.ctype)) + allocSize(len(r.lastMod))
 	for _, x := range r.reps {
-		n += int64(len(x.etag)*2 + len(x.body))
+		n += allocSize(len(x.etag)) + allocSize(len(x.body))
+	}
+	return n
+}
+
+// headerCost is what a resource of a whole pack adds to the pack: the
+// struct and each coding's tag as bytes. The bodies, the tags as strings
+// and the header values are the pack's, or shared among its entries.
+func (r *resource) headerCost() int64 {
+	n := allocSize(int64(unsafe.Sizeof(*r)))
+	for _, x := range r.reps {
+		n += allocSize(len(x.etagB))
 	}
 	return n
 }

@@ -33,7 +33,7 @@ var (
 // serveResource answers a GET or HEAD for res with the semantics of RFC
 // 9110, in net/http's fs.go order: choose the encoding, evaluate the
 // preconditions, then Range. private selects the Cache-Control that keeps
-// shared caches out. It returns the status written.
+// shared caches out (resource.go). It returns the status written.
 func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	var rh condHeaders
 	rh.scan(&ctx.Request.Header)
@@ -47,9 +47,9 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	resp.SetCanonical(hdrVary, valAcceptEncoding)
 	resp.SetCanonical(hdrETag, r.etagB)
 	if private {
-		resp.SetCanonical(hdrCacheControl, res.ccPrivate)
+		resp.SetCanonical(hdrCacheControl, valCachePrivate)
 	} else {
-		resp.SetCanonical(hdrCacheControl, res.ccPublic)
+		resp.SetCanonical(hdrCacheControl, valCachePublic)
 	}
 
 	ch := checkIfMatch(rh.ifMatch, r.etag)

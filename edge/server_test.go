@@ -185,11 +185,11 @@ func TestHTTPSemantics(t *testing.T) {
 		{name: "206 If-Range date", path: p, headers: []string{demo, "Range: bytes=0-9", "If-Range: " + lastMod}, status: 206},
 		{name: "identity refused falls back to identity", path: p, headers: []string{demo, "Accept-Encoding: identity;q=0"}, status: 200},
 		{name: "public-domain content may be shared", path: "/v1/bibles/9001/passages/JHN.3.16", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": "public, max-age=600"}},
+			header: map[string]string{"Cache-Control": cachePublic}},
 		{name: "licensed content is private", path: "/v1/bibles/9002/passages/JHN.3.16", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": "private, max-age=600"}},
+			header: map[string]string{"Cache-Control": cachePrivate}},
 		{name: "licensed composed range is private", path: "/v1/bibles/9002/passages/JHN.3.16-17", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": "private, max-age=600"}},
+			header: map[string]string{"Cache-Control": cachePrivate}},
 	})
 }
 

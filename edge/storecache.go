@@ -119,8 +119,7 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 	p.tiers.header.inc()
 	return &packView{
 		pack: pk,
-		// The decoded header takes about twice its JSON in memory.
-		size: 2*end + int64(len(pk.Entries))*64,
+		size: headerCost(pk),
 		partial: &partialPack{
 			ref:    ref,
 			res:    make(map[string]*resource),
@@ -166,7 +165,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	promote := false
 	if c.err == nil {
 		pp.res[key] = c.r
-		v.size += c.r.size() + int64(2*len(key)) + 64
+		v.size += c.r.size() + allocSize(len(key)) + mapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true

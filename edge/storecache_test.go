@@ -51,9 +51,9 @@ func testPack(t *testing.T, st publish.Store, n, size int) (publish.PackRef, *pa
 		if i == 0 {
 			first = b
 		}
-		w.Add(fmt.Sprintf("entry/%03d", i), "text/plain", "", b)
+		w.Add(fmt.Sprintf("entry/%03d", i), "text/plain", b)
 	}
-	w.Add("zz-same-as-first", "text/plain", "", first)
+	w.Add("zz-same-as-first", "text/plain", first)
 	data := w.Bytes(publish.NewEncoder())
 	ref := publish.PackRef{Key: w.Key(), Size: int64(len(data)), Modified: time.Unix(1700000000, 0)}
 	if err := st.Put(context.Background(), ref.Key, data); err != nil {
@@ -79,7 +79,7 @@ func sameResource(t *testing.T, name string, got, want *resource) {
 			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.etag, len(g.body), w.etag, len(w.body))
 		}
 	}
-	if string(got.lastMod) != string(want.lastMod) || string(got.ccPublic) != string(want.ccPublic) {
+	if string(got.lastMod) != string(want.lastMod) || string(got.ctype) != string(want.ctype) {
 		t.Errorf("%s: headers differ from the whole pack's", name)
 	}
 }

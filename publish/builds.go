@@ -109,6 +109,9 @@ func Rollback(ctx context.Context, s Store, build string) (string, error) {
 		build = bs[cur+1].ID
 	}
 	m, err := LoadManifest(ctx, s, build)
+	if IsNotExist(err) || errors.Is(err, ErrBadKey) {
+		return "", fmt.Errorf("rollback: the store holds no build %q (publish builds lists those it holds)", build)
+	}
 	if err != nil {
 		return "", fmt.Errorf("rollback: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,8 +99,14 @@ func TestBuildsAndRollback(t *testing.T) {
 		if _, err := publish.Rollback(ctx, s, b2); err == nil {
 			t.Error("Rollback to a build with a missing pack: no error")
 		}
-		if _, err := publish.Rollback(ctx, s, "nosuchbuild"); err == nil {
-			t.Error("Rollback to a build that does not exist: no error")
+		// An unknown or malformed id is named as such, not as a file
+		// path or an object key.
+		for _, id := range []string{"0123456789abcdef0123", "../x"} {
+			_, err := publish.Rollback(ctx, s, id)
+			if err == nil || !strings.Contains(err.Error(), "no build "+strconv.Quote(id)) ||
+				strings.Contains(err.Error(), "builds/") {
+				t.Errorf("Rollback(%q) = %v; want an error that says there is no such build", id, err)
+			}
 		}
 		if cur, err := s.Current(ctx); err != nil || cur != b3 {
 			t.Errorf("after refused rollbacks Current = %s, %v; want %s", cur, err, b3)

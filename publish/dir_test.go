@@ -21,8 +21,8 @@ func TestDirConformance(t *testing.T) {
 func TestPackRoundTrip(t *testing.T) {
 	w := publish.NewPackWriter()
 	long := []byte(`{"content":"` + strings.Repeat("In the beginning, God created the heavens and the earth. ", 8) + `"}`)
-	w.Add("b", publish.JSON, "public", long)
-	w.Add("a", publish.JSON, "public", []byte(`{}`))
+	w.Add("b", publish.JSON, long)
+	w.Add("a", publish.JSON, []byte(`{}`))
 	w.AddRaw("segments", publish.JSON, long)
 	key := w.Key()
 	p, err := publish.DecodePack(w.Bytes(publish.NewEncoder()))
@@ -53,13 +53,13 @@ func TestPackRoundTrip(t *testing.T) {
 		t.Errorf("raw entry %+v: want identity only, sharing b's body", s.Reps)
 	}
 	w2 := publish.NewPackWriter()
-	w2.Add("a", publish.JSON, "public", []byte(`{}`))
+	w2.Add("a", publish.JSON, []byte(`{}`))
 	w2.AddRaw("segments", publish.JSON, long)
-	w2.Add("b", publish.JSON, "public", long)
+	w2.Add("b", publish.JSON, long)
 	if w2.Key() != key {
 		t.Errorf("the same entries in another order made another key")
 	}
-	w2.Add("c", publish.JSON, "public", nil)
+	w2.Add("c", publish.JSON, nil)
 	if w2.Key() == key {
 		t.Errorf("another entry made the same key")
 	}
@@ -70,6 +70,6 @@ func BenchmarkEncodePassage(b *testing.B) {
 	e := publish.NewEncoder()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		e.Encode([32]byte{byte(i), byte(i >> 8), byte(i >> 16)}, body)
+		e.Encode(body)
 	}
 }

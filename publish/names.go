@@ -10,7 +10,7 @@ import (
 // edge that reads them.
 //
 // Bible pack:   "bible", "index", "books", "books/<canon>"
-// Book pack:    "book", "chapters", "passage/INTRO/<variant>"
+// Book pack:    "book", "chapters", "passage/INTRO/<variant>", "warnings"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
 //	"passage/<verse>/<variant>", "segments"
@@ -26,6 +26,10 @@ const (
 	// parallel to the chapter's verses: what the edge composes ranges
 	// from. Internal: never served as is.
 	NameSegments = "segments"
+	// NameWarnings is what rendering the book warned about, as a JSON
+	// array of strings, so that a build that reuses the book without
+	// rendering it still reports them. Internal: never served.
+	NameWarnings = "warnings"
 )
 
 // BooksName is the books collection filtered by canon ("" for all).

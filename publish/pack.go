@@ -37,11 +37,15 @@ const (
 )
 
 // Entry is one resource in a pack, in every encoding it is stored in.
+//
+// A pack holds no Cache-Control: whether an answer may sit in a shared
+// cache depends on the Bible's licence, which changes without the text
+// changing, so the edge decides it when it serves (docs/edge.md). Packs of
+// earlier builds carry a "c" field; it is ignored.
 type Entry struct {
-	Name  string `json:"n"`
-	Type  string `json:"t"` // Content-Type
-	Cache string `json:"c"` // Cache-Control
-	Reps  []Rep  `json:"r"` // identity first
+	Name string `json:"n"`
+	Type string `json:"t"` // Content-Type
+	Reps []Rep  `json:"r"` // identity first
 }
 
 // Rep is one encoding of an entry's body.
@@ -208,12 +212,13 @@ func DecodePackHeader(h []byte) (*Pack, error) {
 // compressing anything; identical bodies are stored once.
 type PackWriter struct {
 	pending []pendingEntry
+	size    int64 // identity bytes added
 }
 
 type pendingEntry struct {
-	name, ctype, cache string
-	body               []byte
-	raw                bool
+	name, ctype string
+	body        []byte
+	raw         bool
 }
 
 // NewPackWriter starts an empty pack.
@@ -221,19 +226,26 @@ func NewPackWriter() *PackWriter { return &PackWriter{} }
 
 // Add adds a resource, to be stored as identity plus every encoding that
 // makes it smaller.
-func (w *PackWriter) Add(name, ctype, cache string, body []byte) {
-	w.pending = append(w.pending, pendingEntry{name: name, ctype: ctype, cache: cache, body: body})
+func (w *PackWriter) Add(name, ctype string, body []byte) {
+	w.pending = append(w.pending, pendingEntry{name: name, ctype: ctype, body: body})
+	w.size += int64(len(body))
 }
 
 // AddRaw adds an internal resource (read by the edge, never served as is),
 // stored in identity only.
 func (w *PackWriter) AddRaw(name, ctype string, body []byte) {
 	w.pending = append(w.pending, pendingEntry{name: name, ctype: ctype, body: body, raw: true})
+	w.size += int64(len(body))
 }
+
+// Size is the total of the bodies added, before compression and before
+// identical bodies are folded: what assembling the pack will hold in
+// memory, and about what it will weigh.
+func (w *PackWriter) Size() int64 { return w.size }
 
 // packFormat changes whenever the bytes Bytes makes for the same entries
 // would change (layout, encoder settings), so that keys change with them.
-const packFormat = "BPK1 br5 gz6\n"
+const packFormat = "BPK1 br5 gz6 no-cache-control\n"
 
 func (w *PackWriter) sort() {
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
@@ -247,7 +259,7 @@ func (w *PackWriter) Key() string {
 	h.Write([]byte(packFormat))
 	var n [8]byte
 	for _, e := range w.pending {
-		for _, s := range []string{e.name, e.ctype, e.cache} {
+		for _, s := range []string{e.name, e.ctype} {
 			binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 			h.Write(n[:])
 			h.Write([]byte(s))
@@ -265,11 +277,15 @@ func (w *PackWriter) Key() string {
 }
 
 // Bytes compresses and lays out the pack. Entries are sorted by name so the
-// same content always makes the same bytes.
+// same content always makes the same bytes. A body repeated within the pack
+// (a passage whose variants agree) is compressed and stored once; what is
+// remembered for that goes with the call, so a build's memory does not
+// grow with what it has written.
 func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	w.sort()
 	var bodies bytes.Buffer
 	seen := make(map[[32]byte]Rep)
+	encoded := make(map[[32]byte][]Compressed)
 	put := func(encoding, etag string, data []byte) Rep {
 		sum := sha256.Sum256(data)
 		if r, ok := seen[sum]; ok {
@@ -283,12 +299,17 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	}
 	entries := make([]Entry, 0, len(w.pending))
 	for _, p := range w.pending {
-		e := Entry{Name: p.name, Type: p.ctype, Cache: p.cache}
+		e := Entry{Name: p.name, Type: p.ctype}
 		sum := sha256.Sum256(p.body)
 		tag := hex.EncodeToString(sum[:12])
 		e.Reps = append(e.Reps, put(Identity, `"`+tag+`"`, p.body))
 		if !p.raw {
-			for _, c := range enc.Encode(sum, p.body) {
+			cs, ok := encoded[sum]
+			if !ok {
+				cs = enc.Encode(p.body)
+				encoded[sum] = cs
+			}
+			for _, c := range cs {
 				e.Reps = append(e.Reps, put(c.Encoding, `"`+tag+"-"+c.suffix()+`"`, c.Data))
 			}
 		}
@@ -318,20 +339,19 @@ func (c Compressed) suffix() string {
 	return c.Encoding
 }
 
-// Encoder compresses bodies with brotli and gzip, remembering results by
-// content so that a body repeated across variants and packs is compressed
-// once. It is safe for concurrent use.
+// Encoder compresses bodies with brotli and gzip, reusing its writers. It
+// keeps nothing of what it compressed (PackWriter.Bytes folds repeats
+// within a pack), so a build of any size holds only the packs in progress.
+// It is safe for concurrent use.
 type Encoder struct {
 	BrotliLevel, GzipLevel int
-	mu                     sync.Mutex
-	memo                   map[[32]byte][]Compressed
 	brPool                 [25]sync.Pool // by window size
 	gzPool                 sync.Pool
 }
 
 // NewEncoder returns an Encoder with the levels the build uses.
 func NewEncoder() *Encoder {
-	return &Encoder{BrotliLevel: 5, GzipLevel: 6, memo: make(map[[32]byte][]Compressed)}
+	return &Encoder{BrotliLevel: 5, GzipLevel: 6}
 }
 
 // minBrotliWindow is the smallest log2 window brotli allows. A window no
@@ -343,13 +363,8 @@ func NewEncoder() *Encoder {
 const minBrotliWindow = 10
 
 // Encode returns the encodings worth storing: those smaller than body.
-func (e *Encoder) Encode(sum [32]byte, body []byte) []Compressed {
-	e.mu.Lock()
-	c, ok := e.memo[sum]
-	e.mu.Unlock()
-	if ok {
-		return c
-	}
+func (e *Encoder) Encode(body []byte) []Compressed {
+	var c []Compressed
 	var br, gz bytes.Buffer
 	lgwin := minBrotliWindow
 	for lgwin < 24 && 1<<lgwin < len(body) {
@@ -378,8 +393,5 @@ func (e *Encoder) Encode(sum [32]byte, body []byte) []Compressed {
 			c = append(c, x)
 		}
 	}
-	e.mu.Lock()
-	e.memo[sum] = c
-	e.mu.Unlock()
 	return c
 }

@@ -7,7 +7,7 @@ import (
 
 func TestPackReader(t *testing.T) {
 	w := NewPackWriter()
-	w.Add("book", JSON, "public", []byte(`{"id":"JHN","title":"John John John John John John John John John John"}`))
+	w.Add("book", JSON, []byte(`{"id":"JHN","title":"John John John John John John John John John John"}`))
 	w.AddRaw(NameSegments, JSON, []byte(`[[{"Para":1}]]`))
 	data := w.Bytes(NewEncoder())
 	p, err := DecodePack(data)

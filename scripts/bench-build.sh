@@ -5,22 +5,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 
+PUBLISH=${PUBLISH:-bin/publish}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The build checks that every Bible's licence and organization exist.
-bin/publish organizations add --content "$work/content" --id 5e1c6a51-0206-4d2b-9a1e-000000000206 \
+"$PUBLISH" organizations add --content "$work/content" --id 5e1c6a51-0206-4d2b-9a1e-000000000206 \
 	--name en=eBible.org >/dev/null
-bin/publish licenses add --content "$work/content" --id 1 --name "Public domain" --open \
+"$PUBLISH" licenses add --content "$work/content" --id 1 --name "Public domain" --open \
 	--organization 5e1c6a51-0206-4d2b-9a1e-000000000206 >/dev/null
-bin/publish import --content "$work/content" --id 206 --language en --abbreviation WEB \
+"$PUBLISH" import --content "$work/content" --id 206 --language en --abbreviation WEB \
 	--title "World English Bible" --license 1 ../shared/bibles/eng-web >/dev/null
 
 # run LABEL: one build; sets s (seconds), w (objects written), b (bytes), r (peak RSS MiB).
 run() {
-	/usr/bin/time -f '%e %M' -o "$work/time" bin/publish build --content "$work/content" --store "$work/store" >"$work/out"
+	/usr/bin/time -f '%e %M' -o "$work/time" "$PUBLISH" build --content "$work/content" --store "$work/store" >"$work/out"
 	read -r s kb <"$work/time"
 	w=$(sed -nE 's/.*: ([0-9]+) objects written.*/\1/p' "$work/out")
-	b=$(sed -nE 's/.* skipped, (.*) written,.*/\1/p' "$work/out")
+	b=$(sed -nE 's/.* objects written \(([^)]*)\).*/\1/p' "$work/out")
 	r=$((kb / 1024))
 	printf '%-10s wall %6ss  written %5s objects  %10s  peak RSS %5s MiB\n' "$1" "$s" "$w" "$b" "$r"
 	peak=$(( r > ${peak:-0} ? r : ${peak:-0} ))

@@ -27,9 +27,8 @@ publish() {
 	t1=$(date +%s%N)
 	s=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.2f", ns / 1e9 }')
 	n=$(sed -nE 's/.*: ([0-9]+) objects written.*/\1/p' "$work/out")
-	b=$(sed -nE 's/.* skipped, (.*) written,.*/\1/p' "$work/out")
-	printf '%-14s %-4s wall %7ss  uploaded %5s objects  %10s   %s\n' "$1" "$2" "$s" "$n" "$b" \
-		"$(sed -n 's/^uploads: //p' "$work/out")"
+	b=$(sed -nE 's/.* objects written \(([^)]*)\).*/\1/p' "$work/out")
+	printf '%-14s %-4s wall %7ss  uploaded %5s objects  %10s\n' "$1" "$2" "$s" "$n" "$b"
 }
 
 publish cold s3 "$s3";         s3_cold=$s

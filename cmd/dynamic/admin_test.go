@@ -257,7 +257,7 @@ func writeLicenses(t *testing.T, store publish.Store) {
 	}
 	b, _ := json.Marshal(lics)
 	w := publish.NewPackWriter()
-	w.Add("licenses", publish.JSON, "", b)
+	w.Add("licenses", publish.JSON, b)
 	enc := publish.NewEncoder()
 	data := w.Bytes(enc)
 	key := w.Key()

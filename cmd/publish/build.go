@@ -27,6 +27,7 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	prevID, _ := st.Current(ctx)
 	// Uploads run in parallel with retries; the build's switch to the new
 	// build waits for all of them and is refused if any failed, so an
 	// interrupted publish leaves the previous build current.
@@ -40,6 +41,9 @@ func (c *buildCmd) Run(ctx context.Context) error {
 		err = werr
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(up.Report(), prevID)
+		}
 		return err
 	}
 	if c.Warnings {
@@ -47,15 +51,41 @@ func (c *buildCmd) Run(ctx context.Context) error {
 			fmt.Fprintln(os.Stderr, "warning:", w)
 		}
 	}
-	state := "now current"
+	fmt.Println(summary(rep, up.Report(), c.Warnings))
+	return brokenBibles(os.Stderr, rep)
+}
+
+// summary is the build's one closing line. Objects are counted once: what
+// the build wrote, and what it found unchanged in the store.
+func summary(rep *build.Report, up publish.SyncReport, listed bool) string {
+	state := "is now current"
 	if !rep.Switched {
 		state = "unchanged, already current"
 	}
-	fmt.Printf("uploads: %s\n", up.Report())
-	fmt.Printf("build %s %s: %d objects written, %d skipped, %s written, %d books rendered, %d reused, %d warnings, %s\n",
-		rep.Build, state, rep.Written, rep.Skipped, humanBytes(rep.Bytes), rep.Rendered, rep.Reused,
-		len(rep.Warnings), rep.Duration.Round(time.Millisecond))
-	return brokenBibles(os.Stderr, rep)
+	var b strings.Builder
+	fmt.Fprintf(&b, "build %s %s: %d objects written (%s), %d unchanged; %d books rendered, %d reused; %d warnings",
+		rep.Build, state, rep.Written, humanBytes(rep.Bytes), rep.Skipped, rep.Rendered, rep.Reused, len(rep.Warnings))
+	if len(rep.Warnings) > 0 && !listed {
+		b.WriteString(" (--warnings lists them)")
+	}
+	if up.Retries > 0 {
+		fmt.Fprintf(&b, "; %d uploads retried", up.Retries)
+	}
+	fmt.Fprintf(&b, "; %s", rep.Duration.Round(time.Millisecond))
+	return b.String()
+}
+
+// interrupted says what an interrupted build leaves behind: the objects
+// that landed stay (they are content-addressed, so the next build reuses
+// them instead of writing them again), and the current build is the one
+// before.
+func interrupted(up publish.SyncReport, prev string) error {
+	cur := "there is still no current build"
+	if prev != "" {
+		cur = "build " + prev + " is still current"
+	}
+	return fmt.Errorf("interrupted: %s; the %d objects written (%s) are kept and the next build reuses them",
+		cur, up.Uploaded, humanBytes(up.UploadedBytes))
 }
 
 func joinIDs[T ~string](ids []T) string {
@@ -76,32 +106,53 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// progress draws a bar on a terminal and nothing elsewhere.
+// progress draws one bar on a terminal, and nothing elsewhere: the books
+// done of all, the Bible being rendered, and the time left at the rate so
+// far.
 type progress struct {
-	mu   sync.Mutex
-	w    io.Writer
-	tty  bool
-	last time.Time
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	start time.Time
+	last  time.Time
+	width int // of the last line, to clear it
 }
 
 func newProgress(f *os.File) *progress {
 	fi, err := f.Stat()
-	return &progress{w: f, tty: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+	return &progress{w: f, tty: err == nil && fi.Mode()&os.ModeCharDevice != 0, start: time.Now()}
 }
 
-func (p *progress) update(done, total int) {
+func (p *progress) update(b build.Progress) {
 	if !p.tty {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if done < total && time.Since(p.last) < 100*time.Millisecond {
+	now := time.Now()
+	if b.Done < b.Total && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
-	p.last = time.Now()
-	const width = 40
-	n := width * done / max(total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d books", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total)
+	p.last = now
+	line := progressLine(b, now.Sub(p.start))
+	pad := max(p.width-len(line), 0)
+	p.width = len(line)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+}
+
+// progressLine is "[=====     ] 46/332 books  Bible 206 WEB  ETA 1m05s".
+func progressLine(b build.Progress, elapsed time.Duration) string {
+	const width = 30
+	n := width * b.Done / max(b.Total, 1)
+	eta := "ETA --"
+	if b.Done >= b.Total {
+		eta = "done in " + elapsed.Round(time.Second).String()
+	} else if b.Done > 0 {
+		left := time.Duration(float64(elapsed) / float64(b.Done) * float64(b.Total-b.Done))
+		eta = "ETA " + left.Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%s%s] %d/%d books  Bible %s  %s",
+		strings.Repeat("=", n), strings.Repeat(" ", width-n), b.Done, b.Total, b.Bible, eta)
 }
 
 func (p *progress) done() {

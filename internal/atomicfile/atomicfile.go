@@ -24,6 +24,7 @@ type FS interface {
 type File interface {
 	io.Writer
 	Name() string
+	Chmod(mode os.FileMode) error
 	Sync() error
 	Close() error
 }
@@ -48,6 +49,12 @@ func (osFS) SyncDir(dir string) error {
 	}
 	return err
 }
+
+// Mode is the permission of every file Write makes: its owner reads and
+// writes it, its group reads it. The edge usually runs as another user than
+// the one who publishes, in a group both share; a temporary file alone
+// would be 0600 and unreadable to it.
+const Mode = 0o640
 
 // Write replaces path with data. The temporary file's name starts with
 // tempPrefix, so that a directory's owner can recognise and remove ones a
@@ -75,7 +82,10 @@ func WriteData(fsys FS, path string, data []byte, tempPrefix string, synced bool
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = f.Chmod(Mode)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil && synced {
 		err = f.Sync()
 	}

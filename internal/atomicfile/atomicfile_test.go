@@ -20,6 +20,11 @@ func TestWrite(t *testing.T) {
 			}
 		}
 	}
+	if fi, err := os.Stat(p); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != Mode {
+		t.Errorf("mode %v; want %v: the group that runs the edge reads the files", fi.Mode().Perm(), os.FileMode(Mode))
+	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)

@@ -410,7 +410,7 @@ func publishIndex(ctx context.Context, store publish.Store) (*bible.Index, error
 	}
 	body, _ := json.Marshal(x)
 	w := publish.NewPackWriter()
-	w.Add(publish.NameIndex, publish.JSON, "", body)
+	w.Add(publish.NameIndex, publish.JSON, body)
 	data := w.Bytes(publish.NewEncoder())
 	if err := store.Put(ctx, w.Key(), data); err != nil {
 		return nil, err

@@ -1,0 +1,160 @@
+package edge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// clearLRU drops every entry of c.
+func clearLRU[V any](c *lru[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.items = make(map[string]*lruNode[V])
+	c.head, c.tail, c.used = nil, nil, 0
+}
+
+// inFreshProcess runs the calling test again alone in a new process and
+// reports false, or reports true when it is that process. What other tests
+// of the package leave behind (servers whose idle connections keep their
+// caches alive for a while, then let go of them all at once) lands in any
+// heap measurement made beside it.
+func inFreshProcess(t *testing.T) bool {
+	const env = "EDGE_TEST_FRESH_PROCESS"
+	if os.Getenv(env) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s alone:\n%s", t.Name(), out)
+	if err != nil {
+		t.Errorf("%s alone: %v", t.Name(), err)
+	}
+	return false
+}
+
+// liveHeap is the heap in use after a full collection, once it has
+// settled: what earlier tests left running (servers shutting down, pack
+// loads, timers) lets go of memory for a while after they end, and would
+// count as freed by the cache.
+func liveHeap() int64 {
+	read := func() int64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	last := read()
+	for range 40 {
+		time.Sleep(50 * time.Millisecond)
+		n := read()
+		if d := n - last; d > -16<<10 && d < 16<<10 {
+			return n
+		}
+		last = n
+	}
+	return last
+}
+
+// TestCacheAccounting: the memory caches' figures are what their entries
+// cost on the heap, within 10 %. The edge's bound on its memory is only as good as these
+// figures: each cache is filled, and what the heap gives back when its
+// entries are dropped is compared with what the cache says it held (the
+// drop, measured right after the fill, is far less disturbed by the rest of
+// the process than the growth during the fill).
+func TestCacheAccounting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the caches")
+	}
+	if !inFreshProcess(t) {
+		return
+	}
+	e := newCatalogEdge(t, nil)
+	var ctx fasthttp.RequestCtx
+	get := func(uri string) {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.SetMethod("GET")
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		e.srv.Handler(&ctx)
+		if ctx.Response.StatusCode() != fasthttp.StatusOK {
+			t.Fatalf("%s: %d %s", uri, ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+	}
+	// Warm what is not a cache entry: the index, the packs the ranges
+	// are composed from, the fasthttp context.
+	get("/v1/bibles/9001/passages/JHN.1.1-2")
+	// Every verse of John in the fixture, across its chapters.
+	var verses []string
+	for c, n := range []int{14, 11, 19} {
+		for v := 1; v <= n; v++ {
+			verses = append(verses, fmt.Sprintf("%d.%d", c+1, v))
+		}
+	}
+
+	clearLRU(e.srv.composed)
+	n := 0
+	for i := range verses {
+		for k := i + 1; k < len(verses); k++ {
+			for _, q := range []string{"", "?format=html", "?format=html&include_headings=true"} {
+				get(fmt.Sprintf("/v1/bibles/9001/passages/JHN.%s-%s%s", verses[i], verses[k], q))
+				n++
+			}
+		}
+	}
+	ctx.Response.Reset() // it may point at a cached body
+	full := liveHeap()
+	entries, counted := e.srv.composed.stats()
+	clearLRU(e.srv.composed)
+	grown := full - liveHeap()
+	t.Logf("composed ranges: %d requests, %d entries, %d bytes counted, %d bytes freed when dropped (%.2f×)",
+		n, entries, counted, grown, float64(grown)/float64(counted))
+	if entries < n/2 {
+		t.Fatalf("only %d entries cached for %d ranges", entries, n)
+	}
+	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+		t.Errorf("the composed-range cache counts %d bytes for a heap growth of %d: its bound does not bound memory", counted, grown)
+	}
+}
+
+// TestPackCacheAccounting: the same for decoded packs (the whole object,
+// its decoded header and the entries prepared for serving).
+func TestPackCacheAccounting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the caches")
+	}
+	if !inFreshProcess(t) {
+		return
+	}
+	e := newCatalogEdge(t, nil)
+	st := e.srv.site.Load()
+	clearLRU(e.srv.packs.cache)
+	n := 0
+	for _, bv := range st.bibles {
+		for _, bk := range bv.books {
+			for _, ch := range bk.chapters {
+				if _, err := e.srv.packs.get(context.Background(), ch.Pack); err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+	}
+	full := liveHeap()
+	_, counted := e.srv.packs.cache.stats()
+	clearLRU(e.srv.packs.cache)
+	grown := full - liveHeap()
+	t.Logf("packs: %d loaded, %d bytes counted, %d bytes freed when dropped (%.2f×)", n, counted, grown, float64(grown)/float64(counted))
+	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+		t.Errorf("the pack cache counts %d bytes for a heap growth of %d: its bound does not bound memory", counted, grown)
+	}
+}

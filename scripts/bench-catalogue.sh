@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# make bench-catalogue: publish a catalogue of many Bibles and check that the
+# cost of a build follows what changed, not how much is published.
+#
+# For each scale (5 Bibles, then 5 × COPIES), the five Bibles of ../shared/bibles
+# are imported and copied under different ids into a scratch content directory,
+# built cold into a scratch directory store, then one Bible's licence changes and
+# it is built again, then one verse changes and it is built again. Prints one line
+# per scale:
+#   bibles=N cold_s=… per_bible_s=… peak_rss_mb=… licence_change_written=… one_verse_written=… store_mb=…
+#   cold_cpu_s=… per_bible_cpu_s=…
+# and the ratios of the large scale to the small one. Targets (issue: publishing a
+# whole catalogue): peak_rss_mb <= 1024 and within 20 % of the 5-Bible peak,
+# per_bible_s within 20 % of the 5-Bible figure, licence_change_written <= 5,
+# one_verse_written <= 3.
+#
+# COPIES=10 (default) makes 50 Bibles, about 1.9 million verses; it takes tens of
+# minutes on two cores. WORKERS sets publish build --workers (0: one per core).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+COPIES=${COPIES:-10}
+WORKERS=${WORKERS:-0}
+PUBLISH=${PUBLISH:-bin/publish}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-catalogue.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The five Bibles: folder, language, abbreviation, title.
+sources=(
+	"eng-web|en|WEB|World English Bible"
+	"eng-bsb|en|BSB|Berean Standard Bible"
+	"eng-kjv1611|en|KJV1611|King James Version 1611"
+	"spa-rv1909|es|RV1909|Reina-Valera 1909"
+	"hbo-uhb|hbo|UHB|unfoldingWord Hebrew Bible"
+)
+org=e88fbc6b-9864-482f-a534-0f2e0251faeb # licence 1's organization in fixtures/content
+
+# Import each Bible once; copies are that import under another id (the id
+# changed in bible.json), which is what importing it again would write,
+# without parsing it ten times over. Each copy's book titles (\h, \toc2) carry
+# the copy's number: the titles are in every passage's reference, so a copy's
+# packs are its own, as another translation's would be. (Identical copies would
+# share their packs, which are content-addressed, and measure nothing.)
+imported="$work/imported"
+for i in "${!sources[@]}"; do
+	IFS='|' read -r dir lang abbr title <<<"${sources[$i]}"
+	"$PUBLISH" import --content "$imported" --id $((i + 1)) --language "$lang" --abbreviation "$abbr" \
+		--title "$title" --license 1 --organization "$org" "../shared/bibles/$dir" >/dev/null 2>>"$work/import.log"
+done
+
+# build DIR STORE: one build; sets s (wall seconds), cpu (user+system seconds),
+# w (objects written), r (peak RSS MiB).
+build() {
+	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$PUBLISH" build --workers "$WORKERS" --content "$1" --store "$2" >"$work/out"
+	read -r s kb u sy <"$work/time"
+	cpu=$(awk -v u="$u" -v s="$sy" 'BEGIN { printf "%.2f", u + s }')
+	w=$(sed -nE 's/.*: ([0-9]+) objects written.*/\1/p' "$work/out")
+	r=$((kb / 1024))
+}
+
+# scale COPIES: sets line and the figures of this scale.
+scale() {
+	local copies=$1 content="$work/content-$1" store="$work/store-$1" n=0
+	mkdir -p "$content/bibles"
+	cp -r fixtures/content/licenses fixtures/content/organizations "$content/"
+	for ((c = 0; c < copies; c++)); do
+		for i in "${!sources[@]}"; do
+			local id=$((100000 + c * 10 + i + 1))
+			cp -r "$imported/bibles/$((i + 1))" "$content/bibles/$id"
+			sed -i -E "0,/\"id\": *[0-9]+/s//\"id\": $id/" "$content/bibles/$id/bible.json"
+			if ((c > 0)); then
+				sed -i -E "s/^\\\\(h|toc2) (.*)\$/\\\\\1 \2 $c/" "$content/bibles/$id/"*.usfm
+			fi
+			n=$((n + 1))
+		done
+	done
+	build "$content" "$store"
+	cold_s=$s cold_cpu=$cpu peak=$r
+	# One Bible moves to another licence.
+	sed -i -E 's/"license_id": *1/"license_id": 2/' "$content/bibles/100001/bible.json"
+	build "$content" "$store"
+	lic_w=$w peak=$((r > peak ? r : peak))
+	# One verse of John 3 changes in that Bible.
+	sed -i '0,/\\v 16 /s/\\v 16 /\\v 16 Truly, /' "$content/bibles/100001/JHN.usfm"
+	build "$content" "$store"
+	one_w=$w peak=$((r > peak ? r : peak))
+	per=$(awk -v s="$cold_s" -v n="$n" 'BEGIN { printf "%.2f", s / n }')
+	per_cpu=$(awk -v s="$cold_cpu" -v n="$n" 'BEGIN { printf "%.2f", s / n }')
+	store_mb=$(du -sm "$store" | cut -f1)
+	echo "bibles=$n cold_s=$cold_s per_bible_s=$per peak_rss_mb=$peak licence_change_written=$lic_w one_verse_written=$one_w store_mb=$store_mb cold_cpu_s=$cold_cpu per_bible_cpu_s=$per_cpu"
+	rm -rf "$content" "$store"
+}
+
+scale 1
+small_per=$per small_cpu=$per_cpu small_peak=$peak
+scale "$COPIES"
+# Wall time moves with whatever else the machine runs; CPU time per Bible far less.
+awk -v a="$per" -v b="$small_per" -v c="$peak" -v d="$small_peak" -v e="$per_cpu" -v f="$small_cpu" \
+	'BEGIN { printf "per_bible_ratio=%.2f per_bible_cpu_ratio=%.2f peak_rss_ratio=%.2f (large scale / 5 Bibles; targets <= 1.20)\n", a / b, e / f, c / d }'
