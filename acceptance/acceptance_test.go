@@ -67,6 +67,7 @@ func runRules(t *testing.T, e *env, fx *fixtures, root string, st *stack) {
 	httpRules(e)
 	dynamicRules(e, fx)
 	catalogueRules(e, fx)
+	surfaceRules(e)
 	sdkRules(t, e, root)
 	tlsRules(t, e, root, st)
 	// Last: it spends an app's whole allowance.

@@ -208,7 +208,11 @@ func (c *C) doWith(client *http.Client, method, path string, h hdr, body string)
 			time.Sleep(time.Duration(wait) * time.Second)
 			continue
 		}
-		return &resp{method: method, path: path, status: r.StatusCode, h: r.Header, body: b}
+		res := &resp{method: method, path: path, status: r.StatusCode, h: r.Header, body: b}
+		// Every answer, whatever the rule asks of it, must be one the
+		// OpenAPI document allows (acceptance/openapi_test.go).
+		c.conform(req, res)
+		return res
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +44,8 @@ func sdkRules(t *testing.T, e *env, root string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "sdk.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SDK_BASE_URL="+e.base, "SDK_APP_KEY="+e.demo.AppKey)
+	record := filepath.Join(t.TempDir(), "answers.jsonl")
+	cmd.Env = append(os.Environ(), "SDK_BASE_URL="+e.base, "SDK_APP_KEY="+e.demo.AppKey, "SDK_RECORD="+record)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -73,6 +76,73 @@ func sdkRules(t *testing.T, e *env, root string) {
 		}
 		if n == 0 {
 			c.Errorf("node sdk.mjs reported no rule")
+		}
+	})
+	exampleRule(e, root)
+	// What the official client received is held to the OpenAPI document
+	// like every answer of the Go rules.
+	e.rule("edge/sdk.openapi", func(c *C) {
+		b, err := os.ReadFile(record)
+		if err != nil {
+			c.Fatalf("the client's answers: %v", err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+		for _, l := range lines {
+			var a struct {
+				Method, URL string
+				Status      int
+				Headers     map[string]string
+				Body        []byte // base64 in JSON
+			}
+			if err := json.Unmarshal(l, &a); err != nil {
+				c.Fatalf("record %q: %v", l, err)
+			}
+			req, err := http.NewRequest(a.Method, a.URL, nil)
+			if err != nil {
+				c.Fatalf("record %q: %v", l, err)
+			}
+			h := http.Header{}
+			for k, v := range a.Headers {
+				h.Set(k, v)
+			}
+			c.conform(req, &resp{method: a.Method, path: req.URL.RequestURI(), status: a.Status, h: h, body: a.Body})
+		}
+		if len(lines) < 20 {
+			c.Errorf("only %d answers recorded", len(lines))
+		}
+	})
+}
+
+var exampleCI struct {
+	once sync.Once
+	err  error
+}
+
+// exampleRule runs examples/js/reader.mjs, the client example of
+// docs/clients.md, against this pass's edge: it must run to its end.
+func exampleRule(e *env, root string) {
+	e.rule("edge/sdk.example", func(c *C) {
+		dir := filepath.Join(root, "examples", "js")
+		exampleCI.once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				exampleCI.err = fmt.Errorf("npm ci in examples/js: %v\n%s", err, out)
+			}
+		})
+		if exampleCI.err != nil {
+			c.Fatalf("%v", exampleCI.err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", "reader.mjs")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "BASE_URL="+e.base, "APP_KEY="+e.demo.AppKey)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "\nok") {
+			c.Errorf("node examples/js/reader.mjs: %v\n%s", err, out)
 		}
 	})
 }

@@ -1,9 +1,7 @@
 package dynamic_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,12 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"golang.org/x/net/websocket"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/dynamic"
+	"github.com/bibleplatform/platform/internal/chromiumtest"
 	"github.com/bibleplatform/platform/internal/repotest"
 )
 
@@ -86,12 +82,6 @@ func TestPagesAreValidHTML(t *testing.T) {
 // receives the grant; the page's CSP (form-action) lets the redirect
 // through and nothing on the page needs JavaScript.
 func TestApprovalInChromium(t *testing.T) {
-	out, err := exec.Command(filepath.Join(repotest.Root(t), "scripts", "chromium.sh")).Output()
-	if err != nil {
-		t.Fatalf("no Chromium: %v", err)
-	}
-	chromium := strings.TrimSpace(string(out))
-
 	var mu sync.Mutex
 	var got url.Values
 	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,21 +116,16 @@ func TestApprovalInChromium(t *testing.T) {
 	r.json(t, &tok)
 	page := base + "/data-exchange?token=" + url.QueryEscape(tok.Token) + "&x-svc-app-key=" + key
 
-	b := startChromium(t, chromium)
-	b.call("Page.enable", nil)
-	b.call("Page.navigate", map[string]any{"url": page})
-	b.waitEval(`document.readyState === "complete" && !!document.querySelector("button[value=approve]")`)
-	if shot := b.call("Page.captureScreenshot", map[string]any{"format": "png"}); shot != nil {
-		var s struct{ Data string }
-		json.Unmarshal(shot, &s)
-		png, _ := base64.StdEncoding.DecodeString(s.Data)
-		os.WriteFile(filepath.Join(t.TempDir(), "approval.png"), png, 0o644)
-		if p := os.Getenv("APPROVAL_SCREENSHOT"); p != "" {
-			os.WriteFile(p, png, 0o644)
-		}
+	b := chromiumtest.Start(t)
+	b.Navigate(page)
+	b.WaitEval(`document.readyState === "complete" && !!document.querySelector("button[value=approve]")`)
+	shot := filepath.Join(t.TempDir(), "approval.png")
+	if p := os.Getenv("APPROVAL_SCREENSHOT"); p != "" {
+		shot = p
 	}
-	b.call("Runtime.evaluate", map[string]any{"expression": `document.querySelector("button[value=approve]").click()`})
-	b.waitEval(`location.href.startsWith(` + jsString(cb.URL+"/callback") + `)`)
+	b.Screenshot(shot, false)
+	b.Eval(`document.querySelector("button[value=approve]").click()`, nil)
+	b.WaitEval(`location.href.startsWith(` + chromiumtest.JSString(cb.URL+"/callback") + `)`)
 	mu.Lock()
 	defer mu.Unlock()
 	if got.Get("data_exchange_status") != "granted" || got.Get("granted_permissions") != "highlights" {
@@ -148,119 +133,5 @@ func TestApprovalInChromium(t *testing.T) {
 	}
 	if r := throughEdge(t, http.DefaultClient, "GET", base+"/v1/apps/"+appID+"/permissions", key, e.token(userID), ""); !strings.Contains(string(r.body), `"highlights"`) {
 		t.Errorf("permissions after approving in the browser: %d %s", r.status, r.body)
-	}
-}
-
-func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// browserSession speaks the Chrome DevTools Protocol to one page.
-type browserSession struct {
-	t       *testing.T
-	ws      *websocket.Conn
-	session string
-	id      int
-}
-
-func startChromium(t *testing.T, bin string) *browserSession {
-	t.Helper()
-	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-allow-origins=*",
-		"--user-data-dir="+t.TempDir(), "about:blank")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	wsURL := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, u, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
-				wsURL <- strings.TrimSpace(u)
-			}
-		}
-	}()
-	var u string
-	select {
-	case u = <-wsURL:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Chromium did not start")
-	}
-	ws, err := websocket.Dial(u, "", "http://127.0.0.1/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.MaxPayloadBytes = 64 << 20
-	t.Cleanup(func() { ws.Close() })
-	b := &browserSession{t: t, ws: ws}
-	var target struct{ TargetID string }
-	json.Unmarshal(b.call("Target.createTarget", map[string]any{"url": "about:blank"}), &target)
-	var att struct{ SessionID string }
-	json.Unmarshal(b.call("Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}), &att)
-	b.session = att.SessionID
-	return b
-}
-
-// call sends a command and waits for its answer, ignoring events.
-func (b *browserSession) call(method string, params any) json.RawMessage {
-	b.t.Helper()
-	b.id++
-	msg := map[string]any{"id": b.id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	if b.session != "" {
-		msg["sessionId"] = b.session
-	}
-	if err := websocket.JSON.Send(b.ws, msg); err != nil {
-		b.t.Fatalf("%s: %v", method, err)
-	}
-	b.ws.SetReadDeadline(time.Now().Add(30 * time.Second))
-	for {
-		var res struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := websocket.JSON.Receive(b.ws, &res); err != nil {
-			b.t.Fatalf("%s: %v", method, err)
-		}
-		if res.ID != b.id {
-			continue
-		}
-		if res.Error != nil {
-			b.t.Fatalf("%s: %s", method, res.Error.Message)
-		}
-		return res.Result
-	}
-}
-
-// waitEval polls a JavaScript condition in the page for up to 15 s.
-func (b *browserSession) waitEval(expr string) {
-	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var r struct {
-			Result struct {
-				Value any `json:"value"`
-			} `json:"result"`
-		}
-		json.Unmarshal(b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}), &r)
-		if r.Result.Value == true {
-			return
-		}
-		if time.Now().After(deadline) {
-			var href struct {
-				Result struct{ Value any } `json:"result"`
-			}
-			json.Unmarshal(b.call("Runtime.evaluate", map[string]any{"expression": "location.href + ' ' + document.title", "returnByValue": true}), &href)
-			b.t.Fatalf("timed out waiting for %s (page: %v)", expr, href.Result.Value)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -50,6 +50,7 @@ type Server struct {
 	log     *slog.Logger
 	content Published
 	feed    *accessFeed
+	metrics *metrics
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
@@ -82,6 +83,7 @@ func New(cfg Config) *Server {
 	if s.feed.longPoll <= 0 {
 		s.feed.longPoll = 20 * time.Second
 	}
+	s.metrics = newMetrics()
 	s.routes()
 	return s
 }
@@ -106,25 +108,27 @@ type methods map[string]fasthttp.RequestHandler
 
 // route finds path's handlers and records its variable segment, if any, as
 // a user value (pathValue reads it).
-func (s *Server) route(ctx *fasthttp.RequestCtx, path string) methods {
+// The pattern it returns names the route in metrics (a bounded set, unlike
+// raw paths).
+func (s *Server) route(ctx *fasthttp.RequestCtx, path string) (methods, string) {
 	if m, ok := s.byPath[path]; ok {
-		return m
+		return m, path
 	}
 	if id, ok := strings.CutPrefix(path, "/v1/highlights/"); ok && segment(id) {
 		ctx.SetUserValue("passage_id", id)
-		return s.highlight
+		return s.highlight, "/v1/highlights/{passage_id}"
 	}
 	if rest, ok := strings.CutPrefix(path, "/v1/apps/"); ok {
 		if id, ok := strings.CutSuffix(rest, "/permissions"); ok && segment(id) {
 			ctx.SetUserValue("app_id", id)
-			return s.permissions
+			return s.permissions, "/v1/apps/{app_id}/permissions"
 		}
 		if segment(rest) {
 			ctx.SetUserValue("app_id", rest)
-			return s.appInfo
+			return s.appInfo, "/v1/apps/{app_id}"
 		}
 	}
-	return nil
+	return nil, "other"
 }
 
 func segment(s string) bool { return s != "" && !strings.Contains(s, "/") }
@@ -139,16 +143,31 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 // anything else, then the route; an unknown path is 404 and a known one
 // with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
 // ServeMux answered. HEAD is served as GET; fasthttp drops the body.
+//
+// /metrics needs no edge token: it is for the operator's scraper, on the
+// same private network as the rest of the service's port. Every other
+// request is timed by route and status.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	if !access.EdgeTokenOK(ctx.Request.Header.Peek(access.HeaderEdgeToken), s.cfg.EdgeToken) {
-		fault(ctx, access.FaultInvalidEdgeToken)
+	if string(ctx.Path()) == "/metrics" && ctx.IsGet() {
+		s.metrics.serve(ctx)
 		return
 	}
-	m := s.route(ctx, string(ctx.Path()))
+	start := time.Now()
+	route := s.serve(ctx)
+	s.metrics.observe(route, ctx.Response.StatusCode(), time.Since(start))
+}
+
+// serve answers one request and returns the route it matched.
+func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
+	if !access.EdgeTokenOK(ctx.Request.Header.Peek(access.HeaderEdgeToken), s.cfg.EdgeToken) {
+		fault(ctx, access.FaultInvalidEdgeToken)
+		return "other"
+	}
+	m, route := s.route(ctx, string(ctx.Path()))
 	if m == nil {
 		// Every error in the spec's JSON shape, an unknown path too.
 		message(ctx, fasthttp.StatusNotFound, "Not found: no such route.")
-		return
+		return route
 	}
 	method := string(ctx.Method())
 	if method == fasthttp.MethodHead {
@@ -166,9 +185,10 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 		slices.Sort(allow)
 		ctx.Response.Header.Set("Allow", strings.Join(allow, ", "))
 		message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
-		return
+		return route
 	}
 	h(ctx)
+	return route
 }
 
 // Open builds the first access snapshot, starts keeping it current, and

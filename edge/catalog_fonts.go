@@ -231,4 +231,4 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 }
 
-var valImmutable = []byte("public, max-age=31536000, immutable")
+var valImmutable = []byte(immutableCache)

@@ -3,9 +3,11 @@ package edge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/bibleplatform/platform/access"
@@ -41,51 +43,7 @@ func TestEndToEndPublishBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cmd/publish")
 	}
-	root := repoRoot(t)
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "publish")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/publish")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/publish: %v\n%s", err, out)
-	}
-	storeDir := filepath.Join(tmp, "store")
-	pub := exec.Command(bin, "build", "--content", filepath.Join(root, "fixtures", "content"), "--store", storeDir)
-	if out, err := pub.CombinedOutput(); err != nil {
-		t.Fatalf("publish build: %v\n%s", err, out)
-	}
-
-	store, err := publish.OpenDir(storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&BuildWatcher{Store: store, Server: srv, Log: srv.log}).Check(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := access.ReadFile(filepath.Join(root, "fixtures", "access.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test sends hundreds of requests at once; the fixture's limits
-	// are for people trying the demo.
-	for i := range snap.Apps {
-		snap.Apps[i].RateLimit = access.Rate{PerSecond: 1e6, Burst: 1e6}
-	}
-	if err := srv.SetAccess(snap); err != nil {
-		t.Fatal(err)
-	}
-	var keys demoKeys
-	b, err := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &keys); err != nil {
-		t.Fatal(err)
-	}
+	srv, keys := fixtureEdge(t, nil)
 	e := &testEdge{srv: srv, client: newTestEdgeClient(t, srv)}
 	key := "X-SVC-App-Key: " + keys.AppKey
 
@@ -147,4 +105,76 @@ func TestEndToEndPublishBuild(t *testing.T) {
 			headers: []string{"X-SVC-App-Key: " + keys.UnlicensedAppKey}, status: 200},
 		{name: "archived app", path: "/v1/bibles/9001", headers: []string{"X-SVC-App-Key: " + keys.ArchivedAppKey}, status: 412},
 	})
+}
+
+// fixtureEdge serves the committed fixtures, published with the real
+// `publish build` (once per test binary), with the committed access file
+// and demo keys; mod adjusts the configuration first.
+func fixtureEdge(t testing.TB, mod func(*Config)) (*Server, demoKeys) {
+	t.Helper()
+	root := repoRoot(t)
+	fixturePublish.once.Do(func() {
+		tmp, err := os.MkdirTemp("", "edge-fixtures-")
+		if err != nil {
+			fixturePublish.err = err
+			return
+		}
+		fixturePublish.dir = tmp // removed by TestMain's cleanup
+		bin := filepath.Join(tmp, "publish")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/publish")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			fixturePublish.err = fmt.Errorf("go build ./cmd/publish: %v\n%s", err, out)
+			return
+		}
+		pub := exec.Command(bin, "build", "--content", filepath.Join(root, "fixtures", "content"), "--store", filepath.Join(tmp, "store"))
+		if out, err := pub.CombinedOutput(); err != nil {
+			fixturePublish.err = fmt.Errorf("publish build: %v\n%s", err, out)
+		}
+	})
+	if fixturePublish.err != nil {
+		t.Fatal(fixturePublish.err)
+	}
+	store, err := publish.OpenDir(filepath.Join(fixturePublish.dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Store: store}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&BuildWatcher{Store: store, Server: srv, Log: srv.log}).Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := access.ReadFile(filepath.Join(root, "fixtures", "access.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tests send hundreds of requests at once; the fixture's limits are
+	// for people trying the demo.
+	for i := range snap.Apps {
+		snap.Apps[i].RateLimit = access.Rate{PerSecond: 1e6, Burst: 1e6}
+	}
+	if err := srv.SetAccess(snap); err != nil {
+		t.Fatal(err)
+	}
+	var keys demoKeys
+	b, err := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	return srv, keys
+}
+
+var fixturePublish struct {
+	once sync.Once
+	dir  string
+	err  error
 }

@@ -130,5 +130,8 @@ func TestMain(m *testing.M) {
 	if sharedDir != "" {
 		os.RemoveAll(sharedDir)
 	}
+	if fixturePublish.dir != "" {
+		os.RemoveAll(fixturePublish.dir)
+	}
 	os.Exit(code)
 }

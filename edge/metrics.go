@@ -153,4 +153,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
 	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")
 	fmt.Fprintf(w, "edge_uptime_seconds %g\n", time.Since(m.started).Seconds())
+	if err := s.latency.write(w); err != nil {
+		s.log.Error("metrics", "err", err)
+	}
 }

@@ -68,6 +68,11 @@ type Config struct {
 	// the same key. Empty: a random key per process.
 	PageTokenKey []byte
 
+	// ReaderAppKey is the App Key the reader page at / is given
+	// (/reader/config.json); "" makes the page ask its user for one. Only
+	// for a demo: anyone who can load the page can read the key.
+	ReaderAppKey string
+
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -92,6 +97,7 @@ type Server struct {
 	idOnly   *addrLimiters
 	gateway  *gateway
 	metrics  metrics
+	latency  *latency
 	health   storeHealth
 
 	site       atomic.Pointer[site]
@@ -144,6 +150,7 @@ func New(cfg Config) (*Server, error) {
 		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
 	}
 	s.metrics.started = time.Now()
+	s.latency = newLatency("edge")
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
 	s.packs.wholeMax = cfg.WholePackMax
 	if s.packs.wholeMax == 0 {
@@ -193,10 +200,7 @@ func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() !
 
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	var start time.Time
-	if s.cfg.AccessLog {
-		start = s.cfg.Now()
-	}
+	start := time.Now()
 	class := s.dispatch(ctx)
 	status := ctx.Response.StatusCode()
 	// Every answer but a 401 and the rate limiter's 429 may be read by
@@ -214,8 +218,10 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	s.metrics.requests[class][statusIndex(status)].inc()
 	s.metrics.bytes[class].Add(uint64(sent))
+	d := time.Since(start)
+	s.latency.observe(class, status, d.Seconds())
 	if s.cfg.AccessLog {
-		s.logRequest(ctx, class, status, sent, s.cfg.Now().Sub(start))
+		s.logRequest(ctx, class, status, sent, d)
 	}
 }
 
@@ -269,6 +275,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 		return classOps
 	}
 	if s.redirectHTTPS(ctx) {
+		return classOther
+	}
+	// The developer surface: the OpenAPI document, the reader page and
+	// its assets (openapi.go, reader.go). Public, no App Key.
+	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
 		return classOther
 	}
 	if s.catalogue(ctx, path) {

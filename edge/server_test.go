@@ -127,7 +127,8 @@ func TestErrorsTable(t *testing.T) {
 		{name: "503 data exchange by app id", path: "/data-exchange?token=x&x-svc-app-id=" + appDemo, status: 503},
 		{name: "healthz needs no key", path: "/healthz", status: 200},
 		{name: "readyz", path: "/readyz", status: 200, body: []string{"ready"}},
-		{name: "metrics", path: "/metrics", status: 200, body: []string{"edge_requests_total", "edge_access_snapshot_age_seconds"}},
+		{name: "metrics", path: "/metrics", status: 200, body: []string{"edge_requests_total", "edge_access_snapshot_age_seconds",
+			`edge_request_duration_seconds_bucket{class="bible",code="200",le="0.005"}`, "go_goroutines ", "process_resident_memory_bytes "}},
 	})
 }
 

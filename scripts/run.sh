@@ -69,7 +69,8 @@ supervise dynamic bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "
 pids+=($!)
 supervise edge bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" --public-url "$base" \
 	--access "$dynamic/internal/access" --dynamic "$dynamic" \
-	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" &
+	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" \
+	--reader-app-key "$(jq -r .app_key fixtures/demo-keys.json)" &
 pids+=($!)
 
 for _ in $(seq 1 150); do
@@ -86,6 +87,7 @@ cat <<MSG
 Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Demo App Key (X-SVC-App-Key): $(jq -r .app_key "$RUN/demo.json")
   Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
+  Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
   Everything for scripts: $RUN/demo.json
   Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/9001/passages/JHN.3.16-18?format=html'
 Press Ctrl-C to stop. A service that dies is restarted (see its log).

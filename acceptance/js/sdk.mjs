@@ -15,8 +15,10 @@
 // Output: one line per rule, "PASS group/name" or "FAIL group/name: why",
 // and "NOTE …" for places where the spec and the SDK disagree. The Go test
 // (acceptance/sdk_test.go) reads these lines. Environment: SDK_BASE_URL,
-// SDK_APP_KEY.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+// SDK_APP_KEY, and SDK_RECORD, a file to which every answer is appended
+// (one JSON object a line) for the Go side to check against the OpenAPI
+// document.
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -27,6 +29,7 @@ import { DOMParser } from 'linkedom';
 const here = dirname(fileURLToPath(import.meta.url));
 const base = new URL(process.env.SDK_BASE_URL ?? '');
 const appKey = process.env.SDK_APP_KEY ?? '';
+const record = process.env.SDK_RECORD ?? '';
 
 // --- The package's zod schemas, from its src/schemas (TypeScript). ---
 //
@@ -90,6 +93,16 @@ globalThis.fetch = async (input, init = {}) => {
     headers.delete('X-YVP-App-Key');
   }
   const res = await realFetch(url, { ...init, headers });
+  if (record) {
+    // Every answer as received, for the Go side to check against the
+    // OpenAPI document (acceptance/sdk_test.go).
+    // fetch has already undone the Content-Encoding: the header goes too.
+    const body = Buffer.from(await res.clone().arrayBuffer()).toString('base64');
+    const h = Object.fromEntries(res.headers);
+    delete h['content-encoding'];
+    appendFileSync(record, JSON.stringify({ method: init.method ?? 'GET', url: url.href,
+      status: res.status, headers: h, body }) + '\n');
+  }
   calls.push(`${init.method ?? 'GET'} ${url.pathname}${url.search} -> ${res.status}`);
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('application/json')) return res;

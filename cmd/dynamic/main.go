@@ -19,7 +19,7 @@ import (
 )
 
 type cli struct {
-	LogLevel slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"DYNAMIC_LOG_LEVEL"`
+	command.Logging `embed:"" envprefix:"DYNAMIC_"`
 
 	Serve   serveCmd   `cmd:"" default:"withargs" help:"Serve the dynamic API (the default); migrates first."`
 	Migrate migrateCmd `cmd:"" help:"Apply the database migrations and exit."`
@@ -46,7 +46,7 @@ type serveCmd struct {
 
 func main() {
 	var c cli
-	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c, &c.LogLevel)
+	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c)
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {

@@ -32,7 +32,7 @@ import (
 )
 
 type cli struct {
-	LogLevel slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"EDGE_LOG_LEVEL"`
+	command.Logging `embed:"" envprefix:"EDGE_"`
 
 	Serve  serveCmd  `cmd:"" default:"withargs" help:"Serve published content (the default)."`
 	Export exportCmd `cmd:"" help:"Write the current build's representations as plain files with .gz siblings (for nginx)."`
@@ -72,6 +72,7 @@ type serveCmd struct {
 	DebugListen  string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
 	PublicURL    string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources), e.g. https://api.example.org. Required: built from each request's Host header, such answers could not be cached publicly." required:"" env:"EDGE_PUBLIC_URL"`
 	PageTokenKey string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
+	ReaderAppKey string        `help:"App Key the reader page at / uses (served to anyone at /reader/config.json: for demos only); without it the page asks for a key." env:"EDGE_READER_APP_KEY"`
 }
 
 type exportCmd struct {
@@ -82,7 +83,7 @@ type exportCmd struct {
 
 func main() {
 	var c cli
-	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c, &c.LogLevel,
+	command.Main("edge", "Serve published Bible content: keys, licences, rate limits, HTTP caching semantics.", &c,
 		kong.Vars{ // the defaults edge.New applies, so that they are written once
 			"rate":             strconv.Itoa(edge.DefaultRatePerSecond),
 			"burst":            strconv.Itoa(2 * edge.DefaultRatePerSecond),
@@ -158,7 +159,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
-		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey),
+		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 	})
 	if err != nil {
 		return err

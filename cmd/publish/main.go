@@ -20,5 +20,5 @@ type cli struct {
 
 func main() {
 	var c cli
-	command.Main("publish", "Import, build and publish Bible content.", &c, nil)
+	command.Main("publish", "Import, build and publish Bible content.", &c)
 }

@@ -1,34 +1,81 @@
 // Package command is what every command's main does: parse the flags with kong,
 // run the chosen command with a context that SIGINT and SIGTERM cancel and a
-// JSON logger bound, and exit 1 with the error on failure.
+// logger bound, and exit 1 with the error on failure.
 package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
 )
 
-// Main parses the command line into root and runs it. level, when not nil,
-// is root's log-level flag, read once the flags are parsed.
-func Main(name, description string, root any, level *slog.Level, opts ...kong.Option) {
+// Logging is the log flags of a long-running command; embed it in the
+// command's root with its environment prefix:
+//
+//	command.Logging `embed:"" envprefix:"EDGE_"`
+type Logging struct {
+	LogLevel  slog.Level `help:"Log level (debug, info, warn, error)." default:"info" env:"LOG_LEVEL"`
+	LogFormat string     `help:"Log format: json (one object a line, for log collectors) or text (key=value, for people)." enum:"json,text" default:"json" env:"LOG_FORMAT"`
+}
+
+func (l *Logging) logging() *Logging { return l }
+
+// Main parses the command line into root and runs it. When root embeds
+// Logging, the logger follows its flags; otherwise it logs JSON at info.
+// opts are the command's own kong options (variables for its defaults).
+func Main(name, description string, root any, opts ...kong.Option) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	k := kong.Parse(root, append([]kong.Option{kong.Name(name), kong.Description(description),
-		kong.BindTo(ctx, (*context.Context)(nil)), kong.UsageOnError()}, opts...)...)
-	hopts := &slog.HandlerOptions{}
-	if level != nil {
-		hopts.Level = *level
+	parser, err := kong.New(root, append([]kong.Option{kong.Name(name), kong.Description(description),
+		kong.BindTo(ctx, (*context.Context)(nil))}, opts...)...)
+	if err != nil {
+		panic(err) // the command's own flag declarations are wrong
 	}
-	k.Bind(slog.New(slog.NewJSONHandler(os.Stderr, hopts)))
+	k, err := parser.Parse(os.Args[1:])
+	if err != nil {
+		os.Exit(usageError(os.Stderr, name, err))
+	}
+	lg := &Logging{LogLevel: slog.LevelInfo, LogFormat: "json"}
+	if l, ok := root.(interface{ logging() *Logging }); ok {
+		lg = l.logging()
+	}
+	k.Bind(newLogger(os.Stderr, lg))
 	if err := k.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		stop()
 		os.Exit(1)
 	}
+}
+
+// usageError prints a command-line mistake the way people read it: the
+// error (with kong's "did you mean" when it has one) and where to find the
+// usage, rather than the whole usage before the one line that matters. It
+// returns the exit status, 2 as for any usage error.
+func usageError(w io.Writer, name string, err error) int {
+	fmt.Fprintf(w, "%s: error: %v\n", name, err)
+	help := name + " --help"
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if cmd := strings.TrimSpace(pe.Context.Command()); cmd != "" {
+			help = name + " " + cmd + " --help"
+		}
+	}
+	fmt.Fprintf(w, "Run %q for usage.\n", help)
+	return 2
+}
+
+func newLogger(w io.Writer, l *Logging) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: l.LogLevel}
+	if l.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
 }

@@ -1,0 +1,68 @@
+package command
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+)
+
+type testCLI struct {
+	Logging `embed:"" envprefix:"TEST_"`
+	Build   struct {
+		Content string `help:"Content directory." required:""`
+	} `cmd:"" help:"Build."`
+}
+
+// A mistyped flag prints the error with kong's suggestion first, and one
+// line that says where the usage is, not the usage itself.
+func TestUsageErrorFirst(t *testing.T) {
+	var c testCLI
+	p, err := kong.New(&c, kong.Name("publish"), kong.Exit(func(int) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Parse([]string{"build", "--contnet", "x"})
+	if err == nil {
+		t.Fatal("no error for --contnet")
+	}
+	var out bytes.Buffer
+	if code := usageError(&out, "publish", err); code != 2 {
+		t.Errorf("exit status %d, want 2", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "publish: error: unknown flag --contnet") ||
+		!strings.Contains(lines[0], `did you mean "--content"?`) || lines[1] != `Run "publish build --help" for usage.` {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+// --log-format text and json, and the level, from flags or environment.
+func TestLogging(t *testing.T) {
+	t.Setenv("TEST_LOG_FORMAT", "text")
+	var c testCLI
+	p, err := kong.New(&c, kong.Exit(func(int) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Parse([]string{"--log-level", "warn", "build", "--content", "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	log := newLogger(&out, c.logging())
+	log.Info("hidden")
+	log.Warn("shown", "k", "v")
+	if got := out.String(); strings.Contains(got, "hidden") || !strings.Contains(got, "level=WARN msg=shown k=v") {
+		t.Errorf("text log: %q", got)
+	}
+	out.Reset()
+	newLogger(&out, &Logging{LogLevel: slog.LevelInfo, LogFormat: "json"}).Info("x", "k", 1)
+	if got := out.String(); !strings.HasPrefix(got, `{"time":`) || !strings.Contains(got, `"k":1`) {
+		t.Errorf("json log: %q", got)
+	}
+	if _, err := p.Parse([]string{"--log-format", "xml", "build", "--content", "x"}); err == nil {
+		t.Error("--log-format xml accepted")
+	}
+}

@@ -1,0 +1,54 @@
+package edge
+
+import (
+	"sync"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/openapi"
+)
+
+// The OpenAPI document (openapi/openapi.yaml) at /v1/openapi.json and
+// /v1/openapi.yaml, public (no App Key: a developer reads it before having
+// one), with the edge's usual validators, caching and encodings.
+const (
+	pathOpenAPIJSON = "/v1/openapi.json"
+	pathOpenAPIYAML = "/v1/openapi.yaml"
+)
+
+// openapiDocs prepares both forms once per process: they are embedded, so
+// every server of the process serves the same bytes.
+var openapiDocs = sync.OnceValues(func() ([2]*resource, error) {
+	js, err := openapi.JSON()
+	if err != nil {
+		return [2]*resource{}, err
+	}
+	j := newComposedResource(js, buildTime)
+	y := newComposedResource(openapi.YAML, buildTime)
+	y.ctype = []byte("application/yaml; charset=utf-8")
+	return [2]*resource{j, y}, nil
+})
+
+// serveOpenAPI reports false when path is not the document's.
+func (s *Server) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
+	i := 0
+	switch string(path) { // compared in place, no copy
+	case pathOpenAPIJSON:
+	case pathOpenAPIYAML:
+		i = 1
+	default:
+		return false
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		methodNotAllowed(ctx, "GET, HEAD")
+		return true
+	}
+	docs, err := openapiDocs()
+	if err != nil {
+		s.log.Error("the OpenAPI document", "err", err)
+		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		return true
+	}
+	serveResource(ctx, docs[i], false)
+	return true
+}

@@ -1,0 +1,165 @@
+package edge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The reader page at / and the published assets under /assets/: static
+// files embedded from edge/web, no build step. The page uses the API as any
+// app does (docs/clients.md); passage.css is the stylesheet for passage
+// HTML that app developers link or copy.
+//
+// Assets are served at /assets/<hash>/<file>, where the hash names their
+// content: immutable for a year, like font files. An older hash answers 301
+// to the current one; /assets/<file> answers 302 to it, for a page that
+// wants "the current stylesheet" without knowing its hash.
+
+//go:embed web
+var webFiles embed.FS
+
+var (
+	pathReaderConfig = []byte("/reader/config.json")
+	prefixAssets     = []byte("/assets/")
+)
+
+// buildTime is Last-Modified for the embedded files: the binary's own
+// modification time, which changes with every build that could change them.
+var buildTime = func() time.Time {
+	exe, err := os.Executable()
+	if err != nil {
+		return time.Time{}
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}()
+
+type asset struct {
+	hash string
+	res  *resource
+}
+
+type readerFiles struct {
+	assets map[string]asset // by file name
+	page   *resource
+}
+
+var assetTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+}
+
+// readerSite prepares the assets and the page once per process.
+var readerSite = sync.OnceValues(func() (*readerFiles, error) {
+	rf := &readerFiles{assets: map[string]asset{}}
+	for _, name := range []string{"passage.css", "reader.css", "reader.js"} {
+		b, err := webFiles.ReadFile("web/" + name)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		res := newComposedResource(b, buildTime)
+		res.ctype = []byte(assetTypes[name[strings.LastIndexByte(name, '.'):]])
+		rf.assets[name] = asset{hash: hex.EncodeToString(sum[:6]), res: res}
+	}
+	page, err := webFiles.ReadFile("web/index.html")
+	if err != nil {
+		return nil, err
+	}
+	html := string(page)
+	for name, a := range rf.assets {
+		html = strings.ReplaceAll(html, "{{asset "+name+"}}", "/assets/"+a.hash+"/"+name)
+	}
+	rf.page = newComposedResource([]byte(html), buildTime)
+	rf.page.ctype = []byte("text/html; charset=utf-8")
+	return rf, nil
+})
+
+const immutableCache = "public, max-age=31536000, immutable"
+
+var valNoCache = []byte("no-cache")
+
+// serveReader serves /, /reader/config.json and /assets/…; it reports
+// false for any other path.
+func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
+	isAsset := bytes.HasPrefix(path, prefixAssets)
+	if !isAsset && string(path) != "/" && !bytes.Equal(path, pathReaderConfig) {
+		return false
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		methodNotAllowed(ctx, "GET, HEAD")
+		return true
+	}
+	rf, err := readerSite()
+	if err != nil {
+		s.log.Error("the reader page", "err", err)
+		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		return true
+	}
+	switch {
+	case string(path) == "/":
+		serveResource(ctx, rf.page, false)
+		// The page names versioned assets, so it is revalidated on every
+		// use (a 304 when unchanged) rather than kept with stale asset URLs.
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valNoCache)
+	case bytes.Equal(path, pathReaderConfig):
+		s.readerConfig(ctx)
+	default:
+		serveAsset(ctx, rf, path[len(prefixAssets):])
+	}
+	return true
+}
+
+// readerConfig gives the page its App Key when the edge was started with
+// one for it (Config.ReaderAppKey; make run passes the demo app's). Without
+// it the page asks the user for a key.
+func (s *Server) readerConfig(ctx *fasthttp.RequestCtx) {
+	if s.cfg.ReaderAppKey == "" {
+		answer(ctx, failNotFound, "This edge has no reader key; the page asks for an App Key.")
+		return
+	}
+	b, _ := json.Marshal(struct {
+		AppKey string `json:"app_key"`
+	}{s.cfg.ReaderAppKey})
+	writeJSON(ctx, fasthttp.StatusOK, b)
+}
+
+func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
+	hash, name, versioned := bytes.Cut(rest, []byte("/"))
+	if !versioned {
+		name = hash
+	}
+	a, ok := rf.assets[string(name)]
+	if !ok {
+		answer(ctx, failNotFound, "Asset not found.")
+		return
+	}
+	current := "/assets/" + a.hash + "/" + string(name)
+	switch {
+	case !versioned:
+		ctx.Response.Header.Set("Location", current)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, []byte("no-cache"))
+		ctx.SetStatusCode(fasthttp.StatusFound)
+	case string(hash) != a.hash:
+		ctx.Response.Header.Set("Location", current)
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
+	default:
+		serveResource(ctx, a.res, false)
+		// The URL names the content: immutable, on a 304 too (RFC 9110
+		// §15.4.5 wants the 200's Cache-Control there).
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valImmutable)
+	}
+}
