@@ -2,6 +2,8 @@ package acceptance
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -270,12 +272,17 @@ func catalogueRules(e *env, fx *fixtures) {
 	})
 	e.rule("catalogue/organization.accept-language", func(c *C) {
 		for _, tc := range []struct {
-			org, accept, lang string
+			org, accept, lang, contentLang string
 		}{
-			{orgA, "fr", "fr"},
-			{orgA, "de", fx.organizations[orgA].PrimaryLanguage},
-			{orgB, "fr, en;q=0.5", "en"},
-			{orgB, "", fx.organizations[orgB].PrimaryLanguage},
+			// orgA has no French description: the header must not claim
+			// French alone for an English description.
+			{orgA, "fr", "fr", "fr, en"},
+			{orgA, "de", fx.organizations[orgA].PrimaryLanguage, fx.organizations[orgA].PrimaryLanguage},
+			{orgB, "fr, en;q=0.5", "en", "en"},
+			// No Accept-Language is the spec's default, English, which orgB
+			// has although its primary language is Spanish.
+			{orgB, "", "en", "en"},
+			{orgB, "de", fx.organizations[orgB].PrimaryLanguage, fx.organizations[orgB].PrimaryLanguage},
 		} {
 			r := c.get("/v1/organizations/"+tc.org, hdr{"Accept-Language": tc.accept})
 			c.status(r, 200)
@@ -283,8 +290,8 @@ func catalogueRules(e *env, fx *fixtures) {
 			if want := fx.organizations[tc.org].Names[tc.lang]; str(o["name"]) != want {
 				c.Errorf("organization %s, Accept-Language %q: name %q, want %q", tc.org, tc.accept, o["name"], want)
 			}
-			if got := r.h.Get("Content-Language"); got != tc.lang {
-				c.Errorf("organization %s, Accept-Language %q: Content-Language %q, want %q", tc.org, tc.accept, got, tc.lang)
+			if got := r.h.Get("Content-Language"); got != tc.contentLang {
+				c.Errorf("organization %s, Accept-Language %q: Content-Language %q, want %q", tc.org, tc.accept, got, tc.contentLang)
 			}
 		}
 		c.errMessage(c.get("/v1/organizations/"+newUUID(), nil), 404)
@@ -315,6 +322,57 @@ func catalogueRules(e *env, fx *fixtures) {
 		}
 		c.errMessage(c.get("/v1/fonts/999", nil), 404)
 		c.wantLoc(c.get("/v1/fonts/abc", nil), "font_id")
+	})
+	// The Host header must not reach an answer a shared cache keeps: font
+	// URLs come from configuration, or the answer is private.
+	e.rule("catalogue/fonts.host-header-not-in-public-answers", func(c *C) {
+		for _, p := range []string{"/v1/fonts", "/v1/fonts/1", "/v1/fonts/1/stylesheet"} {
+			req, err := http.NewRequest("GET", e.base+p, nil)
+			if err != nil {
+				c.Fatalf("%s: %v", p, err)
+			}
+			req.Host = "attacker.example"
+			req.Header.Set("X-SVC-App-Key", e.demo.AppKey)
+			r, err := e.client.Do(req)
+			if err != nil {
+				c.Fatalf("%s: %v", p, err)
+			}
+			body, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if r.StatusCode == 200 && strings.Contains(string(body), "attacker.example") &&
+				!strings.HasPrefix(r.Header.Get("Cache-Control"), "private") {
+				c.Errorf("%s with Host: attacker.example: the host is in an answer cached as %q", p, r.Header.Get("Cache-Control"))
+			}
+		}
+	})
+	// A font file is immutable, and its 304 must say so too (RFC 9110
+	// §15.4.5: a 304 carries the Cache-Control the 200 would).
+	e.rule("catalogue/fonts.file-304-keeps-immutable", func(c *C) {
+		r := c.get("/v1/fonts/1", nil)
+		c.status(r, 200)
+		var src string
+		for _, v := range arr(obj(c.json(r, fontSchema))["variants"]) {
+			for _, s := range arr(obj(v)["sources"]) {
+				if src == "" {
+					src = str(obj(s)["url"])
+				}
+			}
+		}
+		u, err := url.Parse(src)
+		if err != nil || src == "" {
+			c.Fatalf("font 1 has no usable source URL %q", src)
+		}
+		file := c.get(u.Path, noKey)
+		c.status(file, 200)
+		cc := file.h.Get("Cache-Control")
+		if !strings.Contains(cc, "immutable") {
+			c.Errorf("font file Cache-Control %q, want immutable", cc)
+		}
+		again := c.get(u.Path, hdr{"X-SVC-App-Key": "", "If-None-Match": file.h.Get("ETag")})
+		c.status(again, 304)
+		if got := again.h.Get("Cache-Control"); got != cc {
+			c.Errorf("font file 304 Cache-Control %q, want the 200's %q", got, cc)
+		}
 	})
 	e.rule("catalogue/fonts.stylesheet-with-app_key-query", func(c *C) {
 		r := c.get("/v1/fonts/1/stylesheet?app_key="+url.QueryEscape(e.demo.AppKey), noKey)

@@ -101,8 +101,8 @@ func contentRules(e *env, fx *fixtures) {
 			b := obj(c.json(r, bibleSchema))
 			if num(b["id"]) != int64(id) || str(b["abbreviation"]) != want.Abbreviation || str(b["title"]) != want.Title ||
 				str(b["language_tag"]) != want.LanguageTag || str(b["organization_id"]) != want.OrganizationID ||
-				str(b["publisher_url"]) != want.PublisherURL {
-				c.Errorf("Bible %d = %v, want the fixture's id, abbreviation, title, language_tag, organization_id, publisher_url", id, b)
+				str(b["publisher_url"]) != want.PublisherURL || want.PublisherURL == "" && b["publisher_url"] != nil {
+				c.Errorf("Bible %d = %v, want the fixture's id, abbreviation, title, language_tag, organization_id, publisher_url (null for none)", id, b)
 			}
 		})
 		e.rule(fmt.Sprintf("edge/index.%d", id), func(c *C) {
@@ -383,6 +383,23 @@ func contentRules(e *env, fx *fixtures) {
 			c.wantLoc(c.get(tc.path, nil), tc.loc)
 		})
 	}
+	// A well-typed id that cannot exist is 404, not a 422 claiming it is
+	// not a 32-bit integer; so is an integer written in another form than
+	// the canonical one (no resource has that path).
+	// docs/edge.md: value checks (422) come before the licence check.
+	e.rule("edge/422.before-the-licence", func(c *C) {
+		h := hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}
+		id := e.demo.UnlicensedBibleID
+		c.wantLoc(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN-3", id), h), "passage_id_path")
+		c.wantLoc(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN.3.16?format=pdf", id), h), "format")
+		c.errMessage(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN.3.16", id), h), 403)
+	})
+	e.rule("edge/404.ids-that-name-nothing", func(c *C) {
+		for _, p := range []string{"/v1/bibles/-1", "/v1/bibles/0", "/v1/bibles/09001", "/v1/bibles/+9001",
+			"/v1/fonts/-1", "/v1/verse_of_the_days/+1", "/v1/verse_of_the_days/001"} {
+			c.errMessage(c.get(p, nil), 404)
+		}
+	})
 	e.rule("edge/400.backwards-range", func(c *C) {
 		if m := c.errMessage(c.get("/v1/bibles/9001/passages/JHN.3.18-16", nil), 400); m == "" {
 			c.Errorf("400 without a message")
@@ -610,6 +627,46 @@ func httpRules(e *env) {
 // rateLimitRules: the 429 row and Errors body shape 4. It uses the
 // unlicensed app, whose allowance is the smallest, and spends it.
 func rateLimitRules(e *env) {
+	// The public app id is no secret: 400 quick requests that carry only
+	// it must not put the app's keyed requests into 429 (they have their
+	// own allowance per client address, docs/edge.md).
+	e.rule("http/429.id-only-does-not-cost-keys", func(c *C) {
+		const unlicensedApp = "5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a02" // fixtures/access.json
+		results := make(chan int, 400)
+		for w := 0; w < 8; w++ {
+			go func() {
+				sub := &C{e: c.e, noRetry: true}
+				for i := 0; i < 50; i++ {
+					func() {
+						defer func() {
+							if recover() != nil {
+								results <- 0
+							}
+						}()
+						results <- sub.get("/data-exchange?token=flood&x-svc-app-id="+unlicensedApp, noKey).status
+					}()
+				}
+			}()
+		}
+		limited := 0
+		for i := 0; i < 400; i++ {
+			select {
+			case st := <-results:
+				if st == 429 {
+					limited++
+				}
+			case <-time.After(60 * time.Second):
+				c.Fatalf("requests did not come back within 60 s")
+			}
+		}
+		if limited == 0 {
+			c.Errorf("400 quick id-only requests from one address: no 429")
+		}
+		c.noRetry = true
+		if r := c.get("/v1/bibles/9001", hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}); r.status != 200 {
+			c.Errorf("keyed request after an id-only flood: %s, want 200", r)
+		}
+	})
 	e.rule("http/429.rate-limit", func(c *C) {
 		c.noRetry = true
 		k := hdr{"X-SVC-App-Key": e.demo.UnlicensedAppKey}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"html"
+	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
@@ -32,9 +33,28 @@ var (
 // a cookie jar: open the approval page, submit the form with decision, and
 // return the page and the answer to the submission.
 func consent(c *C, token, appParam, decision string) (page, done *resp) {
+	browser := newBrowser()
+	page, target, csrf := approvalPage(c, browser, token, appParam)
+	return page, submitApproval(c, browser, target, csrf, decision)
+}
+
+// newBrowser is a client with a cookie jar.
+func newBrowser() *http.Client {
 	jar, _ := cookiejar.New(nil)
 	browser := newClient()
 	browser.Jar = jar
+	return browser
+}
+
+// submitApproval posts the approval form as the browser would.
+func submitApproval(c *C, browser *http.Client, target, csrf, decision string) *resp {
+	form := url.Values{"csrf": {csrf}, "decision": {decision}}.Encode()
+	return c.doWith(browser, "POST", target, hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}, form)
+}
+
+// approvalPage opens the approval page in browser and returns it with its
+// form's target and csrf value.
+func approvalPage(c *C, browser *http.Client, token, appParam string) (page *resp, target, csrf string) {
 	page = c.doWith(browser, "GET", "/data-exchange?token="+url.QueryEscape(token)+"&"+appParam, noKey, "")
 	c.status(page, 200)
 	if ct := page.h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
@@ -45,7 +65,7 @@ func consent(c *C, token, appParam, decision string) (page, done *resp) {
 		c.Fatalf("approval page without a form action or a csrf field: %.300q", page.body)
 	}
 	action := html.UnescapeString(string(am[1]))
-	target := "/data-exchange"
+	target = "/data-exchange"
 	switch {
 	case strings.HasPrefix(action, "?"):
 		target += action
@@ -56,9 +76,7 @@ func consent(c *C, token, appParam, decision string) (page, done *resp) {
 	default:
 		c.Fatalf("form action %q is neither relative nor absolute-path", action)
 	}
-	form := url.Values{"csrf": {string(cm[1])}, "decision": {decision}}.Encode()
-	done = c.doWith(browser, "POST", target, hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}, form)
-	return page, done
+	return page, target, string(cm[1])
 }
 
 // callbackQuery checks a 303 to the app's callback and returns its query.
@@ -96,6 +114,24 @@ func dynamicRules(e *env, fx *fixtures) {
 		a := obj(c.json(r, appSchema))
 		if str(a["app_id"]) != e.demo.AppID {
 			c.Errorf("app_id %q, want %q", a["app_id"], e.demo.AppID)
+		}
+	})
+	// Unknown paths and methods under the routes the edge forwards answer
+	// in the spec's JSON shape, like every other error.
+	e.rule("dynamic/404-405-are-json", func(c *C) {
+		for _, tc := range []struct {
+			method, path string
+			status       int
+		}{
+			{"GET", "/v1/highlights/JHN.3.16/x?bible_id=9001", 404},
+			{"GET", "/v1/apps/" + e.demo.AppID + "/nothing", 404},
+			{"GET", "/data-exchange/nothing", 404},
+			{"PUT", "/v1/highlights", 405},
+		} {
+			r := c.do(tc.method, tc.path, user, "")
+			if m := c.errMessage(r, tc.status); m == "" {
+				c.Errorf("%s %s: %d without a message", tc.method, tc.path, tc.status)
+			}
 		}
 	})
 	e.rule("dynamic/apps.404-unknown", func(c *C) {
@@ -181,6 +217,32 @@ func dynamicRules(e *env, fx *fixtures) {
 			c.Errorf("permissions %v after a cancel, want []", p)
 		}
 	})
+	// Two approval tabs in one browser: answering one must not spend the
+	// other (one csrf cookie per browser, not per page).
+	e.rule("dynamic/consent.two-tabs", func(c *C) {
+		browser := newBrowser()
+		_, t1, csrf1 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
+		_, t2, csrf2 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
+		for i, f := range []struct{ target, csrf string }{{t1, csrf1}, {t2, csrf2}} {
+			if q := callbackQuery(c, submitApproval(c, browser, f.target, f.csrf, "cancel")); q.Get("data_exchange_status") != "cancelled" {
+				c.Errorf("tab %d: callback query %v, want data_exchange_status=cancelled", i+1, q)
+			}
+		}
+	})
+	// Completing the flow with the user's bearer token and no exchange
+	// token would let the app consent for the user: refused in the spec's
+	// {message} shape (docs/dynamic.md).
+	e.rule("dynamic/consent.bearer-only-refused", func(c *C) {
+		r := c.do("POST", "/data-exchange?x-svc-app-id="+e.demo.AppID,
+			with(user, "X-SVC-App-Key", "", "Content-Type", "application/x-www-form-urlencoded"), "decision=approve")
+		if m := c.errMessage(r, 403); m == "" {
+			c.Errorf("403 without a message")
+		}
+		p := arr(obj(c.json(c.get("/v1/apps/"+e.demo.AppID+"/permissions", user), permissionsSchema))["permissions"])
+		if len(p) != 0 {
+			c.Errorf("permissions %v after a bearer-only POST, want []", p)
+		}
+	})
 	var consumed string
 	e.rule("dynamic/consent.approve-303", func(c *C) {
 		consumed = token(c, e.demo.AppKey)
@@ -241,6 +303,31 @@ func dynamicRules(e *env, fx *fixtures) {
 		again := c.do("POST", "/v1/highlights", user, body)
 		if again.status != first.status || string(again.body) != string(first.body) {
 			c.Errorf("retry answered %d %q, first %d %q: want the same answer", again.status, again.body, first.status, first.body)
+		}
+	})
+	// A request_id reused for another highlight is not a retry: 422 on
+	// request_id, and the second highlight is not silently dropped as if
+	// replayed (docs/dynamic.md).
+	e.rule("dynamic/highlights.reused-request-id-422", func(c *C) {
+		id := newUUID()
+		body := func(passage string) string {
+			return fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":9001,"passage_id":%q,"color":"a1b2c4"}}`, id, passage)
+		}
+		c.status(c.do("POST", "/v1/highlights", user, body("JHN.2.2")), 201)
+		c.wantLoc(c.do("POST", "/v1/highlights", user, body("JHN.2.3")), "request_id")
+		if got := get(c, "JHN.2.3")["JHN.2.3"]; got != "" {
+			c.Errorf("JHN.2.3 has colour %q after a refused request", got)
+		}
+	})
+	// Bodies beyond the documented limit (64 KiB) are 413 with {message},
+	// also when far beyond it (not a reset connection).
+	e.rule("dynamic/highlights.413-oversized-body", func(c *C) {
+		for _, size := range []int{100 << 10, 4 << 20} {
+			pad := strings.Repeat("x", size)
+			r := c.do("POST", "/v1/highlights", user, fmt.Sprintf(`{"request_id":%q,"highlight":{"bible_id":9001,"passage_id":"JHN.2.4","color":"a1b2c5"},"pad":%q}`, newUUID(), pad))
+			if m := c.errMessage(r, 413); m == "" {
+				c.Errorf("%d bytes: 413 without a message", size)
+			}
 		}
 	})
 	e.rule("dynamic/highlights.409-already-there", func(c *C) {
@@ -306,9 +393,18 @@ func dynamicRules(e *env, fx *fixtures) {
 		}
 	})
 	e.rule("dynamic/highlights.none-is-204", func(c *C) {
-		r := c.get("/v1/highlights?bible_id=9001&passage_id=GEN.1", user)
-		c.status(r, 204)
-		c.emptyBody(r)
+		// DESIGN.md: every 204 has no body and no Content-Type, those
+		// forwarded from dynamic included.
+		for _, r := range []*resp{
+			c.get("/v1/highlights?bible_id=9001&passage_id=GEN.1", user),
+			c.do("DELETE", "/v1/highlights/GEN.1.1?bible_id=9001", user, ""),
+		} {
+			c.status(r, 204)
+			c.emptyBody(r)
+			if ct := r.h.Get("Content-Type"); ct != "" {
+				c.Errorf("%s %s → 204 with Content-Type %q, want none", r.method, r.path, ct)
+			}
+		}
 	})
 
 	e.rule("dynamic/licenses.all", func(c *C) {

@@ -29,13 +29,10 @@ var (
 	scriptCode = tString{re: regexp.MustCompile(`^[A-Z][a-z]{3}$`)}
 )
 
-// publisherURL may be an empty string (spec); otherwise it is a link.
-var publisherURL = tString{check: func(v string) error {
-	if v == "" {
-		return nil
-	}
-	return isURL(v)
-}}
+// publisherURL is a link, or null when the publisher has none. The spec
+// also allows "", which the official client refuses; rule
+// edge/bible.publisher-url holds us to null (README).
+var publisherURL = tNullable{tString{check: isURL}}
 
 var bibleSchema = tObject{req: map[string]schema{
 	"id":                     i32,

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,8 +89,10 @@ func startStack(t testing.TB, root, store string, extraEnv []string) *stack {
 		"DYNAMIC_PORT=" + strconv.Itoa(freePort(t)),
 		"RUN_DIR=" + runDir,
 		"STORE=" + store,
+	}
+	if !slices.ContainsFunc(extraEnv, func(kv string) bool { return strings.HasPrefix(kv, "DATABASE_URL=") }) {
 		// Empty on purpose: migrating is part of what run.sh does.
-		"DATABASE_URL=" + pgtest.Empty(t),
+		env = append(env, "DATABASE_URL="+pgtest.Empty(t))
 	}
 	cmd := exec.Command("bash", "scripts/run.sh")
 	cmd.Dir = root
@@ -215,7 +218,8 @@ func startTLSEdge(t testing.TB, root, store string) (*tlsEdge, error) {
 		"--access-cache", filepath.Join(dir, "access-cache.json"),
 		"--listen", fmt.Sprintf("127.0.0.1:%d", plainPort),
 		"--tls-cert", cert, "--tls-key", key,
-		"--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort))
+		"--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort),
+		"--public-url", fmt.Sprintf("https://127.0.0.1:%d", tlsPort))
 	cmd.Dir = root
 	cmd.Env = cleanEnv()
 	var logs bytes.Buffer

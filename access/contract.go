@@ -48,6 +48,15 @@ var (
 	FaultInvalidEdgeToken = Fault{"Invalid edge token", "dynamic.InvalidEdgeToken"}
 )
 
+// MaxRequestBody is the largest request body either service takes: the
+// most any route needs (a highlight, a data-exchange token request, the
+// approval form, all well under 1 KiB) with room to spare. A larger one is
+// 413 with MsgTooLarge (docs/edge.md, Request limits).
+const MaxRequestBody = 64 << 10
+
+// MsgTooLarge is the 413 message for a body over MaxRequestBody.
+const MsgTooLarge = "The request body is larger than 64 KiB, the most any route takes."
+
 // MsgStarting is the 503 message of a service that has not loaded what it
 // serves yet (the edge before its first build or access snapshot).
 const MsgStarting = "This edge is starting and has no content yet; retry shortly."

@@ -2,12 +2,15 @@ package bible
 
 // Bible is a version's metadata, as the API returns it (no text).
 type Bible struct {
-	ID                    int32    `json:"id"`
-	Abbreviation          string   `json:"abbreviation"`
-	PromotionalContent    string   `json:"promotional_content"`
-	Copyright             string   `json:"copyright"`
-	Info                  string   `json:"info"`
-	PublisherURL          string   `json:"publisher_url"`
+	ID                 int32  `json:"id"`
+	Abbreviation       string `json:"abbreviation"`
+	PromotionalContent string `json:"promotional_content"`
+	Copyright          string `json:"copyright"`
+	Info               string `json:"info"`
+	// PublisherURL is null when the publisher has no page. The spec allows
+	// "" too, but the official JS client refuses it (its schema is a
+	// nullable URL) and the live service answers null (README).
+	PublisherURL          *string  `json:"publisher_url"`
 	LanguageTag           string   `json:"language_tag"`
 	LocalizedAbbreviation string   `json:"localized_abbreviation"`
 	LocalizedTitle        string   `json:"localized_title"`

@@ -178,10 +178,13 @@ func scriptDirection(script string) string {
 func (m *BibleMeta) Bible(books []bible.BookID, readerURL string) bible.Bible {
 	b := bible.Bible{
 		ID: m.ID, Abbreviation: m.Abbreviation, PromotionalContent: m.PromotionalContent,
-		Copyright: m.Copyright, Info: m.Info, PublisherURL: m.PublisherURL,
+		Copyright: m.Copyright, Info: m.Info,
 		LanguageTag: m.LanguageTag, LocalizedAbbreviation: m.LocalizedAbbreviation,
 		LocalizedTitle: m.LocalizedTitle, Title: m.Title, Books: books,
 		PlatformDeepLink: readerURL + strconv.Itoa(int(m.ID)),
+	}
+	if m.PublisherURL != "" {
+		b.PublisherURL = &m.PublisherURL
 	}
 	if b.LocalizedAbbreviation == "" {
 		b.LocalizedAbbreviation = m.Abbreviation

@@ -11,6 +11,9 @@ package dynamic
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bibleplatform/platform/trending"
@@ -81,6 +84,15 @@ type HighlightRequest struct {
 	BibleID   int32
 	Verses    []string // passage ids of single verses
 	Color     string
+}
+
+// Fingerprint identifies what the request asks for (not how its JSON was
+// spelt), so that a retry can be told from another request that reuses
+// its id.
+func (r HighlightRequest) Fingerprint() []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s", r.BibleID, strings.Join(r.Verses, ","), r.Color)
+	return h.Sum(nil)
 }
 
 // Answer is a stored HTTP answer, replayed for a retried request.

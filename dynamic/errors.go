@@ -33,6 +33,13 @@ var (
 	// no longer be consumed.
 	ErrTokenUsed    = errors.New("data exchange token already used")
 	ErrTokenExpired = errors.New("data exchange token expired")
+	// ErrRequestReused is a highlight request id already used for a
+	// different highlight: replaying the first answer would silently drop
+	// the new one.
+	ErrRequestReused = errors.New("request_id was already used for a different highlight")
+	// ErrUnavailable is a dependency that cannot be reached right now
+	// (PostgreSQL down or restarting): 503 with Retry-After, never 500.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // errorTable maps each domain error to its status and the message a client
@@ -49,6 +56,7 @@ var errorTable = []struct {
 	{ErrNotPermitted, http.StatusPreconditionFailed, "The app is archived or unknown."},
 	{ErrTokenUsed, http.StatusGone, "This data exchange token has already been used."},
 	{ErrTokenExpired, http.StatusGone, "This data exchange token has expired."},
+	{ErrUnavailable, http.StatusServiceUnavailable, "User data is temporarily unavailable; retry shortly."},
 }
 
 // clientError is a domain error with the message a client reads, written
@@ -105,12 +113,19 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 		id := requestID()
 		s.log.Log(ctx, level, "dynamic: request failed", "request_id", id, "method", string(ctx.Method()),
 			"path", string(ctx.Path()), "status", status, "err", err)
-		if status >= 500 {
+		if status >= 500 && status != http.StatusServiceUnavailable {
 			msg = "Internal error (request " + id + ")."
 		}
 	}
+	if status == http.StatusServiceUnavailable {
+		ctx.Response.Header.Set("Retry-After", retryUnavailable)
+	}
 	message(ctx, status, msg)
 }
+
+// retryUnavailable is the Retry-After of a 503: PostgreSQL restarting
+// takes seconds, and the pool reconnects on the next request.
+const retryUnavailable = "5"
 
 // requestID names one failed request in the log (and in a 5xx answer).
 func requestID() string {

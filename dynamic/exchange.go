@@ -212,15 +212,32 @@ func (s *Server) csrfValue(tokenHash []byte, cookie string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
+// browserCookie is the value that binds approval forms to this browser:
+// the one the browser already holds, so that a second approval tab does not
+// replace the cookie the first tab's form was bound to (each form is still
+// bound to its own token by csrfValue), or a new random one.
+func browserCookie(ctx *fasthttp.RequestCtx) string {
+	if c := ctx.Request.Header.Cookie(csrfCookie); len(c) == csrfCookieLen {
+		if _, err := base64.RawURLEncoding.DecodeString(string(c)); err == nil {
+			return string(c)
+		}
+	}
+	var cb [24]byte
+	rand.Read(cb[:])
+	return base64.RawURLEncoding.EncodeToString(cb[:])
+}
+
+// csrfCookieLen is the length of a csrf cookie's value: 24 random bytes in
+// base64.
+const csrfCookieLen = 32
+
 // getExchange renders the approval page.
 func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	tok, t, a, ok := s.exchangeContext(ctx, c)
 	if !ok {
 		return
 	}
-	var cb [24]byte
-	rand.Read(cb[:])
-	cookie := base64.RawURLEncoding.EncodeToString(cb[:])
+	cookie := browserCookie(ctx)
 	setCSRFCookie(ctx, cookie)
 	// The form posts back to the same URL: the token, and the app's
 	// identification for the edge (spec, Authentication 4).
@@ -256,11 +273,7 @@ func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
 	c.SetHTTPOnly(true)
 	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
 	c.SetSecure(isHTTPS(ctx))
-	if value == "" {
-		c.SetExpire(fasthttp.CookieExpireDelete)
-	} else {
-		c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
-	}
+	c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
 	ctx.Response.Header.SetCookie(c)
 }
 
@@ -279,7 +292,19 @@ func origin(raw string) string {
 // postExchange takes the user's decision: the token is consumed and the
 // browser is sent (303) to the app's registered callback with the outcome.
 // The callback is never taken from the request.
+//
+// The spec also names a bearer token on this route "for clients that
+// complete the flow without a token". That flow is refused: with the user's
+// bearer token alone an app would grant itself the permissions, which is
+// the consent-without-the-user threat of docs/dynamic.md in its plainest
+// form. Such a request gets 403 with the spec's {message} body, saying
+// how to ask instead.
 func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
+	if !ctx.QueryArgs().Has("token") && len(ctx.Request.Header.Peek("Authorization")) > 0 {
+		message(ctx, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
+			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		return
+	}
 	_, t, a, ok := s.exchangeContext(ctx, c)
 	if !ok {
 		return
@@ -319,7 +344,9 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		s.tokenProblem(ctx, err)
 		return
 	}
-	setCSRFCookie(ctx, "")
+	// The csrf cookie stays: forms in other tabs are bound to it, and this
+	// form's value is worthless now that its token is consumed. It expires
+	// with the last token it could serve.
 	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, result))
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")

@@ -106,6 +106,53 @@ func TestConsentFlowGrants(t *testing.T) {
 	}
 }
 
+// Two approval tabs in one browser are independent: opening the second
+// does not spend the first one's form, and the first submit does not spend
+// the second's.
+func TestConsentFlowTwoTabs(t *testing.T) {
+	e := newEnv(t)
+	b := browser()
+	action1, csrf1 := e.openPage(b, e.newToken(userID))
+	action2, csrf2 := e.openPage(b, e.newToken(userID))
+	q := callbackParams(t, e.doWith(b, req{method: "POST", path: action1,
+		body: url.Values{"csrf": {csrf1}, "decision": {"cancel"}}.Encode()}))
+	if q.Get("data_exchange_status") != "cancelled" {
+		t.Errorf("first tab: callback params %v, want cancelled", q)
+	}
+	q = callbackParams(t, e.doWith(b, req{method: "POST", path: action2,
+		body: url.Values{"csrf": {csrf2}, "decision": {"approve"}}.Encode()}))
+	if q.Get("data_exchange_status") != "granted" {
+		t.Errorf("second tab: callback params %v, want granted", q)
+	}
+	// A form is still bound to its own token: the first tab's value does
+	// not approve a third request.
+	action3, _ := e.openPage(b, e.newToken(userID))
+	q = callbackParams(t, e.doWith(b, req{method: "POST", path: action3,
+		body: url.Values{"csrf": {csrf1}, "decision": {"approve"}}.Encode()}))
+	if q.Get("data_exchange_status") != "error" || q.Get("error") != "invalid_request" {
+		t.Errorf("another tab's csrf value: callback params %v, want invalid_request", q)
+	}
+}
+
+// Completing the flow with the user's bearer token and no exchange token
+// would let an app grant itself permissions: refused with the spec's JSON
+// error shape, and nothing is granted.
+func TestConsentWithoutTokenRefused(t *testing.T) {
+	e := newEnv(t)
+	r := e.do(req{method: "POST", path: "/data-exchange?x-svc-app-id=" + appID, user: userID,
+		body: url.Values{"decision": {"approve"}}.Encode()})
+	var v struct{ Message string }
+	r.json(t, &v)
+	if r.status != http.StatusForbidden || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") ||
+		!strings.Contains(v.Message, "approval page") {
+		t.Errorf("bearer-only POST: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	perms := e.do(req{method: "GET", path: "/v1/apps/" + appID + "/permissions", user: userID})
+	if strings.TrimSpace(string(perms.body)) != `{"permissions":[]}` {
+		t.Errorf("permissions after: %s", perms.body)
+	}
+}
+
 func TestConsentFlowCancel(t *testing.T) {
 	e := newEnv(t)
 	b := browser()

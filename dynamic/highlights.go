@@ -170,7 +170,8 @@ type highlightBody struct {
 // postHighlights answers POST /v1/highlights: 201 with the highlight when
 // at least one verse was created or recoloured, 409 when the user already
 // had every verse in that colour. request_id makes retries safe: the first
-// answer is stored and replayed.
+// answer is stored and replayed; the same id with a different highlight is
+// 422.
 func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	user, ok := s.user(ctx)
 	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
@@ -243,6 +244,13 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}
 		})
+	if errors.Is(err, ErrRequestReused) {
+		// A client bug, not a retry: 422 on the field, so that neither
+		// highlight is silently lost (a 409 would read as "already there").
+		validation(ctx, detail{Loc: []string{"body", "request_id"},
+			Msg: "request_id was already used for a different highlight", Type: "value_error"})
+		return
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return

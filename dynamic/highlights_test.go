@@ -1,6 +1,7 @@
 package dynamic_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -31,6 +32,12 @@ func TestHighlightsLifecycle(t *testing.T) {
 			409, `{"message":"The user already has this highlight."}`},
 		{"retry of the first is its answer", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "ffcc00", rid(1))},
 			201, `{"bible_id":9001,"passage_id":"JHN.3.16","color":"ffcc00"}`},
+		{"the same id with the JSON spelt otherwise is still a retry", req{method: "POST", path: "/v1/highlights", user: userID,
+			body: `{"highlight":{"color":"ffcc00","passage_id":"JHN.3.16","bible_id":9001},"request_id":"` + rid(1) + `"}`},
+			201, `{"bible_id":9001,"passage_id":"JHN.3.16","color":"ffcc00"}`},
+		{"the same id with another highlight is refused", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.17", "ffcc00", rid(1))},
+			422, `{"detail":[{"loc":["body","request_id"],"msg":"request_id was already used for a different highlight","type":"value_error"}]}`},
+		{"nor was it written", req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3.17", user: userID}, 204, ""},
 		{"another colour recolours", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.16", "00ff00", rid(3))},
 			201, `{"bible_id":9001,"passage_id":"JHN.3.16","color":"00ff00"}`},
 		{"range across chapters", req{method: "POST", path: "/v1/highlights", user: userID, body: post(9001, "JHN.3.18-4.1", "0000ff", rid(4))},
@@ -183,6 +190,37 @@ func TestConcurrentSameHighlight(t *testing.T) {
 		got := e.do(req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=" + verse, user: userID})
 		if got.status != http.StatusOK || strings.Count(string(got.body), "passage_id") != 1 {
 			t.Errorf("same request id %v: after the race got %d %s, want one highlight", sameID, got.status, got.body)
+		}
+	}
+}
+
+// Unknown paths and methods answer in the spec's JSON shape, and a body
+// over the 64 KiB limit is 413 with {message}, not a 422 decode error.
+func TestJSONErrorsAndBodyLimit(t *testing.T) {
+	e := newEnv(t)
+	e.grant(userID, appID)
+	for _, c := range []struct {
+		r      req
+		status int
+		allow  string
+	}{
+		{req{method: "GET", path: "/v1/highlights/JHN.3.16/x?bible_id=9001", user: userID}, 404, ""},
+		{req{method: "GET", path: "/v1/apps/" + appID + "/nothing", user: userID}, 404, ""},
+		{req{method: "GET", path: "/data-exchange/nothing"}, 404, ""},
+		{req{method: "PUT", path: "/v1/highlights", user: userID}, 405, "GET, HEAD, POST"},
+		{req{method: "POST", path: "/v1/highlights", user: userID,
+			body: `{"pad":"` + strings.Repeat("x", 100<<10) + `"}`}, 413, ""},
+		{req{method: "POST", path: "/data-exchange/token", user: userID,
+			body: `{"pad":"` + strings.Repeat("x", 100<<10) + `"}`}, 413, ""},
+	} {
+		r := c.r
+		got := e.do(r)
+		var v struct{ Message string }
+		err := json.Unmarshal(got.body, &v)
+		if got.status != c.status || err != nil || v.Message == "" || !strings.HasPrefix(got.header.Get("Content-Type"), "application/json") ||
+			got.header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d %s %q (Allow %q), want %d with a JSON message", r.method, r.path[:min(len(r.path), 60)],
+				got.status, got.header.Get("Content-Type"), got.body[:min(len(got.body), 80)], got.header.Get("Allow"), c.status)
 		}
 	}
 }

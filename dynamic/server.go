@@ -183,7 +183,8 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 	}
 	m, route := s.route(ctx, string(ctx.Path()))
 	if m == nil {
-		ctx.Error("404 page not found\n", fasthttp.StatusNotFound)
+		// Every error in the spec's JSON shape, an unknown path too.
+		message(ctx, fasthttp.StatusNotFound, "Not found: no such route.")
 		return route
 	}
 	method := string(ctx.Method())
@@ -200,8 +201,8 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 			}
 		}
 		slices.Sort(allow)
-		ctx.Error("Method Not Allowed\n", fasthttp.StatusMethodNotAllowed) // resets the headers
 		ctx.Response.Header.Set("Allow", strings.Join(allow, ", "))
+		message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
 		return route
 	}
 	h(ctx)
@@ -238,10 +239,27 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
+		MaxRequestBodySize:    access.MaxRequestBody,
+		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
 	}
 	go s.srv.Serve(ln)
 	return nil
+}
+
+// requestError answers a request the server could not read in the spec's
+// {"message": …} shape: 413 for a body over access.MaxRequestBody, 431 for
+// headers over the read buffer, else 400.
+func requestError(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		message(ctx, fasthttp.StatusRequestEntityTooLarge, access.MsgTooLarge)
+	case errors.As(err, &small):
+		message(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.")
+	default:
+		message(ctx, fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.")
+	}
 }
 
 // fasthttpLogger sends the server's own messages (malformed requests) to

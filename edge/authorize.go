@@ -36,7 +36,8 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySou
 				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
 					// The public app id identifies the app on the
 					// browser flow; the user's approval is what
-					// dynamic checks.
+					// dynamic checks. It is public, so these
+					// requests have their own allowance.
 					if app = t.byID[string(id)]; app == nil {
 						answer(ctx, failNotPermitted, "Unknown app.")
 						return nil
@@ -45,15 +46,21 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySou
 			}
 		}
 	}
-	if app == nil {
-		if len(key) == 0 {
-			fault(ctx, access.FaultMissingKey)
+	if app != nil {
+		// Named by its public id only: the id-only allowance, never the
+		// keys' (idlimit.go).
+		if !s.admitByID(ctx, app) {
 			return nil
 		}
-		if app = t.byKey[sha256.Sum256(key)]; app == nil {
-			fault(ctx, access.FaultInvalidKey)
-			return nil
-		}
+		return app
+	}
+	if len(key) == 0 {
+		fault(ctx, access.FaultMissingKey)
+		return nil
+	}
+	if app = t.byKey[sha256.Sum256(key)]; app == nil {
+		fault(ctx, access.FaultInvalidKey)
+		return nil
 	}
 	if !s.admit(ctx, app) {
 		return nil
@@ -67,7 +74,14 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
 		return false
 	}
-	d := app.lim.take(s.cfg.Now().UnixNano())
+	return s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+}
+
+// rateLimit takes one request from lim, sets the X-RateLimit-* headers
+// and, when refused, answers 429 with refusal as its body (spec, Errors:
+// text/plain, Retry-After).
+func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
+	d := lim.take(s.cfg.Now().UnixNano())
 	var buf [20]byte
 	h := &ctx.Response.Header
 	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
@@ -79,7 +93,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 		h.SetCanonical(hdrCacheControl, valNoStore)
 		h.SetContentType("text/plain; charset=utf-8")
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-		ctx.SetBodyString("Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
+		ctx.SetBodyString(refusal)
 		return false
 	}
 	return true

@@ -18,11 +18,14 @@ import (
 
 // publicBase is the scheme and host that absolute URLs in answers start
 // with: Config.PublicURL, else what the request was addressed to (a
-// trusted proxy's X-Forwarded-Proto and -Host included). ok is false for a
-// Host header that is not a plain host[:port].
-func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (string, bool) {
+// trusted proxy's X-Forwarded-Proto and -Host included). private is true
+// in the second case: such an answer depends on the Host header, so no
+// shared cache may keep it (one client's Host would reach the others); the
+// edge binary therefore requires --public-url. ok is false for a Host
+// header that is not a plain host[:port].
+func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if s.cfg.PublicURL != "" {
-		return strings.TrimSuffix(s.cfg.PublicURL, "/"), true
+		return strings.TrimSuffix(s.cfg.PublicURL, "/"), false, true
 	}
 	scheme := "http"
 	if ctx.IsTLS() {
@@ -38,14 +41,14 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (string, bool) {
 		}
 	}
 	if len(host) == 0 || len(host) > 255 {
-		return "", false
+		return "", true, false
 	}
 	for _, b := range host {
 		if !(isAlpha(b) || '0' <= b && b <= '9' || b == '.' || b == '-' || b == ':' || b == '[' || b == ']') {
-			return "", false
+			return "", true, false
 		}
 	}
-	return scheme + "://" + strings.ToLower(string(host)), true
+	return scheme + "://" + strings.ToLower(string(host)), true, true
 }
 
 type fontJSON struct {
@@ -80,7 +83,7 @@ func (f *fontItem) resource(base string) fontJSON {
 
 // fontsCollection is GET /v1/fonts, by id.
 func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
@@ -96,17 +99,17 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		s.fail(ctx, failInternal, "encode fonts", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, false, false)
+	s.serveComposed(ctx, body, c.fontMod, private, false)
 }
 
 func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
-	n, ok := parseBibleID(id) // the same positive int32
-	if !ok {
+	n, p := parsePathID(id)
+	if p == idInvalid {
 		invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
-	if f == nil {
+	if p == idNone || f == nil {
 		answer(ctx, failNotFound, "Font not found.")
 	}
 	return f
@@ -118,7 +121,7 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	if f == nil {
 		return
 	}
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
@@ -128,7 +131,7 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		s.fail(ctx, failInternal, "encode font", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, false, false)
+	s.serveComposed(ctx, body, c.fontMod, private, false)
 }
 
 // fontStylesheet is GET /v1/fonts/{id}/stylesheet: one @font-face per
@@ -139,7 +142,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	if f == nil {
 		return
 	}
-	base, ok := s.publicBase(ctx)
+	base, private, ok := s.publicBase(ctx)
 	if !ok {
 		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
@@ -167,7 +170,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 		res.ctype = []byte("text/css; charset=utf-8")
 		s.composed.add(key, res, res.size())
 	}
-	serveResource(ctx, res, false)
+	serveResource(ctx, res, private)
 }
 
 // cssString quotes s as a CSS string (CSS Syntax §4.3.5 escapes).
@@ -221,7 +224,9 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
 	s.serveEntry(ctx, ref, entry, false, "Font file not found.")
-	if ctx.Response.StatusCode() < 300 {
+	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
+	// a cache that revalidates would downgrade the file to an hour.
+	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {
 		ctx.Response.Header.SetCanonical(hdrCacheControl, valImmutable)
 	}
 }

@@ -12,6 +12,32 @@ import (
 
 // Catalogue handlers: organizations (GET /v1/organizations…).
 
+// orgPrefs is the request's Accept-Language priority list, English when it
+// names none (spec, Organizations: "header Accept-Language (default en)"),
+// so that without the header an organization with an English name answers
+// in English rather than in its primary language.
+func orgPrefs(ctx *fasthttp.RequestCtx) []string {
+	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language"))).Locales()
+	if len(prefs) == 0 {
+		return []string{"en"}
+	}
+	return prefs
+}
+
+// contentLanguage is the Content-Language of the organization shown in
+// language l: its name's language, and its description's too when that
+// one fell back to another (RFC 9110 §8.5 allows a list), so that the
+// header never claims one language for text in two.
+func (o *orgItem) contentLanguage(l string) string {
+	if len(o.descriptions) == 0 {
+		return l
+	}
+	if d := chooseLanguage(o.descriptions, []string{l}, o.primary); d != l {
+		return l + ", " + d
+	}
+	return l
+}
+
 // orgFrag gives an organization's fields in language l.
 func orgFrag(o *orgItem, l string) func(i int) []byte {
 	return func(i int) []byte {
@@ -64,18 +90,18 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 			}
 		}
 	}
-	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language"))).Locales()
+	prefs := orgPrefs(ctx)
 	from, to, next := p.window(len(list))
 	var e envelope
 	e.begin()
-	// The list names one Content-Language only when every organization on
-	// the page is shown in the same one.
+	// The list names a Content-Language only when every organization on
+	// the page is shown in the same languages.
 	same := ""
 	for i, o := range list[from:to] {
 		l := chooseLanguage(o.names, prefs, o.primary)
-		if i == 0 {
-			same = l
-		} else if l != same {
+		if cl := o.contentLanguage(l); i == 0 {
+			same = cl
+		} else if cl != same {
 			same = ""
 		}
 		e.item(p, len(orgFields), orgFrag(o, l))
@@ -105,10 +131,9 @@ func (s *Server) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	if o == nil {
 		return
 	}
-	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language"))).Locales()
-	l := chooseLanguage(o.names, prefs, o.primary)
+	l := chooseLanguage(o.names, orgPrefs(ctx), o.primary)
 	body := appendObject(nil, page{}, len(orgFields), orgFrag(o, l))
-	ctx.Response.Header.Set("Content-Language", l)
+	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 	s.serveComposed(ctx, body, c.orgMod, false, true)
 }
 

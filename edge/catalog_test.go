@@ -378,12 +378,17 @@ func TestOrganizations(t *testing.T) {
 	cases := []struct {
 		id, accept, lang, name string
 	}{
-		{open, "fr", "fr", "Atelier des Écritures ouvertes"},
-		{open, "fr-CA", "fr", "Atelier des Écritures ouvertes"},
+		// No French description: the header names both languages.
+		{open, "fr", "fr, en", "Atelier des Écritures ouvertes"},
+		{open, "fr-CA", "fr, en", "Atelier des Écritures ouvertes"},
+		{open, "es", "es", "Taller de las Escrituras Abiertas"},
 		{open, "de", "en", "Open Scripture Workshop"},
 		{south, "fr, en;q=0.5", "en", "Southern Word Society"},
-		{south, "", "es", "Sociedad de la Palabra del Sur"},
-		{strings.ToUpper(south), "he", "he", "אגודת הדבר של הדרום"},
+		// No Accept-Language is English (the spec's default), not the
+		// primary language, when there is an English name.
+		{south, "", "en", "Southern Word Society"},
+		{south, "de", "es", "Sociedad de la Palabra del Sur"},
+		{strings.ToUpper(south), "he", "he, es", "אגודת הדבר של הדרום"},
 	}
 	for _, tc := range cases {
 		resp, v := e.getJSON(t, "/v1/organizations/"+tc.id, 200, "Accept-Language: "+tc.accept)
@@ -445,6 +450,11 @@ func TestFonts(t *testing.T) {
 	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
 		t.Errorf("font file Cache-Control %q", cc)
 	}
+	// Its 304 keeps the same Cache-Control (RFC 9110 §15.4.5).
+	if r304, _ := e.do(t, "GET", u.Path, "If-None-Match: "+resp.Header.Get("ETag")); r304.StatusCode != 304 ||
+		r304.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("font file revalidated: %d, Cache-Control %q; want 304 with the 200's", r304.StatusCode, r304.Header.Get("Cache-Control"))
+	}
 	if resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Error("font file without Access-Control-Allow-Origin: browsers refuse cross-origin fonts")
 	}
@@ -488,15 +498,26 @@ func TestFonts(t *testing.T) {
 		var ctx fasthttp.RequestCtx
 		ctx.Request.SetRequestURI("/v1/fonts/1")
 		ctx.Request.Header.SetHost(host)
-		if _, ok := e.srv.publicBase(&ctx); ok != want {
+		if _, _, ok := e.srv.publicBase(&ctx); ok != want {
 			t.Errorf("Host %q: ok %v, want %v", host, ok, want)
 		}
 	}
 	pub := newCatalogEdge(t, func(c *Config) { c.PublicURL = "https://api.example.org/" })
-	_, f = pub.getJSON(t, "/v1/fonts/1", 200)
+	resp, f = pub.getJSON(t, "/v1/fonts/1", 200)
 	src := f["variants"].([]any)[0].(map[string]any)["sources"].([]any)[0].(map[string]any)["url"].(string)
 	if !strings.HasPrefix(src, "https://api.example.org/v1/fonts/files/") {
 		t.Errorf("with PublicURL: %s", src)
+	}
+	if cc := resp.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
+		t.Errorf("font with PublicURL: Cache-Control %q, want public", cc)
+	}
+	// Without PublicURL the URLs come from the Host header: a shared cache
+	// must not hand one client's Host to another.
+	for _, p := range []string{"/v1/fonts", "/v1/fonts/1", "/v1/fonts/1/stylesheet"} {
+		resp, _ := e.do(t, "GET", p, "X-SVC-App-Key: "+keyDemo)
+		if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != 200 || !strings.HasPrefix(cc, "private") {
+			t.Errorf("%s built from the Host header: %d, Cache-Control %q; want 200, private", p, resp.StatusCode, cc)
+		}
 	}
 }
 
@@ -517,7 +538,8 @@ func TestVerseOfTheDay(t *testing.T) {
 			t.Errorf("day %d: %v, want %s", d.Day, got, d.PassageID)
 		}
 	}
-	for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422} {
+	for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422,
+		"+1": 404, "001": 404, "01": 404, "1.0": 422, "99999999999": 422} {
 		e.getJSON(t, "/v1/verse_of_the_days/"+target, want)
 	}
 }

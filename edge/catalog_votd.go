@@ -21,17 +21,22 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	s.serveEntry(ctx, *c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
-// votd is GET /v1/verse_of_the_days/{day}, day 1..366 (404 outside it or
-// for a day the calendar leaves out; 422 for a day that is not a number).
+// votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form
+// (404 outside it, for a day the calendar leaves out, or for "+1" and
+// "001"; 422 for a day that is not a number).
 func (s *Server) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
-	n, err := strconv.Atoi(string(day))
-	if err != nil {
+	n, p := parsePathID(day)
+	if p == idInvalid {
 		invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
 		return
 	}
-	res := c.votdDay[n]
+	if p == idNone {
+		answer(ctx, failNotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
+		return
+	}
+	res := c.votdDay[int(n)]
 	if res == nil {
-		answer(ctx, failNotFound, "No verse of the day for day "+strconv.Itoa(n)+"; days are 1 to 366.")
+		answer(ctx, failNotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
 		return
 	}
 	serveResource(ctx, res, false)

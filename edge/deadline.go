@@ -53,6 +53,14 @@ type coarseConn struct {
 	slack    time.Duration
 	rd, wd   time.Time // the deadlines in force; zero is none
 	rdN, wdN uint64    // deadlines applied, for tests
+	linger   bool      // read what the client still sends before closing
+}
+
+func (c *coarseConn) Close() error {
+	if c.linger {
+		return c.closeLingering()
+	}
+	return c.Conn.Close()
 }
 
 // keep reports whether the deadline in force, cur, may stand for t.

@@ -75,6 +75,10 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 	s.gateway.do(ctx, app.id, s)
 }
 
+// valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
+// a supervised dynamic is back within a few seconds.
+var valRetryUpstream = []byte("2")
+
 // hopHeaders are connection-level (RFC 9110 §7.6.1) and never forwarded.
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
@@ -120,7 +124,12 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 			answer(ctx, failTimeout, "The upstream service did not answer in time.")
 			return
 		}
-		s.fail(ctx, failBadGateway, "forward to dynamic", err)
+		// Unreachable (down, restarting) or gone mid-answer: the user
+		// data is unavailable for now, which is 503 with Retry-After
+		// (spec, Errors: retry with backoff), not a 502 that reads as a
+		// broken upstream. A retried POST is safe: request_id.
+		ctx.Response.Header.SetCanonical(hdrRetryAfter, valRetryUpstream)
+		s.fail(ctx, failUpstreamDown, "forward to dynamic", err)
 		return
 	}
 	// Keep the rate-limit headers the edge set, take everything else from
@@ -138,5 +147,12 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 		if len(rl[i]) > 0 {
 			ctx.Response.Header.SetCanonical(h, rl[i])
 		}
+	}
+	// A 204 or 304 has no content (RFC 9110 §15.3.5, §15.4.5), hence no
+	// Content-Type either, whatever upstream sent (DESIGN.md).
+	if st := resp.StatusCode(); st == fasthttp.StatusNoContent || st == fasthttp.StatusNotModified {
+		ctx.Response.ResetBody()
+		ctx.Response.Header.Del(fasthttp.HeaderContentType)
+		ctx.Response.Header.SetNoDefaultContentType(true)
 	}
 }

@@ -109,6 +109,31 @@ func TestGatewayUpstreamDown(t *testing.T) {
 	url := ts.URL
 	ts.Close()
 	e := newTestEdge(t, func(c *Config) { c.DynamicURL = url })
-	runSteps(t, e, []step{{name: "502", path: "/v1/licenses", headers: []string{demo}, status: 502,
-		body: []string{"unavailable"}}})
+	runSteps(t, e, []step{{name: "503 with Retry-After", path: "/v1/licenses", headers: []string{demo}, status: 503,
+		header: map[string]string{"Retry-After": "2"}, body: []string{`"message"`, "unavailable"}}})
+}
+
+// Every 204 and 304 forwarded from dynamic goes out without a body or a
+// Content-Type, whatever upstream put on it.
+func TestGatewayNoContent(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/licenses" {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer ts.Close()
+	e := newTestEdge(t, func(c *Config) { c.DynamicURL = ts.URL })
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{{"GET", "/v1/highlights?bible_id=9001&passage_id=JHN.3", 204}, {"DELETE", "/v1/highlights/JHN.3?bible_id=9001", 204}, {"GET", "/v1/licenses", 304}} {
+		resp, body := e.do(t, c.method, c.path, demo)
+		if resp.StatusCode != c.status || len(body) != 0 || resp.Header.Get("Content-Type") != "" {
+			t.Errorf("%s %s: %d, Content-Type %q, %d bytes; want %d with neither", c.method, c.path,
+				resp.StatusCode, resp.Header.Get("Content-Type"), len(body), c.status)
+		}
+	}
 }

@@ -94,13 +94,37 @@ func parseRoute(p []byte, rt *route) bool {
 	return true
 }
 
-// parseBibleID parses a positive int32 (the spec's bible_id_path).
-func parseBibleID(b []byte) (int32, bool) {
-	n, ok := parseDigits(b)
-	if !ok || n > 1<<31-1 {
-		return 0, false
+// idParse is what a path segment holds where an integer id goes.
+type idParse uint8
+
+const (
+	idOK      idParse = iota // a canonical positive id: look it up
+	idNone                   // an integer that names nothing: 404
+	idInvalid                // not a 32-bit integer: 422
+)
+
+// parsePathID reads an integer id from a path segment (bible_id_path,
+// font_id, a day of the verse of the day). Only the canonical form names a
+// resource: decimal digits without sign or leading zero, above zero. An
+// integer in another form ("-1", "0", "+1", "001") is well typed but no
+// resource has that path, so it is 404, not the 422 "Input should be a
+// valid 32-bit integer" that would be false (spec, Errors: a well-typed
+// value that cannot exist is not a type error). Anything else, or a value
+// beyond int32, is 422.
+func parsePathID(b []byte) (int32, idParse) {
+	signed := len(b) > 0 && (b[0] == '+' || b[0] == '-')
+	digits := b
+	if signed {
+		digits = b[1:]
 	}
-	return int32(n), true
+	n, ok := parseDigits(digits)
+	if !ok || n > 1<<31 || n == 1<<31 && b[0] != '-' {
+		return 0, idInvalid
+	}
+	if signed || n == 0 || digits[0] == '0' {
+		return 0, idNone
+	}
+	return int32(n), idOK
 }
 
 // Routes owned by the dynamic service (the edge authenticates and forwards).

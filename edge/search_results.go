@@ -57,7 +57,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	}
 	var bibleID int32
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
-		id, ok := parseBibleID(b)
+		id, ok := parseInt32(b)
 		if !ok || id <= 0 {
 			invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 			return

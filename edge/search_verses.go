@@ -49,7 +49,7 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 		invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return r, false
 	}
-	id, ok := parseBibleID(b)
+	id, ok := parseInt32(b)
 	if !ok || id <= 0 {
 		invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 		return r, false

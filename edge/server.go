@@ -33,6 +33,9 @@ type Config struct {
 
 	DefaultRate access.Rate // for apps without their own
 	Edges       int         // edges sharing each app's allowance
+	// IDOnlyRate is the allowance, per client address, of requests that
+	// name their app only by its public id (DefaultIDOnlyRate when zero).
+	IDOnlyRate access.Rate
 
 	DynamicURL string // "": the dynamic-owned routes answer 503
 	EdgeToken  string // sent to dynamic as X-Edge-Token
@@ -98,6 +101,7 @@ type Server struct {
 	composed *lru[*resource]
 	searched *lru[*resource] // search answers (search_verses.go)
 	limiters *limiters
+	idOnly   *addrLimiters
 	gateway  *gateway
 	metrics  metrics
 	latency  *latency
@@ -130,6 +134,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DefaultRate.Burst <= 0 {
 		cfg.DefaultRate.Burst = 2 * int(cfg.DefaultRate.PerSecond)
 	}
+	if cfg.IDOnlyRate.PerSecond <= 0 || cfg.IDOnlyRate.Burst <= 0 {
+		cfg.IDOnlyRate = DefaultIDOnlyRate
+	}
 	if cfg.PackCacheBytes <= 0 {
 		cfg.PackCacheBytes = DefaultPackCacheBytes
 	}
@@ -157,6 +164,7 @@ func New(cfg Config) (*Server, error) {
 		composed: newLRU[*resource](cfg.ComposeCacheBytes),
 		searched: newLRU[*resource](cfg.ComposeCacheBytes),
 		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
+		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
 	}
 	s.metrics.started = time.Now()
 	s.latency = newLatency("edge")
@@ -370,13 +378,13 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 	if app == nil {
 		return
 	}
-	id, ok := parseBibleID(rt.bible)
-	if !ok {
+	id, p := parsePathID(rt.bible)
+	if p == idInvalid {
 		invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
 		return
 	}
 	bv := st.bibles[id]
-	if bv == nil {
+	if p == idNone || bv == nil {
 		answer(ctx, failNotFound, "Bible not found.")
 		return
 	}
@@ -466,14 +474,21 @@ func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name 
 	serveResource(ctx, res, private)
 }
 
+// refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
+// rule 3; the message names the Bible, Errors 403). The passage route
+// calls it once the request's values are known to be valid (422 first,
+// docs/edge.md's order of checks) and before anything of the text is
+// looked up or served.
+func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, bv *bibleView) bool {
+	if t.licensed(app, bv.id) {
+		return false
+	}
+	answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	return true
+}
+
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
 func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
-	// Content needs a licence (spec, passage rule 3); the message names
-	// the Bible (Errors, 403).
-	if !t.licensed(app, bv.id) {
-		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
-		return
-	}
 	private := !t.isOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
@@ -497,13 +512,15 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 	}
 
 	// A range composed before is found by the id as sent, before any
-	// parsing.
+	// parsing. Only valid ids were composed, so a hit is valid too.
 	var kb [128]byte
 	var key []byte
 	if bytes.IndexByte(pid, '-') >= 0 {
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
 		if res, ok := s.composed.find(key); ok {
-			serveResource(ctx, res, private)
+			if !refuseUnlicensed(ctx, t, app, bv) {
+				serveResource(ctx, res, private)
+			}
 			return
 		}
 	}
@@ -514,6 +531,9 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		var bad *bible.ParseError
 		errors.As(err, &bad)
 		invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		return
+	}
+	if refuseUnlicensed(ctx, t, app, bv) {
 		return
 	}
 	if r.Kind() == bible.KindRange {

@@ -17,16 +17,27 @@ import (
 // service. Objects live under objects/…; the current pointer is the file
 // CURRENT. Writes go to a temporary file that is renamed into place, so a
 // reader never sees a partial object and the pointer moves atomically.
+//
+// It is also durable against a power cut: every object's data is synced
+// before its name appears, so a name that survives names the whole object
+// (and a later build that finds it may skip writing it again); SetCurrent
+// syncs every directory of the store, making the names themselves durable,
+// before it moves CURRENT and syncs that. After a crash CURRENT therefore
+// names the old build or the new one, and every object either names is
+// there in full.
 type Dir struct {
 	root string
+	fs   atomicfile.FS
 }
 
 // OpenDir opens (creating if needed) a directory store.
-func OpenDir(root string) (*Dir, error) {
-	if err := os.MkdirAll(filepath.Join(root, "objects"), 0o755); err != nil {
+func OpenDir(root string) (*Dir, error) { return openDir(root, atomicfile.OS) }
+
+func openDir(root string, fsys atomicfile.FS) (*Dir, error) {
+	if err := fsys.MkdirAll(filepath.Join(root, "objects"), 0o755); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
-	return &Dir{root: root}, nil
+	return &Dir{root: root, fs: fsys}, nil
 }
 
 // Root is the directory the store lives in.
@@ -44,13 +55,11 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := d.fs.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(p, data)
+	return atomicfile.WriteData(d.fs, p, data, tmpPrefix, true)
 }
-
-func writeAtomic(p string, data []byte) error { return atomicfile.Write(p, data, tmpPrefix, false) }
 
 // tmpPrefix marks files being written; List skips them.
 const tmpPrefix = ".tmp-"
@@ -144,5 +153,29 @@ func (d *Dir) SetCurrent(ctx context.Context, build string) error {
 	if err := CheckKey(build); err != nil || strings.Contains(build, "/") {
 		return fmt.Errorf("%w: build id %q", ErrBadKey, build)
 	}
-	return writeAtomic(filepath.Join(d.root, "CURRENT"), []byte(build+"\n"))
+	// The build's names first (its objects' data is already synced by
+	// Put), then the pointer, then the pointer's name.
+	if err := d.syncDirs(); err != nil {
+		return fmt.Errorf("set current %s: %w", build, err)
+	}
+	if err := atomicfile.WriteData(d.fs, filepath.Join(d.root, "CURRENT"), []byte(build+"\n"), tmpPrefix, true); err != nil {
+		return err
+	}
+	return d.fs.SyncDir(d.root)
+}
+
+// syncDirs syncs objects/, every directory below it and the root. All of
+// them, not only those this process wrote into: a build may reuse objects
+// that an interrupted publish wrote and never made durable.
+func (d *Dir) syncDirs() error {
+	err := filepath.WalkDir(filepath.Join(d.root, "objects"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		return d.fs.SyncDir(p)
+	})
+	if err != nil {
+		return err
+	}
+	return d.fs.SyncDir(d.root) // objects/ itself, on a new store
 }

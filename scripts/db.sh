@@ -16,15 +16,21 @@
 #
 #   scripts/db.sh          start (if needed) and print the URL
 #   scripts/db.sh stop     stop the private cluster
+#   scripts/db.sh crash    stop it the way a crash would (immediate: no
+#                          checkpoint, recovery from the WAL on next start)
+#
+# PG_STATE names another state directory than .cache/pg: a cluster of its
+# own, for a test that stops and crashes its server (the fault test) without
+# touching the one every other test shares. DATABASE_URL is ignored then.
 set -euo pipefail
 
-if [[ -n "${DATABASE_URL:-}" && "${1:-}" != stop ]]; then
+if [[ -n "${DATABASE_URL:-}" && -z "${PG_STATE:-}" && "${1:-}" != stop && "${1:-}" != crash ]]; then
 	printf '%s\n' "$DATABASE_URL"
 	exit 0
 fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-state="$root/.cache/pg"
+state=${PG_STATE:-$root/.cache/pg}
 mkdir -p "$state"
 
 log() { printf 'db.sh: %s\n' "$*" >&2; }
@@ -73,9 +79,11 @@ if [[ ! -e "$data" ]]; then
 fi
 data=$(readlink -f "$data")
 
-if [[ "${1:-}" == stop ]]; then
+if [[ "${1:-}" == stop || "${1:-}" == crash ]]; then
+	mode=fast
+	[[ $1 == crash ]] && mode=immediate
 	if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-		as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >&2
+		as_owner "$bindir/pg_ctl" -D "$data" -m "$mode" -w stop >&2
 	fi
 	exit 0
 fi

@@ -39,25 +39,45 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
+# supervise NAME CMD…: run CMD with its stderr in $RUN/NAME.log and its pid
+# in $RUN/NAME.pid, and start it again whenever it exits, so that a crash of
+# one service neither takes the others down nor stays down (the edge keeps
+# serving content while dynamic restarts; user routes answer 503 meanwhile).
+# A service that keeps dying is restarted at most every 5 s. TERM stops the
+# service, then the supervisor.
+supervise() {
+	local name=$1 child=0 delay=1 started
+	shift
+	trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' TERM
+	while :; do
+		started=$SECONDS
+		"$@" 2>>"$RUN/$name.log" &
+		child=$!
+		echo "$child" >"$RUN/$name.pid"
+		wait "$child" && status=0 || status=$?
+		((SECONDS - started > 30)) && delay=1
+		echo "run.sh: $name exited with status $status; restarting in ${delay}s" | tee -a "$RUN/$name.log" >&2
+		sleep "$delay"
+		delay=$((delay < 5 ? delay + 1 : 5))
+	done
+}
+
 dynamic=http://127.0.0.1:$DYNAMIC_PORT
 base=http://127.0.0.1:$PORT
-bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "$STORE" \
-	--jwt-keys "$RUN/jwt-ed25519.pub.pem" 2>>"$RUN/dynamic.log" &
+supervise dynamic bin/dynamic serve --listen "127.0.0.1:$DYNAMIC_PORT" --store "$STORE" \
+	--jwt-keys "$RUN/jwt-ed25519.pub.pem" &
 pids+=($!)
-bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" \
+supervise edge bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" --public-url "$base" \
 	--access "$dynamic/internal/access" --dynamic "$dynamic" \
 	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" \
-	--reader-app-key "$(jq -r .app_key fixtures/demo-keys.json)" 2>>"$RUN/edge.log" &
+	--reader-app-key "$(jq -r .app_key fixtures/demo-keys.json)" &
 pids+=($!)
 
 for _ in $(seq 1 150); do
 	curl -fsS -o /dev/null "$base/readyz" 2>/dev/null && break
-	for p in "${pids[@]}"; do
-		kill -0 "$p" 2>/dev/null || { echo "a service exited; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
-	done
 	sleep 0.2
 done
-curl -fsS -o /dev/null "$base/readyz"
+curl -fsS -o /dev/null "$base/readyz" || { echo "the edge is not ready; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
 
 jq -n --arg base "$base" --slurpfile k fixtures/demo-keys.json '$k[0] + {base_url: $base}' >"$RUN/demo.json"
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" --demo-json "$RUN/demo.json" >/dev/null
@@ -70,6 +90,6 @@ Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
   Everything for scripts: $RUN/demo.json
   Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/9001/passages/JHN.3.16-18?format=html'
-Press Ctrl-C to stop.
+Press Ctrl-C to stop. A service that dies is restarted (see its log).
 MSG
-wait -n "${pids[@]}"
+wait

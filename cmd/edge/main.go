@@ -13,6 +13,7 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -57,6 +58,8 @@ type serveCmd struct {
 	Rate            float64       `help:"Default requests per second per app (apps may carry their own)." default:"${rate}" env:"EDGE_RATE"`
 	Burst           int           `help:"Default burst per app." default:"${burst}" env:"EDGE_BURST"`
 	Edges           int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
+	IDRate          float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"${id_only_rate}" env:"EDGE_ID_ONLY_RATE"`
+	IDBurst         int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
 	PackCache       int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
 	ComposeCache    int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
 	DiskCache       string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
@@ -69,7 +72,7 @@ type serveCmd struct {
 	AccessLog       bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency     int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
 	DebugListen     string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
-	PublicURL       string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources); default: the request's own." env:"EDGE_PUBLIC_URL"`
+	PublicURL       string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources), e.g. https://api.example.org. Required: built from each request's Host header, such answers could not be cached publicly." required:"" env:"EDGE_PUBLIC_URL"`
 	PageTokenKey    string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
 	ReaderAppKey    string        `help:"App Key the reader page at / uses (served to anyone at /reader/config.json: for demos only); without it the page asks for a key." env:"EDGE_READER_APP_KEY"`
 }
@@ -93,6 +96,8 @@ func main() {
 			"dynamic_timeout":  edge.DefaultDynamicTimeout.String(),
 			"search_report":    edge.DefaultSearchReportInterval.String(),
 			"trending_refresh": edge.DefaultTrendingRefresh.String(),
+			"id_only_rate":     strconv.FormatFloat(edge.DefaultIDOnlyRate.PerSecond, 'g', -1, 64),
+			"id_only_burst":    strconv.Itoa(edge.DefaultIDOnlyRate.Burst),
 		})
 }
 
@@ -135,6 +140,10 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 			proxies = append(proxies, pfx)
 		}
 	}
+	if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" ||
+		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return fmt.Errorf("--public-url %q: want the scheme and host clients reach the edge at, like https://api.example.org", c.PublicURL)
+	}
 	useTLS := c.TLSCert != "" || c.TLSKey != ""
 	if useTLS && (c.TLSCert == "" || c.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -149,6 +158,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	srv, err := edge.New(edge.Config{
 		Store: store, Log: log, AccessLog: c.AccessLog,
 		DefaultRate: access.Rate{PerSecond: c.Rate, Burst: c.Burst}, Edges: c.Edges,
+		IDOnlyRate: access.Rate{PerSecond: c.IDRate, Burst: c.IDBurst},
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
@@ -205,7 +215,8 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		ReadTimeout:        30 * time.Second,
 		WriteTimeout:       60 * time.Second,
 		IdleTimeout:        30 * time.Second,
-		MaxRequestBodySize: 1 << 20,
+		MaxRequestBodySize: edge.MaxRequestBody,
+		ErrorHandler:       edge.RequestError,
 		Logger:             slogPrinter{log},
 	}
 	if c.DebugListen != "" {

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -107,21 +108,29 @@ func prefixRange(ids []string) (lo, hi string, ok bool) {
 
 // CreateHighlights records the request id first: a concurrent retry with the
 // same id waits on that row's unique index until this transaction ends, and
-// then finds the stored answer. The upsert touches only verses whose colour
+// then finds the stored answer (or, when the id came with a different
+// highlight, ErrRequestReused; rows written before fingerprints existed
+// replay as before). The upsert touches only verses whose colour
 // differs, so its row count is the number created or recoloured. Verses are
 // written in the caller's (index) order, so two overlapping ranges lock
 // rows in the same order and cannot deadlock each other.
 func (db *DB) CreateHighlights(ctx context.Context, req dynamic.HighlightRequest, answer func(changed int) dynamic.Answer) (dynamic.Answer, error) {
 	var out dynamic.Answer
 	err := db.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO highlight_requests (user_id, request_id, status, body)
-			VALUES ($1::uuid, $2::uuid, 0, '') ON CONFLICT DO NOTHING`, req.UserID, req.RequestID)
+		fp := req.Fingerprint()
+		tag, err := tx.Exec(ctx, `INSERT INTO highlight_requests (user_id, request_id, status, body, fingerprint)
+			VALUES ($1::uuid, $2::uuid, 0, '', $3) ON CONFLICT DO NOTHING`, req.UserID, req.RequestID, fp)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return tx.QueryRow(ctx, `SELECT status, body FROM highlight_requests
-				WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID).Scan(&out.Status, &out.Body)
+			var seen []byte
+			err := tx.QueryRow(ctx, `SELECT status, body, fingerprint FROM highlight_requests
+				WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID).Scan(&out.Status, &out.Body, &seen)
+			if err == nil && seen != nil && !bytes.Equal(seen, fp) {
+				err = dynamic.ErrRequestReused
+			}
+			return err
 		}
 		tag, err = tx.Exec(ctx, `INSERT INTO highlights AS h (user_id, bible_id, passage_id, color)
 			SELECT $1::uuid, $2, v.passage_id, $4 FROM unnest($3::text[]) WITH ORDINALITY AS v(passage_id, n) ORDER BY v.n

@@ -8,7 +8,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,6 +122,9 @@ func translate(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, dynamic.ErrNotFound)
 	}
+	if unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", what, dynamic.ErrUnavailable, err)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -132,6 +137,27 @@ func translate(err error, what string) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// unavailable reports an error that says the server cannot be reached or
+// is not serving right now, rather than anything about the request: no
+// connection (refused, reset, timed out), a connection lost mid-query, or
+// the server shutting down, crashed or starting up (SQLSTATE class 08,
+// 57P01-57P03, 53300 too many connections). The pool reconnects on its
+// own once the server is back.
+func unavailable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "57P01", "57P02", "57P03", "53300":
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // retryable reports a transaction that lost a race and may simply be run

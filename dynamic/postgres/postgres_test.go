@@ -181,9 +181,7 @@ func TestHighlightRetryReturnsFirstAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A retry with another colour still gets the first answer and
-	// changes nothing.
-	req.Color = "000000"
+	// A retry gets the first answer and changes nothing.
 	again, err := db.CreateHighlights(ctx, req, answer)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +191,12 @@ func TestHighlightRetryReturnsFirstAnswer(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("answer computed %d times, want 1", calls)
+	}
+	// The same id with another colour is not a retry: refused, and
+	// nothing changes either.
+	req.Color = "000000"
+	if _, err := db.CreateHighlights(ctx, req, answer); !errors.Is(err, dynamic.ErrRequestReused) {
+		t.Errorf("reused request id: %v, want ErrRequestReused", err)
 	}
 	hs, _ := db.Highlights(ctx, user, 9001, []string{"JHN.3.16"})
 	if len(hs) != 1 || hs[0].Color != "aabbcc" {

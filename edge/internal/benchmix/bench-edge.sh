@@ -106,7 +106,8 @@ wait_up() { # url [status]: until the URL answers (with status, when given)
 }
 
 GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" \
-	--access-cache "$dir/access-cache.json" --listen "127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
+	--access-cache "$dir/access-cache.json" --listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
+	--no-access-log 2>"$dir/edge.log" &
 pids+=($!)
 "${srv_pin[@]}" nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' 2>"$dir/nginx.log" &
 pids+=($!)

@@ -77,10 +77,10 @@ trap cleanup EXIT INT TERM
 # The edge as deployed, and a second one whose answer cache keeps nothing
 # (every query computed: what the long tail of rare queries costs).
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache.json" \
-	--listen "127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
+	--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
 pids+=($!)
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache-cold.json" \
-	--listen "127.0.0.1:$COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-cold.log" &
+	--listen "127.0.0.1:$COLD_PORT" --public-url "http://127.0.0.1:$COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-cold.log" &
 pids+=($!)
 for port in "$EDGE_PORT" "$COLD_PORT"; do
 	for _ in $(seq 100); do

@@ -1,0 +1,79 @@
+package edge
+
+import (
+	"bytes"
+	"hash/maphash"
+	"net/netip"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+)
+
+// DefaultIDOnlyRate is the allowance of requests that name their app only
+// by its public id (x-svc-app-id on the data-exchange routes), per client
+// address: a browser's consent flow takes two or three requests.
+var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
+
+// idOnlyBuckets is how many limiters the id-only allowance is spread over.
+const idOnlyBuckets = 4096
+
+// addrLimiters is the id-only allowance. The public id is no secret (the
+// app's page and every browser URL of the flow show it), so requests that
+// carry nothing else must not spend the allowance of the app's keys, or
+// anyone could put an app's real users into 429. They are counted per
+// client address instead (an IPv6 client per /64, what one subscriber
+// gets) in a fixed array of limiters chosen by a keyed hash: memory is
+// bounded whatever addresses an attacker sprays, and two clients share a
+// limiter only when their addresses collide. Keyed requests never come
+// here.
+type addrLimiters struct {
+	seed maphash.Seed
+	lims [idOnlyBuckets]limiter
+}
+
+func newAddrLimiters(r access.Rate) *addrLimiters {
+	a := &addrLimiters{seed: maphash.MakeSeed()}
+	for i := range a.lims {
+		a.lims[i].setRate(r)
+	}
+	return a
+}
+
+func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
+	}
+	b := ip.As16()
+	return &a.lims[maphash.Bytes(a.seed, b[:])%idOnlyBuckets]
+}
+
+// clientAddr is the address a request came from: the peer, or for a
+// trusted proxy the last address it appended to X-Forwarded-For.
+func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
+	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
+	if !s.trustedPeer(ctx) {
+		return peer
+	}
+	xff := ctx.Request.Header.Peek(access.HeaderForwardedFor)
+	if i := bytes.LastIndexByte(xff, ','); i >= 0 {
+		xff = xff[i+1:]
+	}
+	if ip, err := netip.ParseAddr(string(bytes.TrimSpace(xff))); err == nil {
+		return ip
+	}
+	return peer
+}
+
+// admitByID admits a request that names app only by its public id: 412
+// for an archived app, then the client address's id-only allowance (429,
+// with the same headers as a key's).
+func (s *Server) admitByID(ctx *fasthttp.RequestCtx, app *appEntry) bool {
+	if app.archived {
+		answer(ctx, failNotPermitted, "The app is archived.")
+		return false
+	}
+	return s.rateLimit(ctx, s.idOnly.forAddr(s.clientAddr(ctx)),
+		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n")
+}
