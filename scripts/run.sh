@@ -36,6 +36,9 @@ cleanup() {
 	trap - INT TERM EXIT
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	# PostgreSQL is shared with tests and later runs (scripts/db.sh), so
+	# it is left running; say so rather than leave it unnoticed.
+	echo "Stopped the edge and dynamic. PostgreSQL keeps running for the next run and the tests; stop it with: make db-stop" >&2
 }
 trap cleanup INT TERM EXIT
 
@@ -80,6 +83,12 @@ done
 curl -fsS -o /dev/null "$base/readyz" || { echo "the edge is not ready; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
 
 jq -n --arg base "$base" --slurpfile k fixtures/demo-keys.json '$k[0] + {base_url: $base}' >"$RUN/demo.json"
+# A passage of the content being served, for the "Try:" line: the first
+# chapter of the lowest-numbered Bible (CONTENT may hold other Bibles than
+# the fixtures).
+try_bible=$(find "$CONTENT/bibles" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | sort -n | head -1 || true)
+try_passage=$(curl -fsS -H "X-SVC-App-Key: $(jq -r .app_key "$RUN/demo.json")" "$base/v1/bibles/$try_bible/index" 2>/dev/null |
+	jq -r '.books[0].chapters[0].passage_id // empty' 2>/dev/null || true)
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" --demo-json "$RUN/demo.json" >/dev/null
 
 cat <<MSG
@@ -89,7 +98,8 @@ Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
   Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
   Everything for scripts: $RUN/demo.json
-  Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/9001/passages/JHN.3.16-18?format=html'
-Press Ctrl-C to stop. A service that dies is restarted (see its log).
+  Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/$try_bible/passages/${try_passage:-GEN.1}?format=html'
+Press Ctrl-C to stop the edge and dynamic (a service that dies is restarted; see its log).
+PostgreSQL keeps running after Ctrl-C (make db-stop stops it).
 MSG
 wait

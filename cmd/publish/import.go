@@ -13,10 +13,10 @@ import (
 
 type importCmd struct {
 	Content               string `help:"Content directory." default:"content" env:"CONTENT" type:"path"`
-	ID                    int32  `name:"id" help:"Bible id (a DBL bundle without one gets the id of its earlier import, or the next free id)."`
-	Language              string `help:"BCP 47 language tag of the text."`
-	Abbreviation          string `help:"Abbreviation."`
-	Title                 string `help:"English title."`
+	ID                    int32  `name:"id" help:"Bible id. Required, except for a DBL bundle (its earlier import's id, or the next free one)."`
+	Language              string `help:"BCP 47 language tag of the text. Required unless --metadata, a DBL bundle or an earlier import of this Bible gives it."`
+	Abbreviation          string `help:"Abbreviation. Required unless --metadata, a DBL bundle or an earlier import of this Bible gives it."`
+	Title                 string `help:"English title. Required unless --metadata, a DBL bundle or an earlier import of this Bible gives it."`
 	LocalizedTitle        string `help:"Title in the Bible's language."`
 	LocalizedAbbreviation string `help:"Abbreviation in the Bible's language."`
 	License               int    `help:"Licence id (content/licenses/<id>.json; see publish licenses add)."`
