@@ -243,7 +243,7 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
 	}
-	go s.srv.Serve(ln)
+	go s.srv.Serve(access.LingerListener{Listener: ln})
 	return nil
 }
 
@@ -255,6 +255,9 @@ func requestError(ctx *fasthttp.RequestCtx, err error) {
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		message(ctx, fasthttp.StatusRequestEntityTooLarge, access.MsgTooLarge)
+		// The client may still be sending the body: read it before the
+		// close, so that it sees the 413 rather than a reset.
+		access.LingerOnClose(ctx.Conn())
 	case errors.As(err, &small):
 		message(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.")
 	default:

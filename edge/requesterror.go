@@ -3,9 +3,7 @@ package edge
 import (
 	"crypto/tls"
 	"errors"
-	"io"
 	"net"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -50,20 +48,6 @@ func lingerOnClose(c net.Conn) {
 	}
 }
 
-// Bounds of a lingering close: a client sending more, or more slowly, is
-// cut off as before.
-const (
-	lingerBytes = 16 << 20
-	lingerTime  = 2 * time.Second
-)
-
-// closeLingering closes the write side, reads and drops what the client
-// still sends (up to lingerBytes, for up to lingerTime), then closes.
-func (c *coarseConn) closeLingering() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
-	c.Conn.SetReadDeadline(time.Now().Add(lingerTime))
-	io.Copy(io.Discard, io.LimitReader(c.Conn, lingerBytes))
-	return c.Conn.Close()
-}
+// closeLingering closes the connection after reading what the client
+// still sends (access.CloseLingering).
+func (c *coarseConn) closeLingering() error { return access.CloseLingering(c.Conn) }

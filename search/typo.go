@@ -100,7 +100,7 @@ func (x *Index) Candidates(word string, n int) []string {
 				continue
 			}
 			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
-			if dist := osa(a, b, d, row); dist <= d {
+			if dist := Distance(a, b, d, false, row); dist <= d {
 				score := math.Log(float64(x.count[w]))
 				if dist == 1 && likelySlip(a, b) {
 					score += math.Log(alphabetSize)
@@ -149,11 +149,15 @@ func likelySlip(typo, word []rune) bool {
 	return false
 }
 
-// osa is the optimal string alignment distance of a and b, or max+1 as
-// soon as it must exceed max. rows are three scratch rows of at least
-// len(b)+1 cells.
-func osa(a, b []rune, limit int, rows [][]int) int {
-	if abs(len(a)-len(b)) > limit {
+// Distance is the optimal string alignment distance of a and b
+// (insertions, deletions, substitutions and transpositions of adjacent
+// runes), or limit+1 as soon as it must exceed limit. With prefix, it is
+// the distance between a and the closest prefix of b ("forgivn" is one
+// edit from a prefix of "forgiveness"). rows are three scratch rows of at
+// least len(b)+1 cells. Verse search's typo correction and topic search
+// both use it.
+func Distance(a, b []rune, limit int, prefix bool, rows [][]int) int {
+	if !prefix && abs(len(a)-len(b)) > limit {
 		return limit + 1
 	}
 	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
@@ -180,7 +184,13 @@ func osa(a, b []rune, limit int, rows [][]int) int {
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}
-	return prev[len(b)]
+	d := prev[len(b)]
+	if prefix {
+		for _, v := range prev {
+			d = min(d, v)
+		}
+	}
+	return min(d, limit+1)
 }
 
 func abs(n int) int {

@@ -1,5 +1,7 @@
 package topic
 
+import "github.com/bibleplatform/platform/search"
+
 // maxEdits is the typo tolerance for a query word of n runes: none for
 // short words (every correction of "lo" is another real word), one edit
 // from four runes, two from eight.
@@ -29,47 +31,7 @@ func distance(a, b []rune, k int, prefix bool) int {
 	if len(b) > MaxWordRunes {
 		b = b[:MaxWordRunes]
 	}
-	if !prefix && abs(len(a)-len(b)) > k {
-		return k + 1
-	}
 	// Three rows of the (len(a)+1) × (len(b)+1) table, on the stack.
 	var r0, r1, r2 [MaxWordRunes + 1]int
-	prev2, prev, cur := r0[:len(b)+1], r1[:len(b)+1], r2[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d = min(d, prev2[j-2]+1)
-			}
-			cur[j] = d
-			rowMin = min(rowMin, d)
-		}
-		if rowMin > k {
-			return k + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	d := prev[len(b)]
-	if prefix {
-		for _, v := range prev {
-			d = min(d, v)
-		}
-	}
-	return min(d, k+1)
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
+	return search.Distance(a, b, k, prefix, [][]int{r0[:], r1[:], r2[:]})
 }
