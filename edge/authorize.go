@@ -98,3 +98,25 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal strin
 	}
 	return true
 }
+
+// admitGET runs the checks a GET route group (catalogue, search) starts
+// with, in the edge's order (docs/edge.md): a path of unknown shape under
+// the group is 404, a method other than GET or HEAD 405, and an edge
+// without a build or an access snapshot yet answers "starting". ok is
+// false when it has answered.
+func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*accessTable, *site, bool) {
+	if !known {
+		notFound(ctx)
+		return nil, nil, false
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		methodNotAllowed(ctx, "GET, HEAD")
+		return nil, nil, false
+	}
+	t, st := s.access.Load(), s.site.Load()
+	if t == nil || st == nil {
+		starting(ctx)
+		return nil, nil, false
+	}
+	return t, st, true
+}

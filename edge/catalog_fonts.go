@@ -81,11 +81,32 @@ func (f *fontItem) resource(base string) fontJSON {
 	return out
 }
 
+// answerBase is publicBase for an answer that names URLs: a Host header
+// that is not a host name is answered 400 here.
+func (s *Server) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+	if base, private, ok = s.publicBase(ctx); !ok {
+		answer(ctx, failUnacceptable, "The Host header is not a host name.")
+	}
+	return base, private, ok
+}
+
+// fontWithBase is the font a path names and the base of its URLs; f is
+// nil when it has answered (404, 422, or 400 for the Host header).
+func (s *Server) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
+	if f = s.fontByPath(ctx, c, id); f == nil {
+		return nil, "", false
+	}
+	base, private, ok := s.answerBase(ctx)
+	if !ok {
+		return nil, "", false
+	}
+	return f, base, private
+}
+
 // fontsCollection is GET /v1/fonts, by id.
 func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
-	base, private, ok := s.publicBase(ctx)
+	base, private, ok := s.answerBase(ctx)
 	if !ok {
-		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	list := make([]fontJSON, len(c.fonts))
@@ -117,13 +138,8 @@ func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fo
 
 // font is GET /v1/fonts/{id}.
 func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
-	f := s.fontByPath(ctx, c, id)
+	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
-		return
-	}
-	base, private, ok := s.publicBase(ctx)
-	if !ok {
-		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	body, err := json.Marshal(f.resource(base))
@@ -138,13 +154,8 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 // variant with its woff2 file, font-display: swap so that text shows in a
 // fallback font while the file loads.
 func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
-	f := s.fontByPath(ctx, c, id)
+	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
-		return
-	}
-	base, private, ok := s.publicBase(ctx)
-	if !ok {
-		answer(ctx, failUnacceptable, "The Host header is not a host name.")
 		return
 	}
 	var b strings.Builder

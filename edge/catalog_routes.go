@@ -112,18 +112,8 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 	if !ok {
 		return false
 	}
-	if r == catNone {
-		notFound(ctx)
-		return true
-	}
-	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
-		return true
-	}
-	t := s.access.Load()
-	st := s.site.Load()
-	if t == nil || st == nil {
-		starting(ctx)
+	t, st, ok := s.admitGET(ctx, r != catNone)
+	if !ok {
 		return true
 	}
 	if r == catFontFile {

@@ -57,18 +57,8 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 	if !ok {
 		return false
 	}
-	if op == opNone {
-		notFound(ctx)
-		return true
-	}
-	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
-		return true
-	}
-	t := s.access.Load()
-	st := s.site.Load()
-	if t == nil || st == nil {
-		starting(ctx)
+	t, st, ok := s.admitGET(ctx, op != opNone)
+	if !ok {
 		return true
 	}
 	app := s.authorize(ctx, t, keyHeader)
