@@ -170,28 +170,8 @@ func TestSavedBuildDamagedIsIgnored(t *testing.T) {
 // rest without a restart.
 func TestRestartDuringStoreOutage(t *testing.T) {
 	shared, build := sharedStore(t)
-	root := filepath.Join(t.TempDir(), "store")
-	if err := os.CopyFS(root, os.DirFS(shared.Root())); err != nil {
-		t.Fatal(err)
-	}
-	store, err := publish.OpenDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := t.TempDir()
-	start := func() (*testEdge, error) {
-		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.SetAccess(testSnapshot()); err != nil {
-			t.Fatal(err)
-		}
-		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
-		err = w.Check(context.Background())
-		e := &testEdge{srv: srv, store: store, build: build, client: newTestEdgeClient(t, srv)}
-		return e, err
-	}
+	store, start := restartableEdges(t, shared, build)
+	root := store.Root()
 	const cached, uncached = "/v1/bibles/9001/passages/JHN.3.16", "/v1/bibles/9001/passages/JHN.4.1"
 	first, err := start()
 	if err != nil {
@@ -257,5 +237,33 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 		if resp, body := second.do(t, "GET", path, demo); resp.StatusCode != 200 {
 			t.Errorf("store back: GET %s = %d %.200s; want 200", path, resp.StatusCode, body)
 		}
+	}
+}
+
+// restartableEdges copies src into a store of the test's own (so that the
+// test may break it) and returns it with start, which starts a new edge on
+// it sharing one disk cache with every edge start made before, and returns
+// what its first check for the current build said.
+func restartableEdges(t *testing.T, src *publish.Dir, build string) (*publish.Dir, func() (*testEdge, error)) {
+	root := filepath.Join(t.TempDir(), "store")
+	if err := os.CopyFS(root, os.DirFS(src.Root())); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	return store, func() (*testEdge, error) {
+		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.SetAccess(testSnapshot()); err != nil {
+			t.Fatal(err)
+		}
+		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
+		err = w.Check(context.Background())
+		return &testEdge{srv: srv, store: store, build: build, client: newTestEdgeClient(t, srv)}, err
 	}
 }

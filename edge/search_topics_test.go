@@ -1,17 +1,13 @@
 package edge
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bibleplatform/platform/publish"
 )
 
 // The search tests serve the committed fixtures, whose topics files
@@ -201,27 +197,8 @@ func FuzzSearchRange(f *testing.F) {
 // unreachable answers topic searches and suggestions from its disk cache,
 // where the first edge's background load put them.
 func TestTopicsDuringStoreOutage(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "store")
-	if err := os.CopyFS(root, os.DirFS(catalogStore(t).Root())); err != nil {
-		t.Fatal(err)
-	}
-	store, err := publish.OpenDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := t.TempDir()
-	start := func() (*testEdge, error) {
-		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.SetAccess(testSnapshot()); err != nil {
-			t.Fatal(err)
-		}
-		w := &BuildWatcher{Store: store, Server: srv, Log: srv.log}
-		err = w.Check(context.Background())
-		return &testEdge{srv: srv, store: store, client: newTestEdgeClient(t, srv)}, err
-	}
+	store, start := restartableEdges(t, catalogStore(t), "")
+	root := store.Root()
 	first, err := start()
 	if err != nil {
 		t.Fatal(err)
