@@ -110,11 +110,11 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	if err != nil && !publish.IsNotExist(err) {
 		return b.rep, fmt.Errorf("build: read current build: %w", err)
 	}
-	b.prevKeys = map[string]publish.PackRef{}
+	b.prevKeys = map[string]*publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
 	b.prevSearch = map[string]publish.SearchEntry{}
 	if prev != nil {
-		prev.Packs(func(r publish.PackRef) { b.prevKeys[r.Key] = r })
+		prev.Packs(func(r *publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
 			if be.Search != nil {
 				b.prevSearch[be.Search.Source] = *be.Search
@@ -186,10 +186,12 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 }
 
 type builder struct {
-	opt       Options
-	enc       *publish.Encoder
-	now       time.Time
-	prevKeys  map[string]publish.PackRef
+	opt Options
+	enc *publish.Encoder
+	now time.Time
+	// prevKeys are the previous build's packs by key, pointing into its
+	// manifest: a catalogue's manifest names tens of thousands of packs.
+	prevKeys  map[string]*publish.PackRef
 	prevBooks map[string]publish.BookEntry
 	mu        sync.Mutex // guards rep, langs and progress calls
 	rep       *Report
@@ -210,6 +212,11 @@ type bibleJob struct {
 	left  atomic.Int32 // books not finished
 	fail  atomic.Bool  // a book failed: no Bible pack
 	slot  *publish.BibleEntry
+	// words are the verse words of the books done, with counts: each
+	// book's are added as it finishes (addWords), one map per Bible
+	// rather than one per book until the Bible's pack.
+	mu    sync.Mutex
+	words map[string]int
 }
 
 type bookJob struct {
@@ -220,7 +227,7 @@ type bookJob struct {
 	entry *publish.BookEntry
 	index bible.Book
 	texts [][]string     // verse texts when rendered in this build (search.go)
-	words map[string]int // verse words as written, with counts (topics.go)
+	words map[string]int // verse words as written, with counts, until added to the Bible's (addWords)
 	err   error          // the book's source cannot be rendered (see Report.Broken)
 }
 
@@ -268,6 +275,8 @@ func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
 				} else if err != nil {
 					fail(err)
 					bj.fail.Store(true)
+				} else {
+					bj.addWords(j)
 				}
 				if bj.left.Add(-1) == 0 && !bj.fail.Load() && ctx.Err() == nil {
 					if err := b.biblePack(ctx, bj); err != nil {
@@ -390,8 +399,31 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if e.Pack, err = b.put(ctx, w, fmt.Sprintf("Bible %s, %s", j.bible.label, book.ID)); err != nil {
 		return err
 	}
-	j.entry, j.index, j.texts, j.words = e, rb.Index, texts, words
+	j.entry, j.index, j.texts, j.words = e, detached(rb.Index), texts, words
 	return nil
+}
+
+// detached is a copy of a rendered book's index whose strings are its
+// own. The renderer's ids and titles are slices of the book's source, and
+// the index is held until the Bible's pack is written (biblePack): kept as
+// rendered, it would keep every book's whole source in memory until then.
+func detached(b bible.Book) bible.Book {
+	b.ID = bible.BookID(strings.Clone(string(b.ID)))
+	b.Title, b.FullTitle, b.Abbreviation = strings.Clone(b.Title), strings.Clone(b.FullTitle), strings.Clone(b.Abbreviation)
+	chapters := make([]bible.Chapter, len(b.Chapters))
+	for i, c := range b.Chapters {
+		verses := make([]bible.Verse, len(c.Verses))
+		for k, v := range c.Verses {
+			verses[k] = bible.Verse{ID: strings.Clone(v.ID), PassageID: strings.Clone(v.PassageID), Title: strings.Clone(v.Title)}
+		}
+		chapters[i] = bible.Chapter{ID: strings.Clone(c.ID), PassageID: strings.Clone(c.PassageID), Title: strings.Clone(c.Title), Verses: verses}
+	}
+	b.Chapters = chapters
+	if b.Intro != nil {
+		in := bible.Intro{ID: strings.Clone(b.Intro.ID), PassageID: strings.Clone(b.Intro.PassageID), Title: strings.Clone(b.Intro.Title)}
+		b.Intro = &in
+	}
+	return b
 }
 
 // readBook reads a published book's index, words and warnings.
@@ -511,9 +543,9 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	if be.Search, err = b.searchIndex(ctx, cb, books); err != nil {
 		return err
 	}
-	b.addLanguage(cb.Meta.LanguageTag, books)
+	b.addLanguage(cb.Meta.LanguageTag, bj)
 	*bj.slot = be
-	bj.books = nil
+	bj.books, bj.words = nil, nil
 	return nil
 }
 
@@ -527,7 +559,7 @@ func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (
 	key := w.Key()
 	if ref, ok := b.prevKeys[key]; ok {
 		b.count(func(r *Report) { r.Skipped++ })
-		return ref, nil
+		return *ref, nil
 	}
 	if n, err := b.opt.Store.Stat(ctx, key); err == nil {
 		// Written by an interrupted build: keep it.

@@ -337,8 +337,8 @@ func TestIncremental(t *testing.T) {
 	after, _, _ := publish.LoadCurrent(ctx, store)
 	var changedKeys []string
 	old := map[string]bool{}
-	before.Packs(func(r publish.PackRef) { old[r.Key] = true })
-	after.Packs(func(r publish.PackRef) {
+	before.Packs(func(r *publish.PackRef) { old[r.Key] = true })
+	after.Packs(func(r *publish.PackRef) {
 		if !old[r.Key] {
 			changedKeys = append(changedKeys, r.Key)
 		}

@@ -74,9 +74,24 @@ func newLangData() *langData {
 	return &langData{words: map[string]int{}, books: map[string]int{}}
 }
 
-// addLanguage adds a finished Bible's books to its language's data, so
-// that the books themselves can be let go (builds stream Bible by Bible).
-func (b *builder) addLanguage(tag string, books []*bookJob) {
+// addWords adds a finished book's words to its Bible's and lets the
+// book's own go.
+func (bj *bibleJob) addWords(j *bookJob) {
+	bj.mu.Lock()
+	defer bj.mu.Unlock()
+	if bj.words == nil {
+		bj.words = map[string]int{}
+	}
+	for w, n := range j.words {
+		bj.words[w] += n
+	}
+	j.words = nil
+}
+
+// addLanguage adds a finished Bible's words and book names to its
+// language's data, so that the Bible itself can be let go (builds stream
+// Bible by Bible).
+func (b *builder) addLanguage(tag string, bj *bibleJob) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.langs == nil {
@@ -87,10 +102,15 @@ func (b *builder) addLanguage(tag string, books []*bookJob) {
 		d = newLangData()
 		b.langs[tag] = d
 	}
-	for _, j := range books {
-		for w, n := range j.words {
-			d.words[w] += n
+	for w, n := range bj.words {
+		if _, ok := d.words[w]; !ok {
+			// A rendered book's words are slices of its verse texts: a
+			// copy, so that the language does not keep them to the end.
+			w = strings.Clone(w)
 		}
+		d.words[w] += n
+	}
+	for _, j := range bj.books {
 		if j.index.Title != "" {
 			d.books[j.index.Title]++
 		}

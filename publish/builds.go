@@ -80,7 +80,7 @@ func manifests(ctx context.Context, s Store) (map[string]*Manifest, string, erro
 
 func packSet(m *Manifest) map[string]PackRef {
 	set := map[string]PackRef{}
-	m.Packs(func(r PackRef) { set[r.Key] = r })
+	m.Packs(func(r *PackRef) { set[r.Key] = *r })
 	return set
 }
 
@@ -244,7 +244,7 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	}
 	sizes := map[string]int64{}
 	for _, m := range ms {
-		m.Packs(func(r PackRef) { sizes[r.Key] = r.Size })
+		m.Packs(func(r *PackRef) { sizes[r.Key] = r.Size })
 	}
 	for _, k := range doomed {
 		n, ok := sizes[k]

@@ -204,7 +204,7 @@ func whole(dir string, want ...string) error {
 	if err != nil {
 		return fmt.Errorf("build %s: %v", cur, err)
 	}
-	m.Packs(func(ref publish.PackRef) {
+	m.Packs(func(ref *publish.PackRef) {
 		data, gerr := s.Get(ctx, ref.Key)
 		if err == nil && (gerr != nil || contentKey(data) != ref.Key) {
 			err = fmt.Errorf("build %s: pack %s is broken (%d bytes, %v)", cur, ref.Key, len(data), gerr)

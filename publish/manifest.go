@@ -84,29 +84,29 @@ func (m *Manifest) Bible(id int32) *BibleEntry {
 	return nil
 }
 
-// Packs calls fn for every pack the manifest names.
-func (m *Manifest) Packs(fn func(PackRef)) {
+// Packs calls fn for every pack the manifest names. r points into m (a
+// copy for the packs of its maps), so that a caller can index a large
+// manifest's packs without copying each reference; fn must not change it.
+func (m *Manifest) Packs(fn func(r *PackRef)) {
 	if m.Site != nil {
-		fn(*m.Site)
+		fn(m.Site)
 	}
-	for _, f := range m.Files {
-		fn(f)
-	}
-	for _, f := range m.Topics {
-		fn(f)
-	}
-	for _, f := range m.Suggestions {
-		fn(f)
-	}
-	for _, b := range m.Bibles {
-		fn(b.Pack)
-		if b.Search != nil {
-			fn(b.Search.Pack)
+	for _, refs := range []map[string]PackRef{m.Files, m.Topics, m.Suggestions} {
+		for _, f := range refs {
+			fn(&f)
 		}
-		for _, k := range b.Books {
-			fn(k.Pack)
-			for _, c := range k.Chapters {
-				fn(c.Pack)
+	}
+	for i := range m.Bibles {
+		b := &m.Bibles[i]
+		fn(&b.Pack)
+		if b.Search != nil {
+			fn(&b.Search.Pack)
+		}
+		for k := range b.Books {
+			bk := &b.Books[k]
+			fn(&bk.Pack)
+			for c := range bk.Chapters {
+				fn(&bk.Chapters[c].Pack)
 			}
 		}
 	}

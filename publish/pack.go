@@ -280,10 +280,13 @@ func (w *PackWriter) Key() string {
 // same content always makes the same bytes. A body repeated within the pack
 // (a passage whose variants agree) is compressed and stored once; what is
 // remembered for that goes with the call, so a build's memory does not
-// grow with what it has written.
+// grow with what it has written. The bodies are copied once, into the
+// result: a pack in the making holds its entries, their encodings and the
+// pack, no other copy.
 func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	w.sort()
-	var bodies bytes.Buffer
+	var bodies [][]byte // in order, each stored once
+	var size int64
 	seen := make(map[[32]byte]Rep)
 	encoded := make(map[[32]byte][]Compressed)
 	put := func(encoding, etag string, data []byte) Rep {
@@ -292,8 +295,9 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 			r.Encoding, r.ETag = encoding, etag
 			return r
 		}
-		r := Rep{Encoding: encoding, Off: int64(bodies.Len()), Len: int64(len(data)), ETag: etag}
-		bodies.Write(data)
+		r := Rep{Encoding: encoding, Off: size, Len: int64(len(data)), ETag: etag}
+		bodies = append(bodies, data)
+		size += int64(len(data))
 		seen[sum] = r
 		return r
 	}
@@ -319,11 +323,14 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	if err != nil {
 		panic(err) // entries are plain strings and numbers
 	}
-	out := make([]byte, 0, PackHeaderPrefix+len(h)+bodies.Len())
+	out := make([]byte, 0, int64(PackHeaderPrefix+len(h))+size)
 	out = append(out, packMagic...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
 	out = append(out, h...)
-	return append(out, bodies.Bytes()...)
+	for _, b := range bodies {
+		out = append(out, b...)
+	}
+	return out
 }
 
 // Compressed is one encoded form of a body.
