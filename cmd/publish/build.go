@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +30,7 @@ func (c *buildCmd) Run(ctx context.Context) error {
 		return err
 	}
 	prevID, _ := st.Current(ctx)
+	setMemoryLimit(ctx, st, prevID, c.Workers)
 	// Uploads run in parallel with retries; the build's switch to the new
 	// build waits for all of them and is refused if any failed, so an
 	// interrupted publish leaves the previous build current.
@@ -54,6 +57,22 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	fmt.Println(summary(rep, up.Report(), c.Warnings))
 	fmt.Printf("search indexes: %d built in %s\n", rep.SearchBuilt, rep.Search.Round(time.Millisecond))
 	return brokenBibles(os.Stderr, rep)
+}
+
+// setMemoryLimit gives the Go runtime the build's memory budget
+// (build.MemoryBudget) as its soft limit, unless GOMEMLIMIT sets one.
+func setMemoryLimit(ctx context.Context, st publish.Store, prevID string, workers int) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var manifest int64
+	if prevID != "" {
+		manifest, _ = st.Stat(ctx, publish.ManifestKey(prevID))
+	}
+	debug.SetMemoryLimit(build.MemoryBudget(workers, manifest))
 }
 
 // summary is the build's one closing line. Objects are counted once: what
