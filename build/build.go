@@ -24,7 +24,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-4" // 3: \d titles before \v 1, verse numbers glued to text; 4: book packs carry their words
+const renderVersion = "render-5" // 3: \d titles before \v 1, verse numbers glued to text; 4: book packs carry their words; 5: the Bible's search pack does
 
 // MaxPackBytes caps what one pack may hold before compression (a chapter's
 // passages in every variant, a book's metadata, a Bible's index). The
@@ -212,9 +212,9 @@ type bibleJob struct {
 	left  atomic.Int32 // books not finished
 	fail  atomic.Bool  // a book failed: no Bible pack
 	slot  *publish.BibleEntry
-	// words are the verse words of the books done, with counts: each
-	// book's are added as it finishes (addWords), one map per Bible
-	// rather than one per book until the Bible's pack.
+	// words are the verse words of the Bible's books, with counts: a
+	// rendered book adds its own as it finishes (addWords), the others'
+	// come from the published chapters or search pack (searchIndex).
 	mu    sync.Mutex
 	words map[string]int
 }
@@ -227,7 +227,7 @@ type bookJob struct {
 	entry *publish.BookEntry
 	index bible.Book
 	texts [][]string     // verse texts when rendered in this build (search.go)
-	words map[string]int // verse words as written, with counts, until added to the Bible's (addWords)
+	words map[string]int // verse words as written, with counts, when rendered, until added to the Bible's (addWords)
 	err   error          // the book's source cannot be rendered (see Report.Broken)
 }
 
@@ -276,7 +276,8 @@ func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
 					fail(err)
 					bj.fail.Store(true)
 				} else {
-					bj.addWords(j)
+					bj.addWords(j.words)
+					j.words = nil
 				}
 				if bj.left.Add(-1) == 0 && !bj.fail.Load() && ctx.Err() == nil {
 					if err := b.biblePack(ctx, bj); err != nil {
@@ -333,8 +334,8 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	h.Write(src)
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevBooks[source]; ok {
-		if idx, words, warns, err := b.readBook(ctx, prev.Pack); err == nil {
-			j.entry, j.index, j.words = &prev, idx, words
+		if idx, warns, err := b.readBook(ctx, prev.Pack); err == nil {
+			j.entry, j.index = &prev, idx
 			b.count(func(r *Report) {
 				r.Reused++
 				r.Warnings = append(r.Warnings, warns...)
@@ -387,7 +388,6 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	words := wordsOf(texts)
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBook, publish.JSON, mustJSON(book))
-	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(words))
 	w.Add(publish.NameChapters, publish.JSON, mustJSON(dataOf(book.Chapters)))
 	if book.Intro != nil {
 		ref := bible.Ref{Book: book.ID, Chapter: bible.IntroChapter}
@@ -426,29 +426,25 @@ func detached(b bible.Book) bible.Book {
 	return b
 }
 
-// readBook reads a published book's index, words and warnings.
-func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book, map[string]int, []error, error) {
+// readBook reads a published book's index and warnings.
+func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book, []error, error) {
 	var book bible.Book
-	var words map[string]int
 	p, err := publish.LoadPack(ctx, b.opt.Store, ref)
 	if err != nil {
-		return book, nil, nil, err
+		return book, nil, err
 	}
 	if err := p.Decode(publish.NameBook, &book); err != nil {
-		return book, nil, nil, err
+		return book, nil, err
 	}
 	var ws []string
 	if err := p.Decode(publish.NameWarnings, &ws); err != nil && !errors.Is(err, publish.ErrNoEntry) {
-		return book, nil, nil, err
+		return book, nil, err
 	}
 	var warns []error
 	for _, w := range ws {
 		warns = append(warns, errors.New(w))
 	}
-	if err := p.Decode(publish.NameWords, &words); err != nil {
-		return book, nil, nil, err
-	}
-	return book, words, warns, nil
+	return book, warns, nil
 }
 
 // chapterPack holds everything of one chapter: the chapter and verse
@@ -540,7 +536,7 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	if be.Pack, err = b.put(ctx, w, "Bible "+bj.label); err != nil {
 		return err
 	}
-	if be.Search, err = b.searchIndex(ctx, cb, books); err != nil {
+	if be.Search, err = b.searchIndex(ctx, bj); err != nil {
 		return err
 	}
 	b.addLanguage(cb.Meta.LanguageTag, bj)

@@ -36,20 +36,34 @@ func segmentTexts(chapters [][][]bible.Segment) [][]string {
 	return out
 }
 
-// searchIndex publishes a Bible's search index. The index depends on the
-// Bible's books alone, so it is reused whole when no book's source changed;
-// otherwise the books that were not rendered in this build give their
-// text back from their published chapter packs.
-func (b *builder) searchIndex(ctx context.Context, cb *ContentBible, books []*bookJob) (*publish.SearchEntry, error) {
+// searchPackLayout changes with what a Bible's search pack holds besides
+// the index, so that an older pack is not reused.
+const searchPackLayout = "words-1" // the Bible's words (publish.NameWords)
+
+// searchIndex publishes a Bible's search pack: its search index, and its
+// verse words with their counts (what its language's suggestions are made
+// of, languagePacks), which change with the same verses. Both depend on
+// the Bible's books alone, so the pack is reused whole when no book's
+// source changed, the words read back from it; otherwise the books that
+// were not rendered in this build give their text back from their
+// published chapter packs. A one-verse change so writes the chapter, the
+// search pack and the manifest, not the book's pack as well.
+func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.SearchEntry, error) {
+	cb, books := bj.bible, bj.books
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", search.Version, cb.Meta.LanguageTag)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", search.Version, searchPackLayout, cb.Meta.LanguageTag)
 	for _, j := range books {
 		fmt.Fprintf(h, "%s\x00", j.entry.Source)
 	}
 	source := hex.EncodeToString(h.Sum(nil)[:16])
 	if prev, ok := b.prevSearch[source]; ok {
-		b.count(func(r *Report) { r.Skipped++ })
-		return &prev, nil
+		if words, err := b.publishedWords(ctx, prev.Pack); err == nil {
+			// Every book's words, whether rendered again or not.
+			bj.words = words
+			b.count(func(r *Report) { r.Skipped++ })
+			return &prev, nil
+		}
+		// The previous pack is unreadable: build it afresh.
 	}
 	start := time.Now()
 	in := make([]search.Verses, len(books))
@@ -60,17 +74,55 @@ func (b *builder) searchIndex(ctx context.Context, cb *ContentBible, books []*bo
 			if texts, err = b.publishedTexts(ctx, j.entry); err != nil {
 				return nil, fmt.Errorf("build: search index of %d: %s: %w", cb.Meta.ID, j.id, err)
 			}
+			bj.addWords(wordsOf(texts))
 		}
 		in[i] = search.Verses{Book: j.index, Texts: texts}
 	}
+	if bj.words == nil {
+		bj.words = map[string]int{}
+	}
 	w := publish.NewPackWriter()
 	w.AddRaw(publish.NameSearch, "application/octet-stream", search.Build(cb.Meta.LanguageTag, in).Encode())
+	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(bj.words))
 	ref, err := b.put(ctx, w, fmt.Sprintf("the search index of Bible %d", cb.Meta.ID))
 	b.count(func(r *Report) { r.SearchBuilt++; r.Search += time.Since(start) })
 	if err != nil {
 		return nil, err
 	}
 	return &publish.SearchEntry{Source: source, Pack: ref}, nil
+}
+
+// publishedWords reads a Bible's words from its published search pack,
+// by range: the index beside them is of no use here.
+func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
+	st := b.opt.Store
+	head, err := st.GetRange(ctx, ref.Key, 0, min(ref.Size, 4096))
+	if err != nil {
+		return nil, err
+	}
+	n, err := publish.PackHeaderLen(head)
+	if err != nil {
+		return nil, err
+	}
+	if end := int64(publish.PackHeaderPrefix) + n; end > int64(len(head)) && end <= ref.Size {
+		if head, err = st.GetRange(ctx, ref.Key, 0, end); err != nil {
+			return nil, err
+		}
+	}
+	p, err := publish.DecodePackHeaderOf(head, ref.Size)
+	if err != nil {
+		return nil, err
+	}
+	e := p.Entry(publish.NameWords)
+	if e == nil || len(e.Reps) == 0 {
+		return nil, fmt.Errorf("search pack %s without words", ref.Key)
+	}
+	body, err := st.GetRange(ctx, ref.Key, p.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
+	if err != nil {
+		return nil, err
+	}
+	words := map[string]int{}
+	return words, publish.DecodeEntry(publish.NameWords, body, &words)
 }
 
 // publishedTexts reads a reused book's verse texts from its chapter packs.

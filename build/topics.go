@@ -74,18 +74,16 @@ func newLangData() *langData {
 	return &langData{words: map[string]int{}, books: map[string]int{}}
 }
 
-// addWords adds a finished book's words to its Bible's and lets the
-// book's own go.
-func (bj *bibleJob) addWords(j *bookJob) {
+// addWords adds a finished book's words to its Bible's.
+func (bj *bibleJob) addWords(words map[string]int) {
 	bj.mu.Lock()
 	defer bj.mu.Unlock()
 	if bj.words == nil {
 		bj.words = map[string]int{}
 	}
-	for w, n := range j.words {
+	for w, n := range words {
 		bj.words[w] += n
 	}
-	j.words = nil
 }
 
 // addLanguage adds a finished Bible's words and book names to its

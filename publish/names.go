@@ -31,12 +31,14 @@ const (
 	// array of strings, so that a build that reuses the book without
 	// rendering it still reports them. Internal: never served.
 	NameWarnings = "warnings"
-	// NameSearch is the only entry of a Bible's search pack: the index
-	// object search.Decode reads. Internal: never served as is.
+	// NameSearch is the index entry of a Bible's search pack: the object
+	// search.Decode reads. Internal: never served as is.
 	NameSearch = "search"
-	// NameWords is the book's verse words as written, with their counts
-	// ({"love": 310, …}): what a build derives a language's suggestion
-	// vocabulary from without rendering unchanged books again. Internal.
+	// NameWords is the other entry of a Bible's search pack: its verse
+	// words as written, with their counts ({"love": 310, …}), what a
+	// build derives a language's suggestion vocabulary from without
+	// rendering unchanged Bibles again. Internal. (Book packs of builds
+	// before render-5 hold their book's.)
 	NameWords = "words"
 )
 
