@@ -13,7 +13,7 @@ type lru[V any] struct {
 	items      map[string]*lruNode[V]
 	head, tail *lruNode[V] // head is the most recently used
 	clock      uint64      // counts moves to the front
-	hits, miss counter
+	hits, miss hotCounter
 }
 
 type lruNode[V any] struct {

@@ -167,7 +167,7 @@ func New(cfg Config) (*Server, error) {
 		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
 	}
 	s.metrics.started = time.Now()
-	s.latency = newLatency("edge")
+	s.latency = newLatency("edge", &s.metrics.requestStats)
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
 	s.packs.wholeMax = cfg.WholePackMax
 	if s.packs.wholeMax == 0 {
@@ -236,10 +236,8 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	if !ctx.Response.SkipBody && !ctx.IsHead() {
 		sent = len(ctx.Response.Body())
 	}
-	s.metrics.requests[class][statusIndex(status)].inc()
-	s.metrics.bytes[class].Add(uint64(sent))
 	d := time.Since(start)
-	s.latency.observe(class, status, d.Seconds())
+	s.metrics.record(class, status, sent, int64(d))
 	if s.cfg.AccessLog != nil {
 		s.logRequest(ctx, class, status, sent, d)
 	}

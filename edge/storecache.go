@@ -40,11 +40,11 @@ const (
 
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
-	memory counter // a decoded pack, or an entry already read by range, in memory
-	disk   counter // a whole pack read from the disk cache
-	store  counter // a whole pack fetched from the store
-	header counter // a pack header fetched by ranged read
-	ranged counter // an entry fetched by ranged read
+	memory hotCounter // a decoded pack, or an entry already read by range, in memory
+	disk   counter    // a whole pack read from the disk cache
+	store  counter    // a whole pack fetched from the store
+	header counter    // a pack header fetched by ranged read
+	ranged counter    // an entry fetched by ranged read
 }
 
 // partialPack is the state of a pack known only by its header: the entries
