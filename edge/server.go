@@ -412,6 +412,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 		return
 	}
 	var ref publish.PackRef
+	var slot *packSlot
 	var name string
 	switch rt.kind {
 	case routeBible, routeIndex, routeBooks:
@@ -458,7 +459,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
-		ref = ch.Pack
+		ref, slot = ch.Pack, &ch.pack
 		switch rt.kind {
 		case routeChapter:
 			name = publish.NameChapter
@@ -470,18 +471,19 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
+			s.serveEntry(ctx, slot, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, ref, append(nb[:0], name...), false, "Not found.")
+	s.serveEntry(ctx, slot, ref, append(nb[:0], name...), false, "Not found.")
 }
 
 // serveEntry serves one entry of one pack; name is built by the caller in
-// a stack buffer so that the lookup does not allocate.
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, ref publish.PackRef, name []byte, private bool, missing string) {
-	res, err := s.packs.entry(ctx, ref, name)
+// a stack buffer so that the lookup does not allocate. slot, when not nil,
+// is where the pack is kept for its next requests (a chapter's).
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref publish.PackRef, name []byte, private bool, missing string) {
+	res, err := s.packs.entry(ctx, slot, ref, name)
 	if err != nil {
 		s.fail(ctx, failUnavailable, "cannot load pack", err)
 		return
@@ -578,6 +580,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		return
 	}
 	var ref publish.PackRef
+	var slot *packSlot
 	verse := r.Verse
 	if intro {
 		ref = bk.entry.Pack
@@ -588,10 +591,10 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
-		ref = ch.Pack
+		ref, slot = ch.Pack, &ch.pack
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service
