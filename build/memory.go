@@ -2,23 +2,25 @@ package build
 
 // Memory a build needs, for the soft limit `publish build` gives the Go
 // runtime (MemoryBudget). Measured with the five Bibles of ../shared/bibles
-// (the largest, the UHB, 27 MB of USFM; heap profiles at the peaks of
-// `make bench-catalogue`): the live heap stays under about 100 MiB with two
-// workers, whatever the number of Bibles: the language catalogue and the
-// languages' word counts, the Bible being finished (its books' indexes and
-// verse texts, its pack and search index in the making), and per worker a
-// book being parsed, rendered and compressed.
+// (the largest, the UHB, 27 MB of USFM; heap profiles and GC traces of
+// `make bench-catalogue` builds): with two workers the live heap after a
+// collection stays under about 85 MiB and the heap under about 125 MiB
+// when one starts, whatever the number of Bibles: the language catalogue
+// and the languages' word counts, the Bible being finished (its books'
+// indexes and verse texts, its pack and search index in the making), and
+// per worker a book being parsed, rendered and compressed.
 const (
 	// memoryBase is what a build holds besides its workers' books.
 	memoryBase = 64 << 20
 	// memoryPerWorker is one book in flight (the UHB's Jeremiah, 2 MB of
 	// USFM, parses to about 20 MiB) and its share of the packs being
 	// compressed and uploaded.
-	memoryPerWorker = 48 << 20
+	memoryPerWorker = 40 << 20
 	// memoryPerManifestByte covers the previous build's manifest (decoded,
-	// and its packs indexed by key), the new one, and the two encodings of
-	// it at the end of the build: what grows with the catalogue.
-	memoryPerManifestByte = 4
+	// about its size in JSON, and its packs indexed by key, less than half
+	// that) and the encoding of the new one at the end of the build: what
+	// grows with the catalogue.
+	memoryPerManifestByte = 2
 )
 
 // MemoryBudget is the memory a build with workers workers needs when the
