@@ -17,8 +17,7 @@ import (
 // the default configuration serves.
 func TestHotPathAllocs(t *testing.T) {
 	e := newTestEdge(t, func(c *Config) {
-		c.AccessLog = true
-		c.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		c.AccessLog = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	})
 	var ctx fasthttp.RequestCtx
 	setup := func(uri string, headers ...string) {
@@ -85,8 +84,7 @@ func TestHotPathAllocs(t *testing.T) {
 func TestAccessLogLine(t *testing.T) {
 	var buf bytes.Buffer
 	e := newTestEdge(t, func(c *Config) {
-		c.AccessLog = true
-		c.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+		c.AccessLog = slog.New(slog.NewJSONHandler(&buf, nil))
 	})
 	var ctx fasthttp.RequestCtx
 	ctx.Request.SetRequestURI("/v1/bibles/9001/passages/JHN.3.16")

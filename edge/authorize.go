@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"crypto/sha256"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
@@ -58,7 +56,7 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySou
 		fault(ctx, access.FaultMissingKey)
 		return nil
 	}
-	if app = t.byKey[sha256.Sum256(key)]; app == nil {
+	if app = t.lookup(key); app == nil {
 		fault(ctx, access.FaultInvalidKey)
 		return nil
 	}
@@ -81,7 +79,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
 // and, when refused, answers 429 with refusal as its body (spec, Errors:
 // text/plain, Retry-After).
 func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
-	d := lim.take(s.cfg.Now().UnixNano())
+	d := lim.take(s.now(ctx).UnixNano())
 	var buf [20]byte
 	h := &ctx.Response.Header
 	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))

@@ -29,6 +29,7 @@ type accessTable struct {
 	byKey     map[[sha256.Size]byte]*appEntry
 	byID      map[string]*appEntry
 	open      map[int32]struct{}
+	verified  verifiedKeys // keys found in byKey so far (keycache.go)
 }
 
 func (t *accessTable) licensed(a *appEntry, bibleID int32) bool {

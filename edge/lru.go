@@ -7,16 +7,24 @@ import (
 
 // lru is a cache bounded by the total size of its values, evicting the least
 // recently used. Get does not allocate, so the hot path can use it.
-type lru[V any] struct {
+type lru[V comparable] struct {
 	mu         sync.Mutex
 	max, used  int64
 	items      map[string]*lruNode[V]
 	head, tail *lruNode[V] // head is the most recently used
 	clock      uint64      // counts moves to the front
-	hits, miss counter
+	hits, miss hotCounter
+
+	// dropped, when set, is told of every value the cache lets go
+	// (evicted or replaced), under the cache's lock. referenced, when set,
+	// reports and clears whether a value was used by a way around get
+	// since it was last asked (packs.go, packSlot): such a value at the
+	// tail goes back to the front instead of out, once per pass.
+	dropped    func(V)
+	referenced func(V) bool
 }
 
-type lruNode[V any] struct {
+type lruNode[V comparable] struct {
 	key        string
 	val        V
 	size       int64
@@ -24,7 +32,7 @@ type lruNode[V any] struct {
 	prev, next *lruNode[V]
 }
 
-func newLRU[V any](maxBytes int64) *lru[V] {
+func newLRU[V comparable](maxBytes int64) *lru[V] {
 	return &lru[V]{max: maxBytes, items: make(map[string]*lruNode[V])}
 }
 
@@ -85,8 +93,12 @@ func (c *lru[V]) add(key string, val V, size int64) {
 	defer c.mu.Unlock()
 	if n, ok := c.items[key]; ok {
 		c.used += size - n.size
+		old := n.val
 		n.val, n.size = val, size
 		c.moveFront(n)
+		if c.dropped != nil && old != val {
+			c.dropped(old)
+		}
 	} else {
 		n := &lruNode[V]{key: key, val: val, size: size}
 		c.items[key] = n
@@ -97,11 +109,21 @@ func (c *lru[V]) add(key string, val V, size int64) {
 }
 
 func (c *lru[V]) evict() {
+	chances := len(c.items)
 	for c.used > c.max && c.tail != nil {
 		old := c.tail
+		if c.referenced != nil && chances > 0 && c.referenced(old.val) {
+			chances--
+			c.unlink(old)
+			c.pushFront(old)
+			continue
+		}
 		c.unlink(old)
 		delete(c.items, old.key)
 		c.used -= old.size
+		if c.dropped != nil {
+			c.dropped(old.val)
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // clearLRU drops every entry of c.
-func clearLRU[V any](c *lru[V]) {
+func clearLRU[V comparable](c *lru[V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items = make(map[string]*lruNode[V])

@@ -52,11 +52,11 @@ func statusIndex(code int) int {
 	return len(statusCodes)
 }
 
-// metrics are plain atomic counters, exposed in the Prometheus text format
-// (version 0.0.4) without a client library: the hot path only adds.
+// metrics are atomic counters, exposed in the Prometheus text format
+// (version 0.0.4): the hot path only adds, to sharded counters
+// (promstats.go).
 type metrics struct {
-	requests    [numClasses][numStatus]counter
-	bytes       [numClasses]counter
+	requestStats
 	rateLimited counter
 	started     time.Time
 }
@@ -67,7 +67,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE edge_requests_total counter")
 	for c := range numClasses {
 		for i := range numStatus {
-			n := m.requests[c][i].Load()
+			n := m.requests(c, i)
 			if n == 0 {
 				continue
 			}
@@ -81,12 +81,12 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_response_bytes_total Response body bytes sent, by route class.")
 	fmt.Fprintln(w, "# TYPE edge_response_bytes_total counter")
 	for c := range numClasses {
-		fmt.Fprintf(w, "edge_response_bytes_total{class=%q} %d\n", routeClass(c).String(), m.bytes[c].Load())
+		fmt.Fprintf(w, "edge_response_bytes_total{class=%q} %d\n", routeClass(c).String(), m.bytes(c))
 	}
 	var notMod, partial uint64
 	for c := range numClasses {
-		notMod += m.requests[c][statusIndex(304)].Load()
-		partial += m.requests[c][statusIndex(206)].Load()
+		notMod += m.requests(c, statusIndex(304))
+		partial += m.requests(c, statusIndex(206))
 	}
 	fmt.Fprintln(w, "# HELP edge_not_modified_total 304 responses.")
 	fmt.Fprintln(w, "# TYPE edge_not_modified_total counter")

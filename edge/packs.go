@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -18,6 +19,52 @@ type packView struct {
 	res     map[string]*resource // every entry; unused when partial
 	size    int64
 	partial *partialPack
+
+	// used is set by requests that found the view in a packSlot, which
+	// the cache's recency does not see; the cache gives such a view a
+	// second chance before evicting it (referenced).
+	used atomic.Bool
+
+	slotsMu sync.Mutex
+	slots   []*packSlot // the slots holding this view
+	dropped bool        // evicted: no slot may take it any more
+}
+
+// packSlot keeps a whole pack in memory for the requests of one chapter,
+// so that they skip the pack cache's map lookup and lock. It holds only
+// what the cache holds: a view is put in a slot only while cached, and the
+// cache empties the view's slots when it evicts it (packView.drop), so
+// the cache's bound stays the bound on memory.
+type packSlot = atomic.Pointer[packView]
+
+// touch marks v used, writing only when it was not: a hot pack's line
+// stays shared between cores.
+func (v *packView) touch() {
+	if !v.used.Load() {
+		v.used.Store(true)
+	}
+}
+
+// attach puts v in slot, unless v has been evicted meanwhile.
+func (v *packView) attach(slot *packSlot) {
+	v.slotsMu.Lock()
+	defer v.slotsMu.Unlock()
+	if v.dropped || slot.Load() == v {
+		return
+	}
+	slot.Store(v)
+	v.slots = append(v.slots, slot)
+}
+
+// drop is the cache's eviction of v: every slot holding v lets it go.
+func (v *packView) drop() {
+	v.slotsMu.Lock()
+	defer v.slotsMu.Unlock()
+	v.dropped = true
+	for _, s := range v.slots {
+		s.CompareAndSwap(v, nil)
+	}
+	v.slots = nil
 }
 
 func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
@@ -111,7 +158,10 @@ type packCall struct {
 }
 
 func newPacks(store publish.Store, maxBytes int64) *packs {
-	return &packs{store: store, cache: newLRU[*packView](maxBytes), flight: make(map[string]*packCall)}
+	c := newLRU[*packView](maxBytes)
+	c.dropped = (*packView).drop
+	c.referenced = func(v *packView) bool { return v.used.Swap(false) }
+	return &packs{store: store, cache: c, flight: make(map[string]*packCall)}
 }
 
 // storeLoadTimeout bounds one load from the store (a pack, a header or an

@@ -2,6 +2,8 @@ package edge
 
 import (
 	"io"
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 
@@ -10,54 +12,159 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// latency holds the series that come from prometheus/client_golang, the
-// Prometheus project's own client: the request-duration histograms, and the
-// Go runtime (go_goroutines, go_memstats_…, GC pauses) and process
-// (process_resident_memory_bytes, CPU, open fds) collectors, which read
-// runtime/metrics and /proc the way every Go service's dashboards expect.
-// The counters in metrics.go stay plain atomics written by hand.
-//
-// A (class, status) series is created on its first request, so /metrics
-// lists only the combinations that happened.
-type latency struct {
-	reg  *prometheus.Registry
-	hist *prometheus.HistogramVec
-	obs  [numClasses][numStatus]atomic.Pointer[observer]
+// The hot path's counters are sharded: a request adds to one shard of
+// each, picked at random (the runtime's per-thread generator, a few ns), and
+// /metrics sums the shards. An edge on many cores then does not have every
+// core write the same cache lines on every request, which would make a
+// counter the one point all requests contend on. Shards are padded apart.
+const hotShards = 8
+
+// pickShard chooses the shard a request's counts go to.
+func pickShard() int { return int(rand.Uint32() % hotShards) }
+
+// hotCounter is a counter written on the hot path.
+type hotCounter struct {
+	shards [hotShards]struct {
+		n atomic.Uint64
+		_ [120]byte // one shard per 128 bytes: a cache line and its prefetched pair
+	}
 }
 
-type observer struct{ prometheus.Observer }
+func (c *hotCounter) inc() { c.shards[pickShard()].n.Add(1) }
+
+// Load sums the shards.
+func (c *hotCounter) Load() uint64 {
+	var n uint64
+	for i := range c.shards {
+		n += c.shards[i].n.Load()
+	}
+	return n
+}
+
+// requestStats are the per-request series: requests and latency by route
+// class and status, body bytes by class. One shard of them is written by a
+// request.
+type requestStats struct {
+	shards [hotShards]requestShard
+}
+
+type requestShard struct {
+	requests [numClasses][numStatus]atomic.Uint64
+	bytes    [numClasses]atomic.Uint64
+	latency  [numClasses][numStatus]durations
+	_        [128]byte
+}
+
+// durations is one latency histogram's counts: per bucket (not
+// cumulative; the last counts what is above every bound) and the sum in
+// nanoseconds, so that recording is atomic adds only.
+type durations struct {
+	buckets [len(durationBuckets) + 1]atomic.Uint64
+	nanos   atomic.Uint64
+}
 
 // durationBuckets span a cached answer (tens of µs) to a slow forward to
-// dynamic (the 30 s default limit).
-var durationBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+// dynamic (the 30 s default limit), in seconds.
+var durationBuckets = [...]float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
 	0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
-func newLatency(prefix string) *latency {
-	l := &latency{reg: prometheus.NewRegistry()}
-	l.hist = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    prefix + "_request_duration_seconds",
-		Help:    "Time from a request's arrival at the handler to its answer being ready, by route class and status.",
-		Buckets: durationBuckets,
-	}, []string{"class", "code"})
-	l.reg.MustRegister(l.hist,
+// durationBounds are durationBuckets in nanoseconds.
+var durationBounds = func() (b [len(durationBuckets)]int64) {
+	for i, s := range durationBuckets {
+		b[i] = int64(math.Round(s * 1e9))
+	}
+	return b
+}()
+
+// record counts one request.
+func (m *requestStats) record(c routeClass, status, sent int, nanos int64) {
+	sh := &m.shards[pickShard()]
+	i := statusIndex(status)
+	sh.requests[c][i].Add(1)
+	sh.bytes[c].Add(uint64(sent))
+	b := 0
+	for b < len(durationBounds) && nanos > durationBounds[b] {
+		b++
+	}
+	d := &sh.latency[c][i]
+	d.buckets[b].Add(1)
+	d.nanos.Add(uint64(max(nanos, 0)))
+}
+
+// requests sums the shards' count of class c and status index i.
+func (m *requestStats) requests(c routeClass, i int) uint64 {
+	var n uint64
+	for s := range m.shards {
+		n += m.shards[s].requests[c][i].Load()
+	}
+	return n
+}
+
+func (m *requestStats) bytes(c routeClass) uint64 {
+	var n uint64
+	for s := range m.shards {
+		n += m.shards[s].bytes[c].Load()
+	}
+	return n
+}
+
+// latency holds what /metrics takes from prometheus/client_golang, the
+// Prometheus project's own client: the Go runtime (go_goroutines,
+// go_memstats_…, GC pauses) and process (process_resident_memory_bytes, CPU,
+// open fds) collectors, which read runtime/metrics and /proc the way every
+// Go service's dashboards expect, and the text encoder. The request
+// duration histograms are counted by requestStats and handed to the
+// registry as constant histograms at scrape time; a (class, status) series
+// shows once it has had a request.
+type latency struct {
+	reg   *prometheus.Registry
+	desc  *prometheus.Desc
+	stats *requestStats
+}
+
+func newLatency(prefix string, stats *requestStats) *latency {
+	l := &latency{reg: prometheus.NewRegistry(), stats: stats}
+	l.desc = prometheus.NewDesc(prefix+"_request_duration_seconds",
+		"Time from a request's arrival at the handler to its answer being ready, by route class and status.",
+		[]string{"class", "code"}, nil)
+	l.reg.MustRegister(l,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return l
 }
 
-// observe records one request; it allocates only on a series' first use.
-func (l *latency) observe(c routeClass, status int, seconds float64) {
-	i := statusIndex(status)
-	o := l.obs[c][i].Load()
-	if o == nil {
-		code := "other"
-		if i < len(statusCodes) {
-			code = strconv.Itoa(statusCodes[i])
+// Describe and Collect make the histograms a prometheus.Collector.
+func (l *latency) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+
+func (l *latency) Collect(ch chan<- prometheus.Metric) {
+	for c := range numClasses {
+		for i := range numStatus {
+			var counts [len(durationBuckets) + 1]uint64
+			var nanos, total uint64
+			for s := range l.stats.shards {
+				d := &l.stats.shards[s].latency[c][i]
+				for b := range counts {
+					counts[b] += d.buckets[b].Load()
+				}
+				nanos += d.nanos.Load()
+			}
+			cum := make(map[float64]uint64, len(durationBuckets))
+			for b, bound := range durationBuckets {
+				total += counts[b]
+				cum[bound] = total
+			}
+			total += counts[len(durationBuckets)]
+			if total == 0 {
+				continue
+			}
+			code := "other"
+			if i < len(statusCodes) {
+				code = strconv.Itoa(statusCodes[i])
+			}
+			ch <- prometheus.MustNewConstHistogram(l.desc, total, float64(nanos)/1e9, cum,
+				routeClass(c).String(), code)
 		}
-		o = &observer{l.hist.WithLabelValues(c.String(), code)}
-		l.obs[c][i].Store(o)
 	}
-	o.Observe(seconds)
 }
 
 // write appends the registry's series in the text format.

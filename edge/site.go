@@ -37,7 +37,16 @@ type bibleView struct {
 
 type bookView struct {
 	entry    *publish.BookEntry
-	chapters map[string]*publish.ChapterEntry
+	chapters map[string]*chapterView
+}
+
+// chapterView is a chapter of the build and, once a request has found the
+// chapter's pack whole in memory, that pack: the chapter's next requests
+// go straight to it, without the pack cache's lookup and lock (packs.go,
+// packSlot).
+type chapterView struct {
+	*publish.ChapterEntry
+	pack packSlot
 }
 
 func newSite(build string, m *publish.Manifest) *site {
@@ -47,9 +56,9 @@ func newSite(build string, m *publish.Manifest) *site {
 		bv := &bibleView{id: be.ID, entry: be, books: make(map[string]*bookView, len(be.Books))}
 		for j := range be.Books {
 			ke := &be.Books[j]
-			kv := &bookView{entry: ke, chapters: make(map[string]*publish.ChapterEntry, len(ke.Chapters))}
+			kv := &bookView{entry: ke, chapters: make(map[string]*chapterView, len(ke.Chapters))}
 			for k := range ke.Chapters {
-				kv.chapters[ke.Chapters[k].ID] = &ke.Chapters[k]
+				kv.chapters[ke.Chapters[k].ID] = &chapterView{ChapterEntry: &ke.Chapters[k]}
 			}
 			bv.books[string(ke.ID)] = kv
 		}
@@ -67,7 +76,7 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	}
 	// By entry, not by pack: the Bible's pack holds every book list too
 	// and is large enough to be read by ranges.
-	r, err := s.packs.entry(ctx, bv.entry.Pack, []byte(publish.NameIndex))
+	r, err := s.packs.entry(ctx, nil, bv.entry.Pack, []byte(publish.NameIndex))
 	if err != nil {
 		return nil, err
 	}

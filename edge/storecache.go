@@ -40,11 +40,11 @@ const (
 
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
-	memory counter // a decoded pack, or an entry already read by range, in memory
-	disk   counter // a whole pack read from the disk cache
-	store  counter // a whole pack fetched from the store
-	header counter // a pack header fetched by ranged read
-	ranged counter // an entry fetched by ranged read
+	memory hotCounter // a decoded pack, or an entry already read by range, in memory
+	disk   counter    // a whole pack read from the disk cache
+	store  counter    // a whole pack fetched from the store
+	header counter    // a pack header fetched by ranged read
+	ranged counter    // an entry fetched by ranged read
 }
 
 // partialPack is the state of a pack known only by its header: the entries
@@ -66,30 +66,45 @@ type entryCall struct {
 }
 
 // entry returns the resource name of pack ref, nil when the pack has no
-// such entry. A hit on a whole pack in memory does not allocate.
-func (p *packs) entry(ctx context.Context, ref publish.PackRef, name []byte) (*resource, error) {
-	if v, ok := p.cache.get(ref.Key); ok {
-		if v.partial == nil {
+// such entry. slot, when not nil, is where the caller keeps the pack
+// (a chapter's): a pack found there is used at once, and a pack found whole
+// in memory is put there for next time. A hit on a whole pack in memory
+// does not allocate.
+func (p *packs) entry(ctx context.Context, slot *packSlot, ref publish.PackRef, name []byte) (*resource, error) {
+	if slot != nil {
+		if v := slot.Load(); v != nil {
+			v.touch()
+			p.cache.hits.inc()
 			p.tiers.memory.inc()
 			return v.res[string(name)], nil
 		}
-		return p.partialEntry(ctx, v, name)
 	}
-	if p.wholeMax <= 0 || ref.Size <= p.wholeMax || p.disk.has(ref.Key) {
-		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
-		if err != nil {
-			return nil, err
-		}
-		return v.res[string(name)], nil
-	}
-	v, err := p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
+	v, err := p.view(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if v.partial == nil {
-		return v.res[string(name)], nil
+	if v.partial != nil {
+		return p.partialEntry(ctx, v, name)
 	}
-	return p.partialEntry(ctx, v, name)
+	if slot != nil {
+		v.attach(slot)
+	}
+	return v.res[string(name)], nil
+}
+
+// view returns pack ref in memory: whole, or (v.partial != nil) its header
+// for ranged reads of its entries.
+func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error) {
+	if v, ok := p.cache.get(ref.Key); ok {
+		if v.partial == nil {
+			p.tiers.memory.inc()
+		}
+		return v, nil
+	}
+	if p.wholeMax <= 0 || ref.Size <= p.wholeMax || p.disk.has(ref.Key) {
+		return p.load(ctx, ref, ref.Key, p.loadWhole)
+	}
+	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
 }
 
 // loadHeader reads a pack's header with one ranged read (two when it is

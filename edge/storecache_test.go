@@ -129,7 +129,7 @@ func TestPackTiers(t *testing.T) {
 	for _, tc := range tests {
 		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
 		m0 := p.tiers.memory.Load()
-		got, err := p.entry(ctx, tc.ref, []byte(tc.entry))
+		got, err := p.entry(ctx, nil, tc.ref, []byte(tc.entry))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -159,7 +159,7 @@ func TestPackTiers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := srv2.packs.entry(ctx, small, []byte("entry/002"))
+	got, err := srv2.packs.entry(ctx, nil, small, []byte("entry/002"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range promoteAfter {
-		if _, err := srv.packs.entry(ctx, big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
+		if _, err := srv.packs.entry(ctx, nil, big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,7 +202,7 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 	if !srv.packs.disk.has(big.Key) {
 		t.Error("promoted pack not kept on disk")
 	}
-	got, err := srv.packs.entry(ctx, big, []byte("entry/199"))
+	got, err := srv.packs.entry(ctx, nil, big, []byte("entry/199"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ func FuzzParse(f *testing.F) {
 		"\uFEFF\r\n\\id PSA x\r\n\\c 3\r\n\\d \\va 1\\va*\r\n\\q1 \\v 1 \\qs Selah\\qs*",
 		"\\id NUM\n\\c 7\n\\tr \\th1 a \\thr2 b\n\\tr \\tc1 \\v 1 c",
 		"\\id GEN\n\\c 1\n\\p \\v 1 \\zaln-s |x=\"1\"\\*\\w a\\w*\\zaln-e\\* \\fig c|src=\"x\"\\fig*",
+		"\\id GEN\n\\c 1\n\\p \\v 1 a \\ b\n\\\\v 2 c\\",
 	} {
 		f.Add([]byte(s))
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -28,6 +29,9 @@ var oracleReport = flag.Bool("oracle.report", false, "print every verse where th
 //   - notes, figures and the alternate/published numbers (\va, \vp, \ca)
 //     are left out;
 //   - whitespace runs are one space, and the result is trimmed.
+//
+// The USX side has one rule more: what the converter kept as text of a
+// marker it could not read (unreadText) is not text.
 
 // verseTextStyle reports whether a paragraph style holds verse text, as
 // opposed to identification, titles, headings and introductions.
@@ -55,8 +59,10 @@ func excludedChar(style string) bool {
 
 // verseTexts collects text per verse key ("chapter:verse").
 type verseTexts struct {
-	order   []string
-	unread  map[string]bool // verses where the USX marks a marker it could not read
+	order []string
+	// unread holds the verses where the USX keeps text of a marker it
+	// could not read that cannot be told from the verse's text.
+	unread  map[string]bool
 	text    map[string]*strings.Builder
 	chapter string
 	verse   string
@@ -80,6 +86,16 @@ func (vt *verseTexts) setVerse(n string) {
 }
 
 func (vt *verseTexts) key() string { return vt.chapter + ":" + vt.verse }
+
+func (vt *verseTexts) markUnread() {
+	if vt.verse == "" {
+		return
+	}
+	if vt.unread == nil {
+		vt.unread = map[string]bool{}
+	}
+	vt.unread[vt.key()] = true
+}
 
 func (vt *verseTexts) add(s string) {
 	if vt.verse == "" {
@@ -154,8 +170,37 @@ func treeVerses(b *Book) (map[string]string, []string) {
 	return vt.result(), vt.order
 }
 
+// attrPairs is the body of a USFM attribute list: name="value" pairs.
+const attrPairs = `(?:[A-Za-z][\w-]*="(?:[^"\\]|\\.)*"\s*)+`
+
+var (
+	// unreadAttrs is the attribute list of a marker the converter could
+	// not read, kept as the first text of its status="unknown" element.
+	unreadAttrs = regexp.MustCompile(`^\s*\|\s*` + attrPairs)
+	// rawMarker is a USFM marker the converter left verbatim in the text,
+	// with its attribute list and closing \*.
+	rawMarker = regexp.MustCompile(`\\\+?[a-z][a-z0-9-]*\*?(?:\s*\|\s*` + attrPairs + `)?(?:\\\*)?`)
+)
+
+// unreadText removes from a run of USX text what the converter kept of a
+// marker it could not read: the attribute list that starts the text of a
+// status="unknown" element (atUnknown), and markers left verbatim. It
+// reports false when the text of an unknown element starts with an
+// attribute list that is not one, so that the verse's text is unknown.
+func unreadText(s string, atUnknown bool) (string, bool) {
+	if atUnknown {
+		if m := unreadAttrs.FindStringIndex(s); m != nil {
+			s = s[m[1]:]
+		} else if strings.HasPrefix(strings.TrimLeft(s, " \t\r\n"), "|") {
+			return s, false
+		}
+	}
+	return rawMarker.ReplaceAllString(s, ""), true
+}
+
 // usxVerses extracts the verse texts of a USX document, and the verses in
-// which the converter marked a marker it did not know (status="unknown").
+// which the converter kept text of a marker it did not know that cannot be
+// told from the verse's text (see unreadText).
 func usxVerses(src []byte) (map[string]string, []string, map[string]bool, error) {
 	vt := newVerseTexts()
 	dec := xml.NewDecoder(bytes.NewReader(src))
@@ -164,6 +209,23 @@ func usxVerses(src []byte) (map[string]string, []string, map[string]bool, error)
 		para     *bool // the paragraph's on, which a verse inside it turns on
 	}
 	stack := []frame{{}}
+	// Text is collected in runs that end at every element except
+	// <optbreak/> (the converter reads "//" inside an attribute value as
+	// one), so that an unread attribute list is seen whole; atUnknown is
+	// true while the run is the first text of a status="unknown" element.
+	var run strings.Builder
+	atUnknown := false
+	flush := func() {
+		if run.Len() == 0 {
+			return
+		}
+		s, ok := unreadText(run.String(), atUnknown)
+		run.Reset()
+		if !ok {
+			vt.markUnread()
+		}
+		vt.add(s)
+	}
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -184,11 +246,9 @@ func usxVerses(src []byte) (map[string]string, []string, map[string]bool, error)
 				return ""
 			}
 			f := top
-			if attr("status") == "unknown" && vt.verse != "" {
-				if vt.unread == nil {
-					vt.unread = map[string]bool{}
-				}
-				vt.unread[vt.key()] = true
+			if t.Name.Local != "optbreak" {
+				flush()
+				atUnknown = attr("status") == "unknown"
 			}
 			switch t.Name.Local {
 			case "book", "note", "figure":
@@ -222,16 +282,21 @@ func usxVerses(src []byte) (map[string]string, []string, map[string]bool, error)
 			stack = append(stack, f)
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
+			if t.Name.Local != "optbreak" {
+				flush()
+				atUnknown = false
+			}
 			if top.on && !top.skip && (t.Name.Local == "para" || t.Name.Local == "cell") {
 				vt.add(" ")
 			}
 		case xml.CharData:
 			on := top.on || top.para != nil && *top.para
 			if on && !top.skip && !isIndentation(t) {
-				vt.add(string(t))
+				run.Write(t)
 			}
 		}
 	}
+	flush()
 	return vt.result(), vt.order, vt.unread, nil
 }
 
@@ -366,4 +431,42 @@ func clip(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// TestUSXVersesUnreadMarkers checks the oracle's reading of what the USX
+// converter keeps of a marker it could not read.
+func TestUSXVersesUnreadMarkers(t *testing.T) {
+	src := `<usx version="3.0"><book code="TIT" style="id" /><chapter number="1" style="c" />
+  <para style="p">
+    <verse number="1" style="v" /></para>
+  <para style="zaln-s" status="unknown">| x-lemma="a b" x-tw="rc:<optbreak />*/tw/x" <char style="w">Paul</char>, </para>
+  <para style="zaln-e" status="unknown">
+    <unmatched marker="*" />a servant</para>
+  <para style="p"><verse number="2" style="v" />of \k-s| x-tw="rc:<optbreak />*/tw/jesus"
+<char style="w">Jesus</char> <ms style="k-e" />Christ</para>
+  <para style="k-s" status="unknown">|lemma broken <verse number="3" style="v" />kept | as text</para>
+  <para style="ix" status="unknown">text of an unknown marker</para>
+</usx>`
+	got, order, unread, err := usxVerses([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"1:1": "Paul, a servant",
+		"1:2": "of Jesus Christ |lemma broken", // unread: not compared
+		"1:3": "kept | as text text of an unknown marker",
+	}
+	if len(order) != len(want) {
+		t.Errorf("verses %v, want %d", order, len(want))
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	// Only an attribute list that is not one leaves the text unknown; it
+	// belongs to the verse being read when it starts (1:2 here).
+	if len(unread) != 1 || !unread["1:2"] {
+		t.Errorf("unread verses %v, want only 1:2", unread)
+	}
 }

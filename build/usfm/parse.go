@@ -165,10 +165,11 @@ func (p *parser) marker() error {
 		p.i = end
 		return nil
 	case name == "":
-		// A backslash that starts no marker is kept as text.
-		p.warn(start, "backslash not followed by a marker name")
+		// A backslash is never text in USFM: one that starts no marker
+		// (a stray "\\v" or "\ ") is a marker without a name, dropped like
+		// an unknown marker; the text around it is kept.
+		p.warn(start, "backslash not followed by a marker name ignored")
 		p.i = start + 1
-		p.addText(`\`, start)
 		return nil
 	case name[0] >= 'A' && name[0] <= 'Z':
 		// Markers are lower case; "\Canst" is a stray backslash in text.

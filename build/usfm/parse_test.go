@@ -117,6 +117,8 @@ func TestParseTree(t *testing.T) {
 			`c1 p[v1 nd["Lord"]] p[v2 "x"]`},
 		{"stray backslash word kept as text", "\\id JOB\n\\c 39\n\\p \\v 20 \\Canst thou",
 			`c39 p[v20 "Canst thou"]`},
+		{"lone backslash dropped", "\\id GEN\n\\c 1\n\\p \\v 14\nv 15\n\\\\v 16 stuff \\ and",
+			`c1 p[v14 "v 15 " v16 "stuff and"]`},
 		{"psalm title alternate verse without a verse", "\\id PSA\n\\c 3\n\\d\n\\va 1\\va*\n\\w a|lemma=\"b\"\\w*\n\\v 1 x",
 			`c3 d[va["1"] w{lemma=b}["a"]] p[v1 "x"]`},
 		{"lists and poetry", "\\id ROM\n\\c 1\n\\lh Here\n\\li1 \\v 1 one\n\\li2 two\n\\lf end\n\\pi1 \\v 2 a\n\\q1 b\n\\qm2 c\n\\pmo d\n\\nb e\n\\pc f\n\\qc g\n\\qr h\n\\qd i",

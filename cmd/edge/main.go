@@ -27,6 +27,7 @@ import (
 	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/edge"
+	"github.com/bibleplatform/platform/internal/logbuf"
 
 	"github.com/alecthomas/kong"
 )
@@ -120,7 +121,7 @@ func setMemoryLimit(caches int64, log *slog.Logger) {
 	log.Info("memory limit", "bytes", limit)
 }
 
-func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
+func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {
 	// No request to the store at start: an edge (re)started during a store
 	// outage serves what its disk cache holds (see BuildWatcher.Check).
 	store, err := storeurl.OpenLazy(c.Store)
@@ -155,8 +156,19 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 		}
 	}
 	setMemoryLimit(c.PackCache+c.ComposeCache, log)
+	var accessLog *slog.Logger
+	if c.AccessLog {
+		// Access lines gather in memory and reach standard error in
+		// batches (every 100 ms, or 64 KiB): one write(2) a request for
+		// its log line cost as much CPU as answering it. Lines of the
+		// last 100 ms are lost if the process is killed; shutdown writes
+		// them out.
+		lw := logbuf.New(os.Stderr, 64<<10, 100*time.Millisecond)
+		defer lw.Close()
+		accessLog = command.NewLogger(lw, logging)
+	}
 	srv, err := edge.New(edge.Config{
-		Store: store, Log: log, AccessLog: c.AccessLog,
+		Store: store, Log: log, AccessLog: accessLog,
 		DefaultRate: access.Rate{PerSecond: c.Rate, Burst: c.Burst}, Edges: c.Edges,
 		IDOnlyRate: access.Rate{PerSecond: c.IDRate, Burst: c.IDBurst},
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,

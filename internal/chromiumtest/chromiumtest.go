@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,17 +36,39 @@ func Start(t testing.TB) *Browser {
 	if err != nil {
 		t.Fatalf("no Chromium: %v", err)
 	}
+	// The profile directory is removed by this test's own cleanup, after
+	// the browser and every process it started are gone: Chromium's
+	// helpers (renderer, crash handler) outlive a killed browser process
+	// for a moment and still write there, which made t.TempDir's removal
+	// fail the test now and then.
+	profile, err := os.MkdirTemp("", "chromiumtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(strings.TrimSpace(string(out)), "--headless=new", "--no-sandbox", "--disable-gpu",
 		"--no-first-run", "--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-allow-origins=*",
-		"--hide-scrollbars", "--user-data-dir="+t.TempDir(), "about:blank")
+		"--hide-scrollbars", "--user-data-dir="+profile, "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, to stop it whole
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(profile)
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		// Helpers outside the group (none expected) get a few tries.
+		for range 20 {
+			if err := os.RemoveAll(profile); err == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("profile %s not removed", profile)
+	})
 	wsURL := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

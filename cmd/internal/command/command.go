@@ -47,7 +47,9 @@ func Main(name, description string, root any, opts ...kong.Option) {
 	if l, ok := root.(interface{ logging() *Logging }); ok {
 		lg = l.logging()
 	}
-	k.Bind(newLogger(os.Stderr, lg))
+	// The flags too, for a command that makes a second logger of the same
+	// kind (the edge's access log).
+	k.Bind(NewLogger(os.Stderr, lg), lg)
 	if err := k.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		stop()
@@ -72,7 +74,10 @@ func usageError(w io.Writer, name string, err error) int {
 	return 2
 }
 
-func newLogger(w io.Writer, l *Logging) *slog.Logger {
+// NewLogger is a logger writing to w in the format and from the level l
+// says: the one Main binds (to standard error), or another of the same
+// kind, such as the edge's buffered access log.
+func NewLogger(w io.Writer, l *Logging) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: l.LogLevel}
 	if l.LogFormat == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))

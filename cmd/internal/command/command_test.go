@@ -51,14 +51,14 @@ func TestLogging(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	log := newLogger(&out, c.logging())
+	log := NewLogger(&out, c.logging())
 	log.Info("hidden")
 	log.Warn("shown", "k", "v")
 	if got := out.String(); strings.Contains(got, "hidden") || !strings.Contains(got, "level=WARN msg=shown k=v") {
 		t.Errorf("text log: %q", got)
 	}
 	out.Reset()
-	newLogger(&out, &Logging{LogLevel: slog.LevelInfo, LogFormat: "json"}).Info("x", "k", 1)
+	NewLogger(&out, &Logging{LogLevel: slog.LevelInfo, LogFormat: "json"}).Info("x", "k", 1)
 	if got := out.String(); !strings.HasPrefix(got, `{"time":`) || !strings.Contains(got, `"k":1`) {
 		t.Errorf("json log: %q", got)
 	}

@@ -5,6 +5,10 @@
 #
 # Environment: BIN (built binaries), BENCH_DIR (work dir, reused between
 # runs), BENCH_SECONDS, BENCH_CONNS, BIBLES (shared Bible sources).
+# BASE_BIN, when set, is a directory holding another build's edge (a
+# baseline, e.g. an earlier commit's `go build -o DIR ./cmd/edge`): it takes
+# its turn in every round beside the others, and the report adds
+# edge_vs_base, the change measured in the same run.
 set -euo pipefail
 
 BIN=${BIN:-bin}
@@ -17,6 +21,8 @@ BIBLES=${BIBLES:-../shared/bibles}
 EDGE_PORT=${EDGE_PORT:-18181}
 NGINX_PORT=${NGINX_PORT:-18182}
 CEILING_PORT=${CEILING_PORT:-18183}
+BASE_PORT=${BASE_PORT:-18184}
+BASE_BIN=${BASE_BIN:-}
 
 need() {
 	command -v "$1" >/dev/null 2>&1 && return
@@ -115,6 +121,15 @@ pids+=($!)
 pids+=($!)
 GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -listen "127.0.0.1:$CEILING_PORT" &
 pids+=($!)
+servers=(edge nginx ceiling)
+if [ -n "$BASE_BIN" ]; then
+	GOMAXPROCS=1 "${srv_pin[@]}" "$BASE_BIN/edge" serve --store "$dir/store" --access "$dir/access.json" \
+		--access-cache "$dir/access-cache-base.json" --listen "127.0.0.1:$BASE_PORT" \
+		--public-url "http://127.0.0.1:$BASE_PORT" --no-access-log 2>"$dir/base.log" &
+	pids+=($!)
+	servers+=(base)
+	wait_up "http://127.0.0.1:$BASE_PORT/readyz" 200
+fi
 wait_up "http://127.0.0.1:$EDGE_PORT/readyz" 200
 wait_up "http://127.0.0.1:$NGINX_PORT/"
 wait_up "http://127.0.0.1:$CEILING_PORT/"
@@ -127,11 +142,11 @@ first=$(sed -n '2p' "$dir/nginx.lua" | tr -d '",')
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$first")
 [ "$code" = 200 ] || { echo "bench-edge: nginx answered $code for $first" >&2; exit 1; }
 
-# Each round runs the three servers one after the other, and the report
-# takes each one's best round. Other load on the machine can only slow a
-# server down, and it comes and goes. Taking turns spreads it over all three,
-# and the best round is the closest to what each can do. Every round is
-# printed.
+# Each round runs the three servers one after the other, a few seconds
+# apart, so that other load on the machine (it comes and goes) falls on all
+# three alike. Every round is printed; every figure of the report and of its
+# summary line is the median of the rounds (req/s, p50, p99, CPU per request,
+# and the ratios of the servers within each round), never the best round.
 run() { # name round url [script]
 	local name=$1 round=$2 url=$3 script=${4:-}
 	local args=(-t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_SECONDS}s" --latency)
@@ -144,19 +159,23 @@ run() { # name round url [script]
 # machine: the edge decodes a pack on its first use, and a round that still
 # does so measures the cold start, not the steady state. The edge is warmed
 # until a whole BENCH_WARMUP interval adds no cache miss (at most 8).
-misses() {
-	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" |
+misses() { # port
+	curl -s "http://127.0.0.1:$1/metrics" |
 		awk '/^edge_cache_requests_total\{.*result="miss"/ {n += $2} END {print n + 0}'
 }
-before=-1
-for _ in $(seq 8); do
-	"${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/edge.lua" \
-		"http://127.0.0.1:$EDGE_PORT" >/dev/null
-	now=$(misses)
-	[ "$now" = "$before" ] && break
-	before=$now
-done
-echo "edge warm: $before cache misses in all, none in the last ${BENCH_WARMUP}s" >&2
+warm() { # name port
+	local before=-1 now
+	for _ in $(seq 8); do
+		"${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/edge.lua" \
+			"http://127.0.0.1:$2" >/dev/null
+		now=$(misses "$2")
+		[ "$now" = "$before" ] && break
+		before=$now
+	done
+	echo "$1 warm: $before cache misses in all, none in the last ${BENCH_WARMUP}s" >&2
+}
+warm edge "$EDGE_PORT"
+[ -z "$BASE_BIN" ] || warm base "$BASE_PORT"
 "${wrk_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/nginx.lua" \
 	"http://127.0.0.1:$NGINX_PORT" >/dev/null
 
@@ -167,12 +186,14 @@ echo "edge warm: $before cache misses in all, none in the last ${BENCH_WARMUP}s"
 cputicks() { awk '{print $14 + $15, $14, $15}' "/proc/$1/stat"; }
 nginx_worker=$(pgrep -P "${pids[1]}" | head -1)
 declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]})
+declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="http://127.0.0.1:$NGINX_PORT $dir/nginx.lua"
+	[ceiling]="http://127.0.0.1:$CEILING_PORT/" [base]="http://127.0.0.1:$BASE_PORT $dir/edge.lua")
+[ -z "$BASE_BIN" ] || srv_pid[base]=${pids[3]}
 hz=$(getconf CLK_TCK)
-rm -f "$dir"/ratios.*.txt "$dir"/*.cpu
+rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/base.*.txt
 for r in $(seq "$BENCH_ROUNDS"); do
-	for s in "edge http://127.0.0.1:$EDGE_PORT $dir/edge.lua" "nginx http://127.0.0.1:$NGINX_PORT $dir/nginx.lua" \
-		"ceiling http://127.0.0.1:$CEILING_PORT/"; do
-		set -- $s
+	for name in "${servers[@]}"; do
+		set -- $name ${srv_url[$name]}
 		read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
 		run "$1" "$r" "$2" "${3:-}"
 		read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
@@ -185,36 +206,43 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
 		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f\n", r, e/n, e/c, n/c}' |
 		tee "$dir/ratios.$r.txt" >&2
-done
-# The best round of each server by req/s becomes $name.txt.
-for f in edge nginx ceiling; do
-	best=$(for r in $(seq "$BENCH_ROUNDS"); do
-		echo "$(awk '/^Requests\/sec:/ {print $2}' "$dir/$f.$r.txt") $r"
-	done | sort -n | tail -1 | cut -d' ' -f2)
-	cp "$dir/$f.$best.txt" "$dir/$f.txt"
-done
-
-rps() { awk '/^Requests\/sec:/ {print $2}' "$dir/$1.txt"; }
-pct() { # file percentile → milliseconds
-	awk -v p="$2" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} print v}' "$dir/$1.txt"
-}
-for f in edge nginx ceiling; do
-	if grep -q "Non-2xx" "$dir/$f.txt"; then
-		echo "bench-edge: $f: $(grep Non-2xx "$dir/$f.txt")" >&2
+	if [ -n "$BASE_BIN" ]; then
+		awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
+			-v b="$(awk '/^Requests\/sec:/ {print $2}' "$dir/base.$r.txt")" \
+			'BEGIN {printf "round %d ratios: edge_vs_base=%.2f\n", r, e/b}' | tee -a "$dir/ratios.$r.txt" >&2
 	fi
-	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   (best of %d rounds of %ss, %d connections)\n' \
-		"$f" "$(rps $f)" "$(pct $f 50%)" "$(pct $f 99%)" "$BENCH_ROUNDS" "$BENCH_SECONDS" "$BENCH_CONNS"
+done
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+rps() { awk '/^Requests\/sec:/ {print $2}' "$dir/$1.$2.txt"; } # server round
+pct() {                                                             # server round percentile → ms
+	awk -v p="$3" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} print v}' "$dir/$1.$2.txt"
+}
+declare -A med
+for f in "${servers[@]}"; do
+	for r in $(seq "$BENCH_ROUNDS"); do
+		if grep -q "Non-2xx" "$dir/$f.$r.txt"; then
+			echo "bench-edge: $f round $r: $(grep Non-2xx "$dir/$f.$r.txt")" >&2
+		fi
+	done
+	med[$f.rps]=$(for r in $(seq "$BENCH_ROUNDS"); do rps "$f" "$r"; done | median)
+	med[$f.p50]=$(for r in $(seq "$BENCH_ROUNDS"); do pct "$f" "$r" 50%; done | median)
+	med[$f.p99]=$(for r in $(seq "$BENCH_ROUNDS"); do pct "$f" "$r" 99%; done | median)
+	med[$f.user]=$(cut -d' ' -f1 "$dir"/$f.*.cpu | median)
+	med[$f.sys]=$(cut -d' ' -f2 "$dir"/$f.*.cpu | median)
+	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   CPU per request: user %s us, system %s us\n' \
+		"$f" "${med[$f.rps]}" "${med[$f.p50]}" "${med[$f.p99]}" "${med[$f.user]}" "${med[$f.sys]}"
 done
 # Ratios within one round compare servers measured a few seconds apart;
 # their median over the rounds is the figure least moved by other load.
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling; do
-	printf '%s median of rounds %s  ' "$k" "$(sed -n "s/.*$k=\([0-9.]*\).*/\1/p" "$dir"/ratios.*.txt | median)"
+	med[$k]=$(sed -n "s/.*$k=\([0-9.]*\).*/\1/p" "$dir"/ratios.*.txt | median)
 done
-echo
-for f in edge nginx ceiling; do
-	printf '%-8s CPU per request (median of rounds): user %s us, system %s us\n' "$f" \
-		"$(cut -d' ' -f1 "$dir"/$f.*.cpu | median)" "$(cut -d' ' -f2 "$dir"/$f.*.cpu | median)"
-done
-awk -v e="$(rps edge)" -v n="$(rps nginx)" -v c="$(rps ceiling)" -v p="$(pct edge 99%)" 'BEGIN {
-	printf "edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%.2f edge_vs_ceiling=%.2f edge_p99_ms=%.2f\n", e, n, c, e/n, e/c, p }'
+echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections)"
+# The summary line: medians of rounds, every figure.
+printf 'edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%s edge_vs_ceiling=%s nginx_vs_ceiling=%s edge_p99_ms=%s edge_user_us=%s edge_sys_us=%s\n' \
+	"${med[edge.rps]}" "${med[nginx.rps]}" "${med[ceiling.rps]}" "${med[edge_vs_nginx]}" "${med[edge_vs_ceiling]}" \
+	"${med[nginx_vs_ceiling]}" "${med[edge.p99]}" "${med[edge.user]}" "${med[edge.sys]}"
+if [ -n "$BASE_BIN" ]; then
+	printf 'edge_vs_base=%s (median of rounds; base: %s)\n' \
+		"$(sed -n 's/.*edge_vs_base=\([0-9.]*\).*/\1/p' "$dir"/ratios.*.txt | median)" "$BASE_BIN"
+fi
