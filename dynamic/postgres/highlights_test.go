@@ -108,17 +108,45 @@ func TestReadsBatched(t *testing.T) {
 	if _, err := tx.Exec(ctx, `LOCK TABLE highlights IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
+	// Another connection watches: inside the locking transaction,
+	// pg_stat_activity would stay as it was at its first read.
+	watch, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
 	got := make([][]dynamic.Highlight, readers)
 	errs := make([]error, readers)
 	var wg sync.WaitGroup
-	for i := range readers {
+	read := func(i int) {
 		wg.Go(func() { got[i], errs[i] = db.Highlights(ctx, users[i], 9001, verses) })
 	}
-	want := readers - postgres.ReadStatements
-	deadline := time.Now().Add(10 * time.Second)
-	for postgres.PendingReads(db) < want && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	// waitFor polls until cond holds (or ten seconds have passed).
+	waitFor := func(cond func() bool) {
+		for deadline := time.Now().Add(10 * time.Second); !cond() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+	// First as many reads as statements may run, one by one: each sends
+	// its own statement, which waits for the lock.
+	var waiting int
+	for i := range postgres.ReadStatements {
+		read(i)
+		waitFor(func() bool {
+			err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
+			return err == nil && waiting == i+1
+		})
+		if waiting != i+1 {
+			t.Fatalf("%d statements wait for the lock, want %d", waiting, i+1)
+		}
+	}
+	// Every later read queues for the next batch.
+	for i := postgres.ReadStatements; i < readers; i++ {
+		read(i)
+	}
+	want := readers - postgres.ReadStatements
+	waitFor(func() bool { return postgres.PendingReads(db) == want })
 	if n := postgres.PendingReads(db); n != want {
 		t.Errorf("%d reads queued behind %d statements, want %d", n, postgres.ReadStatements, want)
 	}
