@@ -85,9 +85,7 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy
 
 func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
 	ctx.Request.CopyTo(req)
 	for _, h := range hopHeaders {
 		req.Header.Del(h)
@@ -117,8 +115,26 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	req.URI().SetHost(g.base.Host)
 	req.Header.SetHost(g.base.Host)
 
-	err := g.client.DoTimeout(req, resp, g.timeout)
+	// The answer is read straight into the client's response (no second
+	// copy); reading it replaces every header, so the rate-limit headers
+	// the edge set are kept aside and put back.
+	var rl [3][]byte
+	var rlBuf [3][24]byte
+	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+		rl[i] = append(rlBuf[i][:0], ctx.Response.Header.PeekBytes(h)...)
+	}
+	restore := func() {
+		for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+			if len(rl[i]) > 0 {
+				ctx.Response.Header.SetCanonical(h, rl[i])
+			}
+		}
+	}
+	err := g.client.DoTimeout(req, &ctx.Response, g.timeout)
 	if err != nil {
+		// Whatever part of an answer arrived is not forwarded.
+		ctx.Response.Reset()
+		restore()
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
 			answer(ctx, failTimeout, "The upstream service did not answer in time.")
@@ -132,25 +148,13 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 		s.fail(ctx, failUpstreamDown, "forward to dynamic", err)
 		return
 	}
-	// Keep the rate-limit headers the edge set, take everything else from
-	// upstream.
-	var rl [3][]byte
-	var rlBuf [3][24]byte
-	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
-		rl[i] = append(rlBuf[i][:0], ctx.Response.Header.PeekBytes(h)...)
-	}
-	resp.CopyTo(&ctx.Response)
 	for _, h := range hopHeaders {
 		ctx.Response.Header.Del(h)
 	}
-	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
-		if len(rl[i]) > 0 {
-			ctx.Response.Header.SetCanonical(h, rl[i])
-		}
-	}
+	restore()
 	// A 204 or 304 has no content (RFC 9110 §15.3.5, §15.4.5), hence no
 	// Content-Type either, whatever upstream sent (DESIGN.md).
-	if st := resp.StatusCode(); st == fasthttp.StatusNoContent || st == fasthttp.StatusNotModified {
+	if st := ctx.Response.StatusCode(); st == fasthttp.StatusNoContent || st == fasthttp.StatusNotModified {
 		ctx.Response.ResetBody()
 		ctx.Response.Header.Del(fasthttp.HeaderContentType)
 		ctx.Response.Header.SetNoDefaultContentType(true)

@@ -137,3 +137,35 @@ func TestGatewayNoContent(t *testing.T) {
 		}
 	}
 }
+
+// An upstream that dies halfway through its answer: the client gets the
+// 503, with the edge's rate-limit headers and none of the headers that
+// arrived before the connection broke (the answer is read straight into
+// the client's response).
+func TestGatewayUpstreamGoneMidAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				c.Write([]byte("HTTP/1.1 200 OK\r\nX-Partial: yes\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"da"))
+			}()
+		}
+	}()
+	e := newTestEdge(t, func(c *Config) { c.DynamicURL = "http://" + ln.Addr().String() })
+	resp, body := e.do(t, "GET", "/v1/licenses", demo)
+	if resp.StatusCode != 503 || resp.Header.Get("X-Partial") != "" || resp.Header.Get("X-RateLimit-Limit") == "" ||
+		!strings.Contains(string(body), "unavailable") {
+		t.Errorf("got %d %v %s; want 503 with the rate-limit headers and nothing of the broken answer", resp.StatusCode, resp.Header, body)
+	}
+}

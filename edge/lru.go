@@ -15,13 +15,14 @@ type lru[V comparable] struct {
 	clock      uint64      // counts moves to the front
 	hits, miss hotCounter
 
-	// dropped, when set, is told of every value the cache lets go
-	// (evicted or replaced), under the cache's lock. referenced, when set,
+	// kept and dropped, when set, are told of every value the cache takes
+	// in and lets go (evicted or replaced), under the cache's lock.
+	// referenced, when set,
 	// reports and clears whether a value was used by a way around get
 	// since it was last asked (packs.go, packSlot): such a value at the
 	// tail goes back to the front instead of out, once per pass.
-	dropped    func(V)
-	referenced func(V) bool
+	kept, dropped func(V)
+	referenced    func(V) bool
 }
 
 type lruNode[V comparable] struct {
@@ -104,6 +105,9 @@ func (c *lru[V]) add(key string, val V, size int64) {
 		c.items[key] = n
 		c.used += size
 		c.pushFront(n)
+	}
+	if c.kept != nil {
+		c.kept(val)
 	}
 	c.evict()
 }

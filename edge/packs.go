@@ -27,14 +27,15 @@ type packView struct {
 
 	slotsMu sync.Mutex
 	slots   []*packSlot // the slots holding this view
-	dropped bool        // evicted: no slot may take it any more
+	cached  bool        // in the pack cache: only then may a slot take it
 }
 
 // packSlot keeps a whole pack in memory for the requests of one chapter,
 // so that they skip the pack cache's map lookup and lock. It holds only
-// what the cache holds: a view is put in a slot only while cached, and the
-// cache empties the view's slots when it evicts it (packView.drop), so
-// the cache's bound stays the bound on memory.
+// what the cache holds: a view is put in a slot only while cached (a pack
+// too large for the cache never is), and the cache empties the view's
+// slots when it evicts it (packView.drop), so the cache's bound stays the
+// bound on memory.
 type packSlot = atomic.Pointer[packView]
 
 // touch marks v used, writing only when it was not: a hot pack's line
@@ -45,22 +46,29 @@ func (v *packView) touch() {
 	}
 }
 
-// attach puts v in slot, unless v has been evicted meanwhile.
+// attach puts v in slot, if v is in the cache.
 func (v *packView) attach(slot *packSlot) {
 	v.slotsMu.Lock()
 	defer v.slotsMu.Unlock()
-	if v.dropped || slot.Load() == v {
+	if !v.cached || slot.Load() == v {
 		return
 	}
 	slot.Store(v)
 	v.slots = append(v.slots, slot)
 }
 
-// drop is the cache's eviction of v: every slot holding v lets it go.
+// keep is the cache taking v in.
+func (v *packView) keep() {
+	v.slotsMu.Lock()
+	v.cached = true
+	v.slotsMu.Unlock()
+}
+
+// drop is the cache letting v go: every slot holding v lets it go.
 func (v *packView) drop() {
 	v.slotsMu.Lock()
 	defer v.slotsMu.Unlock()
-	v.dropped = true
+	v.cached = false
 	for _, s := range v.slots {
 		s.CompareAndSwap(v, nil)
 	}
@@ -159,7 +167,7 @@ type packCall struct {
 
 func newPacks(store publish.Store, maxBytes int64) *packs {
 	c := newLRU[*packView](maxBytes)
-	c.dropped = (*packView).drop
+	c.kept, c.dropped = (*packView).keep, (*packView).drop
 	c.referenced = func(v *packView) bool { return v.used.Swap(false) }
 	return &packs{store: store, cache: c, flight: make(map[string]*packCall)}
 }

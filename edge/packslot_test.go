@@ -81,3 +81,26 @@ func TestPackSlot(t *testing.T) {
 		t.Fatal("an evicted view was put in a slot")
 	}
 }
+
+// A pack the cache does not keep (larger than its bound) is never put in
+// a slot: a slot holds only what the cache holds.
+func TestPackSlotOnlyCached(t *testing.T) {
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := testPack(t, dir, 5, 200)
+	srv, err := New(Config{Store: dir, PackCacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slot packSlot
+	for range 2 {
+		if res, err := srv.packs.entry(context.Background(), &slot, a, []byte("entry/001")); err != nil || res == nil {
+			t.Fatalf("entry/001: %v %v", res, err)
+		}
+		if slot.Load() != nil {
+			t.Fatal("a pack the cache did not keep was put in a slot")
+		}
+	}
+}

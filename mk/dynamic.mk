@@ -1,5 +1,6 @@
 # The dynamic service: benchmark of highlights through the edge, next to
-# pgbench on the same PostgreSQL in the same run. See docs/dynamic.md.
+# pgbench on the same PostgreSQL in the same run, with each hop's share of a
+# read's CPU. See docs/dynamic.md, Benchmark.
 
 BENCH_DYNAMIC_DURATION ?= 10s
 BENCH_DYNAMIC_CONCURRENCY ?= 64

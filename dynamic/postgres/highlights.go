@@ -44,8 +44,8 @@ func (db *DB) Grant(ctx context.Context, userID, appID string, permissions []str
 // is in byte order (migration 0002), so one range scan of the primary key
 // finds them all; rows in the range but not among verses (JHN.3.1 is a
 // prefix of JHN.3.10) are dropped here. That costs PostgreSQL a fraction of
-// one probe per verse. Every read goes to the primary, so a user reads their
-// own writes.
+// one probe per verse. Concurrent reads share one statement (reads.go).
+// Every read goes to the primary, so a user reads their own writes.
 func (db *DB) Highlights(ctx context.Context, userID string, bibleID int32, verses []string) ([]dynamic.Highlight, error) {
 	if len(verses) == 0 {
 		return nil, nil
@@ -54,11 +54,12 @@ func (db *DB) Highlights(ctx context.Context, userID string, bibleID int32, vers
 	if !ok {
 		return nil, fmt.Errorf("read highlights: verses %q share no prefix", verses)
 	}
-	rows, err := db.pool.Query(ctx, `SELECT passage_id, color FROM highlights
-		WHERE user_id = $1::uuid AND bible_id = $2 AND passage_id >= $3 AND passage_id < $4`,
-		userID, bibleID, lo, hi)
-	if err != nil {
-		return nil, translate(err, "read highlights")
+	r := &rangeRead{user: userID, bible: bibleID, lo: lo, hi: hi}
+	if err := db.reads.read(ctx, r); err != nil {
+		return nil, err
+	}
+	if len(r.rows) == 0 {
+		return nil, nil
 	}
 	pos := make(map[string]int, len(verses))
 	for i, v := range verses {
@@ -68,16 +69,11 @@ func (db *DB) Highlights(ctx context.Context, userID string, bibleID int32, vers
 		n int
 		h dynamic.Highlight
 	}
-	var hs []found
-	var passage, color string
-	_, err = pgx.ForEachRow(rows, []any{&passage, &color}, func() error {
-		if n, ok := pos[passage]; ok {
-			hs = append(hs, found{n, dynamic.Highlight{BibleID: bibleID, PassageID: passage, Color: color}})
+	hs := make([]found, 0, len(r.rows))
+	for _, row := range r.rows {
+		if n, ok := pos[row.passage]; ok {
+			hs = append(hs, found{n, dynamic.Highlight{BibleID: bibleID, PassageID: row.passage, Color: row.color}})
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, translate(err, "read highlights")
 	}
 	slices.SortFunc(hs, func(a, b found) int { return a.n - b.n })
 	out := make([]dynamic.Highlight, len(hs))

@@ -27,8 +27,9 @@ var migrations embed.FS
 
 // DB is a connection pool to the service's database.
 type DB struct {
-	pool *pgxpool.Pool
-	url  string
+	pool  *pgxpool.Pool
+	url   string
+	reads readBatcher
 }
 
 var _ dynamic.DB = (*DB)(nil)
@@ -53,7 +54,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	return &DB{pool: pool, url: url}, nil
+	db := &DB{pool: pool, url: url}
+	db.reads.db = db
+	return db, nil
 }
 
 // Close closes the pool.

@@ -1,8 +1,11 @@
-// Command bench measures highlight create and read throughput and p99
-// through the edge (edge and dynamic in process, PostgreSQL from
-// scripts/db.sh), then runs pgbench -S and pgbench (TPC-B-like) on the same
-// server for the same time, and prints the ratios. `make bench-dynamic`
-// runs it.
+// Command bench measures highlight writes and reads through the edge (edge
+// and dynamic in process, PostgreSQL from scripts/db.sh) next to pgbench
+// (TPC-B-like) and pgbench -S on the same server in the same run, and
+// prints the ratios. It also measures a read one hop at a time (dynamic's
+// query alone, dynamic over HTTP, then through the edge) and the CPU each
+// costs in this process and in PostgreSQL, so that each hop's share of a
+// read is known. `make bench-dynamic` runs it; docs/dynamic.md explains the
+// method and the figures.
 package main
 
 import (
@@ -18,15 +21,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
-	"regexp"
+	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -47,35 +46,56 @@ const (
 	bibleID   = 9001
 )
 
+type options struct {
+	dbURL      string
+	dur        time.Duration
+	conc       int
+	users      int
+	rounds     int
+	pool       int
+	hops       bool
+	procs      int
+	cpuProfile string
+}
+
 func main() {
-	dbURL := flag.String("database-url", os.Getenv("DATABASE_URL"), "PostgreSQL server URL (any database; bench databases are created beside it)")
-	dur := flag.Duration("duration", 10*time.Second, "length of each measured phase")
-	conc := flag.Int("concurrency", 64, "concurrent clients (HTTP workers and pgbench -c)")
-	users := flag.Int("users", 1000, "distinct users")
-	rounds := flag.Int("rounds", 5, "split each phase into this many rounds, alternating with pgbench's")
-	flag.IntVar(&poolSize, "pool", 0, "dynamic's PostgreSQL connections (0: its default)")
-	prof := flag.String("cpuprofile", "", "write a CPU profile of the read phase to this file")
+	var o options
+	flag.StringVar(&o.dbURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL server URL (any database; bench databases are created beside it)")
+	flag.DurationVar(&o.dur, "duration", 10*time.Second, "length of each measured phase")
+	flag.IntVar(&o.conc, "concurrency", 64, "concurrent clients (HTTP workers and pgbench -c)")
+	flag.IntVar(&o.users, "users", 1000, "distinct users")
+	flag.IntVar(&o.rounds, "rounds", 5, "split each phase into this many rounds, alternating with pgbench's")
+	flag.IntVar(&o.pool, "pool", 0, "dynamic's PostgreSQL connections (0: its default)")
+	flag.IntVar(&o.procs, "procs", 3*runtime.NumCPU(), "GOMAXPROCS of this process, which runs the clients, the edge and dynamic: deployed, they are three processes with as many threads as cores each")
+	flag.BoolVar(&o.hops, "hops", true, "also measure reads hop by hop: dynamic's query alone and dynamic without the edge")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the first round of each read layer to this file name plus .edge, .dynamic, .query")
 	flag.Parse()
-	cpuProfile = *prof
-	if err := run(*dbURL, *dur, *conc, *users, *rounds); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(serverURL string, dur time.Duration, conc, nUsers, rounds int) error {
+func run(o options) error {
+	// On a shared machine a process's CPU share follows its runnable
+	// threads, and pgbench runs its clients' threads and one backend per
+	// client. Held to one process's threads, the three programs here would
+	// get less of the machine than they do deployed (docs/dynamic.md).
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(o.procs)
+	}
 	ctx := context.Background()
-	if serverURL == "" {
+	if o.dbURL == "" {
 		return fmt.Errorf("no --database-url")
 	}
-	dynURL, err := freshDB(serverURL, "bench_dynamic")
+	dynURL, err := freshDB(o.dbURL, "bench_dynamic")
 	if err != nil {
 		return err
 	}
-	if poolSize > 0 {
+	if o.pool > 0 {
 		u, _ := url.Parse(dynURL)
 		q := u.Query()
-		q.Set("pool_max_conns", strconv.Itoa(poolSize))
+		q.Set("pool_max_conns", strconv.Itoa(o.pool))
 		u.RawQuery = q.Encode()
 		dynURL = u.String()
 	}
@@ -113,14 +133,16 @@ func run(serverURL string, dur time.Duration, conc, nUsers, rounds int) error {
 	if err != nil {
 		return err
 	}
-	tokens := make([]string, nUsers)
-	for i := range tokens {
-		u := fmt.Sprintf("c0c0c0c0-0000-4000-8000-%012d", i)
-		if err := db.Grant(ctx, u, appID, []string{"highlights"}, time.Now()); err != nil {
+	users := make([]string, o.users)
+	bearers := make([]string, o.users)
+	for i := range users {
+		users[i] = fmt.Sprintf("c0c0c0c0-0000-4000-8000-%012d", i)
+		if err := db.Grant(ctx, users[i], appID, []string{"highlights"}, time.Now()); err != nil {
 			return err
 		}
-		tokens[i], _ = jwt.Sign(priv, "", jwt.Claims{Subject: u, Issuer: "bench", Audience: []string{"bench"},
+		tok, _ := jwt.Sign(priv, "", jwt.Claims{Subject: users[i], Issuer: "bench", Audience: []string{"bench"},
 			ExpiresAt: time.Now().Add(time.Hour)})
+		bearers[i] = "Bearer " + tok
 	}
 
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -136,228 +158,172 @@ func run(serverURL string, dur time.Duration, conc, nUsers, rounds int) error {
 	}
 	defer stop()
 
-	client := &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: conc * 2}
+	// The bench's clients: one to the edge, one straight to dynamic (the
+	// hop-by-hop reads), each request reused by its worker.
+	toEdge := &fasthttp.HostClient{Addr: strings.TrimPrefix(base, "http://"), MaxConns: o.conc * 2}
+	toDynamic := &fasthttp.HostClient{Addr: dyn.Addr(), MaxConns: o.conc * 2}
 	verses := allVerses(idx)
 	var seq atomic.Int64
-	write := func(r *mrand.Rand, req *fasthttp.Request, res *fasthttp.Response) (int, error) {
-		u := r.IntN(nUsers)
-		v := verses[r.IntN(len(verses))]
-		req.ResetBody()
-		fmt.Fprintf(req.BodyWriter(), `{"request_id":"d0d0d0d0-0000-4000-8000-%012d","highlight":{"bible_id":%d,"passage_id":%q,"color":"%06x"}}`,
-			seq.Add(1), bibleID, v, r.IntN(1<<24))
-		return do(client, req, res, "POST", "/v1/highlights", tokens[u])
+	write := func(w *worker) (int, error) {
+		u := w.r.IntN(o.users)
+		v := verses[w.r.IntN(len(verses))]
+		w.req.ResetBody()
+		fmt.Fprintf(w.req.BodyWriter(), `{"request_id":"d0d0d0d0-0000-4000-8000-%012d","highlight":{"bible_id":%d,"passage_id":%q,"color":"%06x"}}`,
+			seq.Add(1), bibleID, v, w.r.IntN(1<<24))
+		return w.do(toEdge, "POST", "/v1/highlights", bearers[u])
 	}
 	chapters := allChapters(idx)
 	readURIs := make([]string, len(chapters))
 	for i, c := range chapters {
-		readURIs[i] = "/v1/highlights?bible_id=9001&passage_id=" + url.QueryEscape(c)
+		readURIs[i] = "/v1/highlights?bible_id=9001&passage_id=" + url.QueryEscape(c.PassageID)
 	}
-	read := func(r *mrand.Rand, req *fasthttp.Request, res *fasthttp.Response) (int, error) {
-		u := r.IntN(nUsers)
-		return do(client, req, res, "GET", readURIs[r.IntN(len(readURIs))], tokens[u])
+	read := func(w *worker) (int, error) {
+		return w.do(toEdge, "GET", readURIs[w.r.IntN(len(readURIs))], bearers[w.r.IntN(o.users)])
+	}
+	readDynamic := func(w *worker) (int, error) {
+		// What the edge sends after it has checked the App Key.
+		w.req.Header.Set(access.HeaderEdgeToken, edgeToken)
+		w.req.Header.Set(access.HeaderVerifiedAppID, appID)
+		return w.do(toDynamic, "GET", readURIs[w.r.IntN(len(readURIs))], bearers[w.r.IntN(o.users)])
+	}
+	query := func(w *worker) (int, error) {
+		c := chapters[w.r.IntN(len(chapters))]
+		if _, err := db.Highlights(ctx, users[w.r.IntN(o.users)], bibleID, c.verses); err != nil {
+			return 0, err
+		}
+		return 200, nil
 	}
 
-	pgURL, err := freshDB(serverURL, "bench_pgbench")
+	pgURL, err := freshDB(o.dbURL, "bench_pgbench")
 	if err != nil {
 		return err
 	}
-	if out, err := exec.Command("pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
-		return fmt.Errorf("pgbench -i: %v: %s", err, out)
+	if err := pgbenchInit(pgURL); err != nil {
+		return err
 	}
+	pg := findServer(o.dbURL, "bench_dynamic")
 	// The machine is shared and its load drifts within a run, so each
 	// phase alternates with pgbench's in short rounds: both see the same
-	// weather, and the ratio compares like with like.
-	rounds = max(1, min(rounds, int(dur/time.Second)))
-	round := dur / time.Duration(rounds)
-	secs := strconv.Itoa(max(1, int(round/time.Second)))
-	pgArgs := []string{"-c", strconv.Itoa(conc), "-j", "2", "-T", secs}
-	fmt.Printf("bench: %d clients, %v per phase in %d rounds, %d users, %d verses, through the edge at %s\n",
-		conc, dur, rounds, nUsers, len(verses), base)
-	var wr, rr phase
-	var tpcb, sel pgPhase
+	// weather, and the ratio compares like with like. A round is at least
+	// two seconds: pgbench's clients connect inside it.
+	rounds := max(1, min(o.rounds, int(o.dur/(2*time.Second))))
+	round := o.dur / time.Duration(rounds)
+	fmt.Printf("bench: %d clients, %v per phase in %d rounds, %d users, %d verses, through the edge at %s, GOMAXPROCS %d on %d cores\n",
+		o.conc, o.dur, rounds, o.users, len(verses), base, runtime.GOMAXPROCS(0), runtime.NumCPU())
+
+	tpcb := &pgbench{name: "pgbench (TPC-B-like)", url: pgURL, conc: o.conc}
+	sel := &pgbench{name: "pgbench -S", url: pgURL, conc: o.conc, args: []string{"-S"}}
+	for _, p := range []*pgbench{tpcb, sel} {
+		if err := p.measureConnect(pg); err != nil {
+			return err
+		}
+	}
+	writes := &load{name: "write (edge)", fn: write, ok: []int{201, 409}}
 	for range rounds {
-		if err := wr.run("write", conc, round, write, 201, 409); err != nil {
+		if err := writes.run(o.conc, round, pg); err != nil {
 			return err
 		}
-		if err := tpcb.run(pgURL, pgArgs...); err != nil {
-			return err
-		}
-	}
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer f.Close()
-	}
-	for range rounds {
-		if err := rr.run("read", conc, round, read, 200, 204); err != nil {
-			return err
-		}
-		if err := sel.run(pgURL, append([]string{"-S"}, pgArgs...)...); err != nil {
+		if err := tpcb.run(round, pg); err != nil {
 			return err
 		}
 	}
-	pprof.StopCPUProfile()
-	wrps, wp99 := wr.report("write")
-	rrps, rp99 := rr.report("read")
-	tpcbTPS, selTPS := tpcb.report("pgbench (TPC-B-like)"), sel.report("pgbench -S")
-	fmt.Printf("read_rps=%.0f pgbench_select_tps=%.0f read_ratio=%.2f write_rps=%.0f pgbench_tpcb_tps=%.0f write_ratio=%.2f read_p99_ms=%.2f write_p99_ms=%.2f\n",
-		rrps, selTPS, rrps/selTPS, wrps, tpcbTPS, wrps/tpcbTPS, ms(rp99), ms(wp99))
+	reads := []*load{{name: "read (edge)", fn: read, ok: []int{200, 204}}}
+	if o.hops {
+		reads = append(reads,
+			&load{name: "read (dynamic)", fn: readDynamic, ok: []int{200, 204}},
+			&load{name: "read (query)", fn: query, ok: []int{200}})
+	}
+	for i := range rounds {
+		for _, l := range reads {
+			// The first round of each read layer is profiled on its own.
+			stop := func() {}
+			if o.cpuProfile != "" && i == 0 {
+				if stop, err = startProfile(o.cpuProfile + "." + l.slug()); err != nil {
+					return err
+				}
+			}
+			err := l.run(o.conc, round, pg)
+			stop()
+			if err != nil {
+				return err
+			}
+		}
+		if err := sel.run(round, pg); err != nil {
+			return err
+		}
+	}
+
+	fmt.Println()
+	fmt.Println(header)
+	writes.print()
+	if err := tpcb.print(); err != nil {
+		return err
+	}
+	for _, l := range reads {
+		l.print()
+	}
+	if err := sel.print(); err != nil {
+		return err
+	}
+	var shares [3]float64
+	sharesOK := false
+	if o.hops {
+		shares, sharesOK = printHops(reads[2], reads[1], reads[0])
+	}
+	readRPS, writeRPS := reads[0].rps(), writes.rps()
+	fmt.Printf("read_rps=%.0f pgbench_select_tps=%.0f read_ratio=%.2f write_rps=%.0f pgbench_tpcb_tps=%.0f write_ratio=%.2f read_p99_ms=%.2f write_p99_ms=%.2f",
+		readRPS, sel.tps(), readRPS/sel.tps(), writeRPS, tpcb.tps(), writeRPS/tpcb.tps(),
+		ms(reads[0].quantile(0.99)), ms(writes.quantile(0.99)))
+	if reads[0].pgKnown && sel.pgKnown {
+		// What the ratio would be if both got the same CPU.
+		fmt.Printf(" read_cpu_ratio=%.2f", sel.cpuPerOp()/reads[0].cpuPerOp())
+	}
+	if sharesOK {
+		fmt.Printf(" read_share_query=%.2f read_share_dynamic=%.2f read_share_edge=%.2f", shares[0], shares[1], shares[2])
+	}
+	fmt.Println()
 	return nil
 }
 
-var (
-	cpuProfile string
-	poolSize   int
-)
+// printHops says what each hop adds to a read: the CPU a read costs this
+// process and PostgreSQL, with the query alone, through dynamic's HTTP
+// server, and through the edge too; each hop is the difference with the
+// layer below. CPU is counted per process, so other work on a shared
+// machine does not enter it, unlike throughput (printed too, as the inverse
+// of requests per second: on saturated cores, the machine's time a request
+// takes). The dynamic hop includes the bench's HTTP client, as the full path
+// does: the edge hop is the edge's server, its client to dynamic and their
+// system calls.
+func printHops(query, dyn, full *load) (shares [3]float64, ok bool) {
+	cq, cd, ce := 1/query.rps(), 1/dyn.rps(), 1/full.rps()
+	fmt.Printf("read hops by throughput: query %.0f us (%.0f%%), dynamic's HTTP handling +%.0f us (%.0f%%), edge +%.0f us (%.0f%%) of %.0f us of the machine per read\n",
+		cq*1e6, 100*cq/ce, (cd-cq)*1e6, 100*(cd-cq)/ce, (ce-cd)*1e6, 100*(ce-cd)/ce, ce*1e6)
+	if !query.pgKnown || !dyn.pgKnown || !full.pgKnown {
+		return shares, false
+	}
+	q, d, e := query.cpuPerOp(), dyn.cpuPerOp(), full.cpuPerOp()
+	pg := us(full.pgCPU) / float64(len(full.lat))
+	fmt.Printf("read hops by CPU: query %.0f us (%.0f%%), dynamic's HTTP handling +%.0f us (%.0f%%), edge +%.0f us (%.0f%%) of %.0f us per read, of which PostgreSQL %.0f us (%.0f%%)\n",
+		q, 100*q/e, d-q, 100*(d-q)/e, e-d, 100*(e-d)/e, e, pg, 100*pg/e)
+	return [3]float64{q / e, (d - q) / e, (e - d) / e}, true
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// startProfile starts a CPU profile into the file name; stop ends it.
+func startProfile(name string) (stop func(), err error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// freshDB (re)creates database name on the server and returns its URL.
-func freshDB(serverURL, name string) (string, error) {
-	for _, sql := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name} {
-		if out, err := exec.Command("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", serverURL, "-c", sql).CombinedOutput(); err != nil {
-			return "", fmt.Errorf("psql %q: %v: %s", sql, err, out)
-		}
-	}
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		return "", err
-	}
-	u.Path = "/" + name
-	return u.String(), nil
-}
-
-var tpsLine = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
-var timeLine = regexp.MustCompile(`tps = ([0-9.]+)`)
-
-// pgPhase adds up pgbench rounds.
-type pgPhase struct {
-	tx   float64
-	secs float64
-}
-
-func (p *pgPhase) run(dbURL string, args ...string) error {
-	out, err := exec.Command("pgbench", append(args, dbURL)...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("pgbench %v: %v: %s", args, err, out)
-	}
-	n, t := tpsLine.FindSubmatch(out), timeLine.FindSubmatch(out)
-	if n == nil || t == nil {
-		return fmt.Errorf("pgbench %v: no transaction count or tps in %s", args, out)
-	}
-	tx, _ := strconv.ParseFloat(string(n[1]), 64)
-	tps, _ := strconv.ParseFloat(string(t[1]), 64)
-	if tps <= 0 {
-		return fmt.Errorf("pgbench %v: tps %s", args, t[1])
-	}
-	// pgbench's tps excludes connection set-up; so does tx/secs.
-	p.tx += tx
-	p.secs += tx / tps
-	return nil
-}
-
-func (p *pgPhase) report(name string) float64 {
-	tps := p.tx / p.secs
-	fmt.Printf("%s: %.0f transactions in %.1fs: %.0f tps\n", name, p.tx, p.secs, tps)
-	return tps
-}
-
-// do sends one request through the edge, reusing the worker's request and
-// response: the load generator shares the cores with what it measures, so
-// it should cost them as little as pgbench's client does.
-func do(c *fasthttp.HostClient, req *fasthttp.Request, res *fasthttp.Response, method, uri, bearer string) (int, error) {
-	req.Header.SetMethod(method)
-	req.SetRequestURI(uri)
-	req.Header.SetHost(c.Addr)
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	if method == "POST" {
-		req.Header.SetContentType("application/json")
-	}
-	if err := c.Do(req, res); err != nil {
-		return 0, err
-	}
-	return res.StatusCode(), nil
-}
-
-// phase adds up the rounds of one kind of request.
-type phase struct {
-	lat     []time.Duration
-	elapsed time.Duration
-	cpu     time.Duration // this process's CPU: client, edge and dynamic
-}
-
-// run runs fn from conc workers for dur. Any status outside ok fails the
-// run.
-func (p *phase) run(name string, conc int, dur time.Duration, fn func(*mrand.Rand, *fasthttp.Request, *fasthttp.Response) (int, error), ok ...int) error {
-	var mu sync.Mutex
-	var firstErr error
-	cpu0 := processCPU()
-	start := time.Now()
-	deadline := start.Add(dur)
-	var wg sync.WaitGroup
-	for w := range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := mrand.New(mrand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
-			var req fasthttp.Request
-			var res fasthttp.Response
-			req.Header.Set("X-SVC-App-Key", appKey)
-			var mine []time.Duration
-			for time.Now().Before(deadline) {
-				t0 := time.Now()
-				status, err := fn(r, &req, &res)
-				if err == nil && !slices.Contains(ok, status) {
-					err = fmt.Errorf("%s: status %d", name, status)
-				}
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				mine = append(mine, time.Since(t0))
-			}
-			mu.Lock()
-			p.lat = append(p.lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	p.elapsed += time.Since(start)
-	p.cpu += processCPU() - cpu0
-	return firstErr
-}
-
-// report prints the phase and returns requests per second and the 99th
-// percentile latency.
-func (p *phase) report(name string) (float64, time.Duration) {
-	lat := p.lat
-	if len(lat) == 0 {
-		return 0, 0
-	}
-	slices.Sort(lat)
-	p99 := lat[len(lat)*99/100]
-	rps := float64(len(lat)) / p.elapsed.Seconds()
-	fmt.Printf("%s: %d requests in %v: %.0f/s, p50 %.2f ms, p99 %.2f ms, %.0f us of this process's CPU per request\n",
-		name, len(lat), p.elapsed.Round(time.Millisecond), rps, ms(lat[len(lat)/2]), ms(p99),
-		float64(p.cpu/time.Microsecond)/float64(len(lat)))
-	return rps, p99
-}
-
-// processCPU is the user and system CPU time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func startEdge(ctx context.Context, store publish.Store, dynURL string, log *slog.Logger) (string, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -436,12 +402,26 @@ func allVerses(x *bible.Index) []string {
 	return out
 }
 
-func allChapters(x *bible.Index) []string {
-	var out []string
+type chapter struct {
+	PassageID string
+	verses    []string
+}
+
+func allChapters(x *bible.Index) []chapter {
+	var out []chapter
 	for _, b := range x.Books {
 		for _, c := range b.Chapters {
-			out = append(out, c.PassageID)
+			ch := chapter{PassageID: c.PassageID}
+			for _, v := range c.Verses {
+				ch.verses = append(ch.verses, v.PassageID)
+			}
+			out = append(out, ch)
 		}
 	}
 	return out
+}
+
+// mrandFor gives each worker its own generator.
+func mrandFor(w int) *mrand.Rand {
+	return mrand.New(mrand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
 }
