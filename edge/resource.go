@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"sync"
 	"time"
 	"unsafe"
 
@@ -55,16 +56,45 @@ var (
 )
 
 // interner shares the header values that repeat across a pack's entries
-// (Content-Type, Last-Modified): a chapter pack has hundreds
-// of entries and one or two distinct values of each.
+// (Content-Type, Last-Modified): a chapter pack has hundreds of entries
+// and one or two distinct values of each. It takes them from the edge-wide
+// table first, so that every pack of a build points at one copy: an
+// answer then reads them from the processor's cache, where a copy per
+// pack was a cache miss on most requests (two of the few a hit makes).
 type interner map[string][]byte
 
 func (in interner) bytes(s string) []byte {
 	if b, ok := in[s]; ok {
 		return b
 	}
-	b := []byte(s)
+	b := sharedValue(s)
 	in[s] = b
+	return b
+}
+
+// sharedValues is the edge-wide table of repeated header values. It is
+// bounded: past sharedValuesMax distinct values (a build has a handful of
+// content types and publish times) a pack keeps its own copies.
+var sharedValues struct {
+	sync.Mutex
+	m map[string][]byte
+}
+
+const sharedValuesMax = 4096
+
+func sharedValue(s string) []byte {
+	sharedValues.Lock()
+	defer sharedValues.Unlock()
+	if b, ok := sharedValues.m[s]; ok {
+		return b
+	}
+	b := []byte(s)
+	if sharedValues.m == nil {
+		sharedValues.m = make(map[string][]byte)
+	}
+	if len(sharedValues.m) < sharedValuesMax {
+		sharedValues.m[s] = b
+	}
 	return b
 }
 
