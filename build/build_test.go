@@ -266,6 +266,19 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
+// fixtureCopy returns a copy of the fixtures' content tree, which the test
+// may change, and an empty directory store to build it into.
+func fixtureCopy(t *testing.T) (content string, store *publish.Dir) {
+	t.Helper()
+	content = t.TempDir()
+	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return content, store
+}
+
 // copyDir copies a content tree so a test may change it.
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
@@ -293,12 +306,7 @@ func copyDir(t *testing.T, from, to string) {
 // pack (its index and word counts) and the manifest.
 func TestIncremental(t *testing.T) {
 	ctx := context.Background()
-	content := t.TempDir()
-	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	content, store := fixtureCopy(t)
 	first, err := build.Build(ctx, build.Options{Content: content, Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -407,12 +415,7 @@ func loadSearch(t *testing.T, store publish.Store, be *publish.BibleEntry) *sear
 // text: Cache-Control is decided by the edge from the current licence.
 func TestLicenceChange(t *testing.T) {
 	ctx := context.Background()
-	content := t.TempDir()
-	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	content, store := fixtureCopy(t)
 	if _, err := build.Build(ctx, build.Options{Content: content, Store: store}); err != nil {
 		t.Fatal(err)
 	}
@@ -529,13 +532,8 @@ func TestImportZip(t *testing.T) {
 // the Bible, the book and the chapter named, and nothing becomes current.
 func TestPackCap(t *testing.T) {
 	ctx := context.Background()
-	content := t.TempDir()
-	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = build.Build(ctx, build.Options{Content: content, Store: store, MaxPackBytes: 20 << 10})
+	content, store := fixtureCopy(t)
+	_, err := build.Build(ctx, build.Options{Content: content, Store: store, MaxPackBytes: 20 << 10})
 	if err == nil || !strings.Contains(err.Error(), "Bible 9001 SEB, JHN ") || !strings.Contains(err.Error(), ": the pack would hold more than 20480 bytes") {
 		t.Errorf("build with a 20 KiB cap: %v; want a chapter refused, named", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/build"
-	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -18,12 +17,7 @@ import (
 // the manifest only; a bad line is a warning and the rest is published.
 func TestTopicsPublished(t *testing.T) {
 	ctx := context.Background()
-	content := t.TempDir()
-	copyDir(t, filepath.Join(repotest.Root(t), "fixtures", "content"), content)
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	content, store := fixtureCopy(t)
 	if _, err := build.Build(ctx, build.Options{Content: content, Store: store}); err != nil {
 		t.Fatal(err)
 	}
