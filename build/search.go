@@ -96,20 +96,7 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 // by range: the index beside them is of no use here.
 func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
 	st := b.opt.Store
-	head, err := st.GetRange(ctx, ref.Key, 0, min(ref.Size, 4096))
-	if err != nil {
-		return nil, err
-	}
-	n, err := publish.PackHeaderLen(head)
-	if err != nil {
-		return nil, err
-	}
-	if end := int64(publish.PackHeaderPrefix) + n; end > int64(len(head)) && end <= ref.Size {
-		if head, err = st.GetRange(ctx, ref.Key, 0, end); err != nil {
-			return nil, err
-		}
-	}
-	p, err := publish.DecodePackHeaderOf(head, ref.Size)
+	p, err := publish.LoadPackHeader(ctx, st, ref, 4096)
 	if err != nil {
 		return nil, err
 	}

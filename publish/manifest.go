@@ -158,3 +158,26 @@ func LoadPack(ctx context.Context, s Store, ref PackRef) (*Pack, error) {
 	}
 	return DecodePack(b)
 }
+
+// LoadPackHeader reads a pack's header alone, for ranged reads of its
+// bodies at BodyOffset: one ranged read of its first probe bytes, and a
+// second for the rest when the header is longer.
+func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pack, error) {
+	b, err := s.GetRange(ctx, ref.Key, 0, min(ref.Size, probe))
+	if err != nil {
+		return nil, err
+	}
+	n, err := PackHeaderLen(b)
+	if err != nil {
+		return nil, err
+	}
+	end := min(int64(PackHeaderPrefix)+n, ref.Size)
+	if got := int64(len(b)); end > got {
+		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b[:got:got], rest...)
+	}
+	return DecodePackHeaderOf(b, ref.Size)
+}

@@ -1,7 +1,9 @@
 package publish
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -56,5 +58,39 @@ func TestPackReader(t *testing.T) {
 	}
 	if _, err := WithBodies(e, bodies[:len(bodies)-1], offs); err == nil {
 		t.Error("WithBodies accepted a short buffer")
+	}
+}
+
+// TestLoadPackHeader: the header read by range, in one read or in two
+// when it is longer than the probe, is the whole pack's.
+func TestLoadPackHeader(t *testing.T) {
+	w := NewPackWriter()
+	w.Add("book", JSON, []byte(`{"id":"JHN"}`))
+	w.AddRaw(NameSegments, JSON, []byte(`[[{"Para":1}]]`))
+	data := w.Bytes(NewEncoder())
+	s, err := OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ref := PackRef{Key: "packs/p", Size: int64(len(data))}
+	if err := s.Put(ctx, ref.Key, data); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := DecodePack(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, probe := range []int64{int64(PackHeaderPrefix), 64 << 10} {
+		h, err := LoadPackHeader(ctx, s, ref, probe)
+		if err != nil {
+			t.Fatalf("probe %d: %v", probe, err)
+		}
+		if h.BodyOffset() != whole.BodyOffset() || !reflect.DeepEqual(h.Entries, whole.Entries) {
+			t.Errorf("probe %d: header %+v at %d, want %+v at %d", probe, h.Entries, h.BodyOffset(), whole.Entries, whole.BodyOffset())
+		}
+	}
+	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(PackHeaderPrefix) + 2}, 64<<10); err == nil {
+		t.Error("a header past the pack's size accepted")
 	}
 }
