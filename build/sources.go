@@ -54,7 +54,7 @@ func readSources(source string) ([]sourceFile, error) {
 			return err
 		})
 	case strings.EqualFold(filepath.Ext(source), ".zip"):
-		files, err = readZip(source, func(name string) bool { return isBookName(name) })
+		files, err = readZip(source, isBookName)
 	case isBookName(source):
 		var data []byte
 		data, err = readLimited(source)
