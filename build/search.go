@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -120,11 +118,7 @@ func (b *builder) publishedTexts(ctx context.Context, e *publish.BookEntry) ([][
 		if err != nil {
 			return nil, err
 		}
-		seg := p.Entry(publish.NameSegments)
-		if seg == nil {
-			return nil, errors.New("chapter pack without segments")
-		}
-		if err := json.Unmarshal(p.Body(&seg.Reps[0]), &chapters[i]); err != nil {
+		if err := p.Decode(publish.NameSegments, &chapters[i]); err != nil {
 			return nil, err
 		}
 	}
