@@ -154,7 +154,9 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	dir := filepath.Join(content, "bibles", fmt.Sprint(meta.ID))
 	var old BibleMeta
 	if err := readJSON(filepath.Join(dir, "bible.json"), &old); err == nil {
-		meta = merge(old, meta)
+		// Fields this import leaves empty keep the earlier import's values.
+		old.Override(meta)
+		meta = old
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -296,12 +298,6 @@ func sortBooks(ids []bible.BookID) {
 		}
 		return ids[i] < ids[j]
 	})
-}
-
-// merge keeps old values where the new import leaves a field empty.
-func merge(old, m BibleMeta) BibleMeta {
-	old.Override(m)
-	return old
 }
 
 func writeFileIfChanged(p string, data []byte) (bool, error) {
