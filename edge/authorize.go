@@ -78,7 +78,7 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal strin
 	return true
 }
 
-// admitGET runs the checks a GET route group (catalogue, search) starts
+// admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
 // with, in the edge's order (docs/edge.md): a path of unknown shape under
 // the group is 404, a method other than GET or HEAD 405, and an edge
 // without a build or an access snapshot yet answers "starting". ok is
