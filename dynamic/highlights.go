@@ -178,7 +178,8 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	var body highlightBody
-	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 64<<10))
+	// The server already refused a body over access.MaxRequestBody (413).
+	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	if err := dec.Decode(&body); err != nil {
 		validation(ctx, bodyError(err))
 		return
