@@ -249,7 +249,7 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
 		validation(ctx, detail{Loc: []string{"body", "request_id"},
-			Msg: ErrRequestReused.Error(), Type: "value_error"})
+			Msg: msgRequestReused, Type: "value_error"})
 		return
 	}
 	if err != nil {
