@@ -163,10 +163,13 @@ func (c *C) do(method, path string, h hdr, body string) *resp {
 	return c.doWith(c.e.client, method, path, h, body)
 }
 
-func (c *C) doWith(client *http.Client, method, path string, h hdr, body string) *resp {
+// newRequest is a request to the pass's edge (or to an absolute URL) with
+// the headers hdr says and, with a body, JSON's Content-Type unless hdr
+// names another.
+func (e *env) newRequest(method, path string, h hdr, body string) (*http.Request, error) {
 	u := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
-		u = c.e.base + path
+		u = e.base + path
 	}
 	var rd io.Reader
 	if body != "" {
@@ -174,10 +177,10 @@ func (c *C) doWith(client *http.Client, method, path string, h hdr, body string)
 	}
 	req, err := http.NewRequest(method, u, rd)
 	if err != nil {
-		c.Fatalf("%s %s: %v", method, path, err)
+		return nil, err
 	}
 	if _, ok := h["X-SVC-App-Key"]; !ok {
-		req.Header.Set("X-SVC-App-Key", c.e.demo.AppKey)
+		req.Header.Set("X-SVC-App-Key", e.demo.AppKey)
 	}
 	for k, v := range h {
 		if v != "" {
@@ -186,6 +189,14 @@ func (c *C) doWith(client *http.Client, method, path string, h hdr, body string)
 	}
 	if body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+func (c *C) doWith(client *http.Client, method, path string, h hdr, body string) *resp {
+	req, err := c.e.newRequest(method, path, h, body)
+	if err != nil {
+		c.Fatalf("%s %s: %v", method, path, err)
 	}
 	for try := 0; ; try++ {
 		if body != "" {

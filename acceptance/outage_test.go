@@ -185,20 +185,9 @@ func highlightColors(body []byte) map[string]string {
 // send is one request of a loop: no retries, and a transport error is
 // returned rather than ending the test.
 func send(client *http.Client, e *env, method, path string, h hdr, body string) (*resp, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, e.base+path, rd)
+	req, err := e.newRequest(method, path, h, body)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("X-SVC-App-Key", e.demo.AppKey)
-	for k, v := range h {
-		req.Header.Set(k, v)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
 	}
 	r, err := client.Do(req)
 	if err != nil {

@@ -15,21 +15,42 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // withEdge starts a real edge in process in front of e's dynamic server,
 // fed by its /internal/access long poll, and returns the edge's base URL.
 func (e *env) withEdge() string {
-	t := e.t
+	ed := startEdge(e.t, e.store, e.srv.URL(), func(cfg *edge.Config) { cfg.DynamicTimeout = 30 * time.Second })
+	go ed.access.Run(e.t.Context())
+	return ed.url
+}
+
+type testEdge struct {
+	srv    *edge.Server
+	access *edge.AccessWatcher
+	url    string
+}
+
+// startEdge starts a real edge in process over store, in front of the
+// dynamic service at dynamicURL, with mod's changes to its configuration.
+// Its access watcher (access) has read the first snapshot but does not run:
+// a test that needs access changes runs it. Search reports and trending
+// refreshes are left to the test too.
+func startEdge(t *testing.T, store publish.Store, dynamicURL string, mod func(*edge.Config)) *testEdge {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := edge.New(edge.Config{Store: e.store, Log: log, DynamicURL: e.srv.URL(), EdgeToken: edgeToken,
-		DynamicTimeout: 30 * time.Second, DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}})
+	cfg := edge.Config{Store: store, Log: log, DynamicURL: dynamicURL, EdgeToken: edgeToken,
+		DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := edge.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := edge.NewAccessSource(e.srv.URL()+"/internal/access", edgeToken)
+	src, err := edge.NewAccessSource(dynamicURL+"/internal/access", edgeToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +58,10 @@ func (e *env) withEdge() string {
 	if err := aw.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
-	bw := &edge.BuildWatcher{Store: e.store, Server: srv, Interval: time.Second, Log: log}
+	bw := &edge.BuildWatcher{Store: store, Server: srv, Interval: time.Second, Log: log}
 	if err := bw.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	go aw.Run(ctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +69,7 @@ func (e *env) withEdge() string {
 	fs := &fasthttp.Server{Handler: srv.Handler, NoDefaultContentType: true}
 	go fs.Serve(ln)
 	t.Cleanup(func() { fs.Shutdown() })
-	return "http://" + ln.Addr().String()
+	return &testEdge{srv: srv, access: aw, url: "http://" + ln.Addr().String()}
 }
 
 func throughEdge(t *testing.T, c *http.Client, method, u, key, bearer, body string) resp {

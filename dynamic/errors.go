@@ -36,11 +36,16 @@ var (
 	// ErrRequestReused is a highlight request id already used for a
 	// different highlight: replaying the first answer would silently drop
 	// the new one.
-	ErrRequestReused = errors.New("request_id was already used for a different highlight")
+	ErrRequestReused = errors.New(msgRequestReused)
 	// ErrUnavailable is a dependency that cannot be reached right now
 	// (PostgreSQL down or restarting): 503 with Retry-After, never 500.
 	ErrUnavailable = errors.New("unavailable")
 )
+
+// msgRequestReused is ErrRequestReused's text, which the 422 on
+// request_id also reads (a constant: client messages are never built from
+// error values).
+const msgRequestReused = "request_id was already used for a different highlight"
 
 // errorTable maps each domain error to its status and the message a client
 // reads when the error carries none of its own.

@@ -252,7 +252,7 @@ func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 		perms = append(perms, templates.Permission{Name: p, Description: permissionText[p]})
 	}
 	website := a.WebsiteURL
-	if u, err := url.Parse(website); err != nil || u.Scheme != "https" && u.Scheme != "http" {
+	if !httpURL(website) {
 		website = "" // never render a javascript: or other odd link
 	}
 	s.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {

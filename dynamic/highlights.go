@@ -178,7 +178,8 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	var body highlightBody
-	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 64<<10))
+	// The server already refused a body over access.MaxRequestBody (413).
+	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	if err := dec.Decode(&body); err != nil {
 		validation(ctx, bodyError(err))
 		return
@@ -248,7 +249,7 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
 		validation(ctx, detail{Loc: []string{"body", "request_id"},
-			Msg: "request_id was already used for a different highlight", Type: "value_error"})
+			Msg: msgRequestReused, Type: "value_error"})
 		return
 	}
 	if err != nil {

@@ -54,7 +54,7 @@ type trends struct {
 	built time.Time
 }
 
-// serveReport answers POST /internal/search-queries: a trending.Batch,
+// postSearchQueries answers POST /internal/search-queries: a trending.Batch,
 // checked whole (422 names the first bad entry), stored in one
 // transaction, 204.
 func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
@@ -152,7 +152,7 @@ func checkCount(i int, q *trending.Count) *detail {
 	return nil
 }
 
-// serveTrending answers GET /internal/search-trending with a
+// getSearchTrending answers GET /internal/search-trending with a
 // trending.Snapshot, computed at most every trendingFresh.
 func (s *Server) getSearchTrending(ctx *fasthttp.RequestCtx) {
 	body, err := s.trendingSnapshot(ctx)
@@ -183,7 +183,7 @@ func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
 	return b, nil
 }
 
-// purge deletes what the window no longer covers, and past days' salts.
+// purgeSearchQueries deletes what the window no longer covers, and past days' salts.
 func (s *Server) purgeSearchQueries(ctx context.Context) error {
 	now := s.now()
 	return s.cfg.DB.PurgeSearchQueries(ctx, now.Add(-s.trends.window), now)

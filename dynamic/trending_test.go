@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/build"
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
@@ -84,9 +81,9 @@ func TestTrendingTwoEdges(t *testing.T) {
 	dyn := env.dyn
 	// The edges reach dynamic through a fixed address that outlives it.
 	proxy := newSwitchProxy(t, dyn.URL())
-	a, b := startSearchEdge(t, store, proxy.url, nil), startSearchEdge(t, store, proxy.url, nil)
+	a, b := startEdge(t, store, proxy.url, nil), startEdge(t, store, proxy.url, nil)
 
-	search := func(e *searchEdge, key, query, lang string) {
+	search := func(e *testEdge, key, query, lang string) {
 		t.Helper()
 		u := e.url + "/v1-beta/search-topics?query=" + url.QueryEscape(query) + "&language_ranges[]=" + lang
 		if r := throughEdge(t, http.DefaultClient, "GET", u, key, "", ""); r.status != 200 {
@@ -105,7 +102,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 	search(b, keys[2], "peace", "en")
 	// Verse and unified search count under the Bible's language; a
 	// second page counts nothing.
-	get := func(e *searchEdge, key, path string) {
+	get := func(e *testEdge, key, path string) {
 		t.Helper()
 		if r := throughEdge(t, http.DefaultClient, "GET", e.url+path, key, "", ""); r.status != 200 {
 			t.Fatalf("%s: %d %s", path, r.status, r.body)
@@ -116,7 +113,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 	// A passage request counts nothing.
 	throughEdge(t, http.DefaultClient, "GET", a.url+"/v1/bibles/9001/passages/JHN.3.16", keys[0], "", "")
 
-	for _, e := range []*searchEdge{a, b} {
+	for _, e := range []*testEdge{a, b} {
 		if err := e.srv.ReportSearchQueries(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +124,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 	t.Cleanup(func() { dyn.Close() })
 	proxy.switchTo(dyn.URL())
 
-	trendingOf := func(e *searchEdge, lang string) []string {
+	trendingOf := func(e *testEdge, lang string) []string {
 		t.Helper()
 		if err := e.srv.RefreshTrending(ctx); err != nil {
 			t.Fatal(err)
@@ -148,7 +145,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 		}
 		return out
 	}
-	for _, e := range []*searchEdge{a, b} {
+	for _, e := range []*testEdge{a, b} {
 		if got, want := strings.Join(trendingOf(e, "en"), ","), "love/trending,darkness/trending,peace/trending"; got != want {
 			t.Errorf("en trending = %s, want %s (light: one app only; love 3 searches, darkness and peace 2)", got, want)
 		}
@@ -166,7 +163,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 func TestTrendingLoop(t *testing.T) {
 	ctx := context.Background()
 	env := newTrendingEnv(t)
-	c := startSearchEdge(t, env.store, env.dyn.URL(), func(cfg *edge.Config) {
+	c := startEdge(t, env.store, env.dyn.URL(), func(cfg *edge.Config) {
 		cfg.SearchReportInterval, cfg.TrendingRefresh = 50*time.Millisecond, 50*time.Millisecond
 	})
 	loop, stop := context.WithCancel(ctx)
@@ -188,48 +185,6 @@ func TestTrendingLoop(t *testing.T) {
 			t.Fatalf("no trending hope after 15 s: %d %s", r.status, r.body)
 		}
 	}
-}
-
-type searchEdge struct {
-	srv *edge.Server
-	url string
-}
-
-// startSearchEdge starts an edge over store that reports to dynamicURL;
-// the test drives its reports and refreshes itself.
-func startSearchEdge(t *testing.T, store publish.Store, dynamicURL string, mod func(*edge.Config)) *searchEdge {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := edge.Config{Store: store, Log: log, DynamicURL: dynamicURL, EdgeToken: edgeToken,
-		DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}}
-	if mod != nil {
-		mod(&cfg)
-	}
-	srv, err := edge.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := edge.NewAccessSource(dynamicURL+"/internal/access", edgeToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aw := &edge.AccessWatcher{Source: src, Server: srv, Log: log, Interval: 100 * time.Millisecond}
-	if err := aw.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	bw := &edge.BuildWatcher{Store: store, Server: srv, Interval: time.Second, Log: log}
-	if err := bw.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := &fasthttp.Server{Handler: srv.Handler, NoDefaultContentType: true}
-	go fs.Serve(ln)
-	t.Cleanup(func() { fs.Shutdown() })
-	return &searchEdge{srv: srv, url: "http://" + ln.Addr().String()}
 }
 
 // switchProxy forwards to a backend that can be replaced, so that edges

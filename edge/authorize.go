@@ -19,11 +19,11 @@ const (
 // authorize is the one authorisation entry point of the content,
 // catalogue and gateway routes, in the same order for all: the key (401
 // when missing or unknown), the app it names, the app's status (412) and
-// its rate limit (429). It writes the refusal itself and returns nil then.
+// its rate limit (429); a request naming its app by public id only goes
+// to authorizeByID. It writes the refusal itself and returns nil then.
 // It does not allocate on success.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySource) *appEntry {
 	key := ctx.Request.Header.Peek(hdrAppKey)
-	var app *appEntry
 	if len(key) == 0 && from != keyHeader {
 		args := ctx.QueryArgs()
 		switch from {
@@ -32,47 +32,28 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySou
 		case keyOrAppID:
 			if key = args.Peek("x-svc-app-key"); len(key) == 0 {
 				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
-					// The public app id identifies the app on the
-					// browser flow; the user's approval is what
-					// dynamic checks. It is public, so these
-					// requests have their own allowance.
-					if app = t.byID[string(id)]; app == nil {
-						answer(ctx, failNotPermitted, "Unknown app.")
-						return nil
-					}
+					return s.authorizeByID(ctx, t, id)
 				}
 			}
 		}
-	}
-	if app != nil {
-		// Named by its public id only: the id-only allowance, never the
-		// keys' (idlimit.go).
-		if !s.admitByID(ctx, app) {
-			return nil
-		}
-		return app
 	}
 	if len(key) == 0 {
 		fault(ctx, access.FaultMissingKey)
 		return nil
 	}
-	if app = t.lookup(key); app == nil {
+	app := t.lookup(key)
+	if app == nil {
 		fault(ctx, access.FaultInvalidKey)
 		return nil
 	}
-	if !s.admit(ctx, app) {
+	if app.archived {
+		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
+		return nil
+	}
+	if !s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}
 	return app
-}
-
-// admit applies app status (412) and the rate limit (429).
-func (s *Server) admit(ctx *fasthttp.RequestCtx, app *appEntry) bool {
-	if app.archived {
-		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
-		return false
-	}
-	return s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n")
 }
 
 // rateLimit takes one request from lim, sets the X-RateLimit-* headers
@@ -97,7 +78,7 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal strin
 	return true
 }
 
-// admitGET runs the checks a GET route group (catalogue, search) starts
+// admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
 // with, in the edge's order (docs/edge.md): a path of unknown shape under
 // the group is 404, a method other than GET or HEAD 405, and an edge
 // without a build or an access snapshot yet answers "starting". ok is

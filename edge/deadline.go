@@ -3,6 +3,8 @@ package edge
 import (
 	"net"
 	"time"
+
+	"github.com/bibleplatform/platform/access"
 )
 
 // DefaultDeadlineSlack is how far CoarseDeadlines lets a connection's
@@ -58,7 +60,7 @@ type coarseConn struct {
 
 func (c *coarseConn) Close() error {
 	if c.linger {
-		return c.closeLingering()
+		return access.CloseLingering(c.Conn)
 	}
 	return c.Conn.Close()
 }

@@ -16,7 +16,7 @@ import (
 // it): an error's text, with file paths, store keys and Go types in it, goes
 // to the log with the request's id, and the client reads the kind's generic
 // message. 401 faults, 422 validation bodies and 429 are not here: they
-// have their own shapes (fault, invalid, admit).
+// have their own shapes (fault, invalid, rateLimit).
 type failure uint8
 
 const (

@@ -66,14 +66,25 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	return peer
 }
 
-// admitByID admits a request that names app only by its public id: 412
-// for an archived app, then the client address's id-only allowance (429,
-// with the same headers as a key's).
-func (s *Server) admitByID(ctx *fasthttp.RequestCtx, app *appEntry) bool {
+// authorizeByID authorizes a request that names its app only by its
+// public id (the browser data-exchange routes): 412 for an unknown or
+// archived app, then the client address's id-only allowance (429, with
+// the same headers as a key's). The id is public, so the user's approval
+// is what dynamic checks, and these requests never spend the allowance of
+// the app's keys.
+func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, t *accessTable, id []byte) *appEntry {
+	app := t.byID[string(id)]
+	if app == nil {
+		answer(ctx, failNotPermitted, "Unknown app.")
+		return nil
+	}
 	if app.archived {
 		answer(ctx, failNotPermitted, "The app is archived.")
-		return false
+		return nil
 	}
-	return s.rateLimit(ctx, s.idOnly.forAddr(s.clientAddr(ctx)),
-		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n")
+	if !s.rateLimit(ctx, s.idOnly.forAddr(s.clientAddr(ctx)),
+		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n") {
+		return nil
+	}
+	return app
 }

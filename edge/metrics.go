@@ -3,6 +3,7 @@ package edge
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -52,6 +53,14 @@ func statusIndex(code int) int {
 	return len(statusCodes)
 }
 
+// statusLabel is the code label of status index i.
+func statusLabel(i int) string {
+	if i < len(statusCodes) {
+		return strconv.Itoa(statusCodes[i])
+	}
+	return "other"
+}
+
 // metrics are atomic counters, exposed in the Prometheus text format
 // (version 0.0.4): the hot path only adds, to sharded counters
 // (promstats.go).
@@ -71,11 +80,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 			if n == 0 {
 				continue
 			}
-			code := "other"
-			if i < len(statusCodes) {
-				code = fmt.Sprint(statusCodes[i])
-			}
-			fmt.Fprintf(w, "edge_requests_total{class=%q,code=%q} %d\n", routeClass(c).String(), code, n)
+			fmt.Fprintf(w, "edge_requests_total{class=%q,code=%q} %d\n", routeClass(c).String(), statusLabel(i), n)
 		}
 	}
 	fmt.Fprintln(w, "# HELP edge_response_bytes_total Response body bytes sent, by route class.")

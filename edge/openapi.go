@@ -45,8 +45,7 @@ func (s *Server) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 	}
 	docs, err := openapiDocs()
 	if err != nil {
-		s.log.Error("the OpenAPI document", "err", err)
-		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		s.fail(ctx, failInternal, "the OpenAPI document", err)
 		return true
 	}
 	serveResource(ctx, docs[i], false)

@@ -4,7 +4,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -157,12 +156,8 @@ func (l *latency) Collect(ch chan<- prometheus.Metric) {
 			if total == 0 {
 				continue
 			}
-			code := "other"
-			if i < len(statusCodes) {
-				code = strconv.Itoa(statusCodes[i])
-			}
 			ch <- prometheus.MustNewConstHistogram(l.desc, total, float64(nanos)/1e9, cum,
-				routeClass(c).String(), code)
+				routeClass(c).String(), statusLabel(i))
 		}
 	}
 }

@@ -104,8 +104,7 @@ func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 	}
 	rf, err := readerSite()
 	if err != nil {
-		s.log.Error("the reader page", "err", err)
-		message(ctx, fasthttp.StatusInternalServerError, "Internal error.")
+		s.fail(ctx, failInternal, "the reader page", err)
 		return true
 	}
 	switch {
@@ -150,7 +149,7 @@ func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
 	switch {
 	case !versioned:
 		ctx.Response.Header.Set("Location", current)
-		ctx.Response.Header.SetCanonical(hdrCacheControl, []byte("no-cache"))
+		ctx.Response.Header.SetCanonical(hdrCacheControl, valNoCache)
 		ctx.SetStatusCode(fasthttp.StatusFound)
 	case string(hash) != a.hash:
 		ctx.Response.Header.Set("Location", current)

@@ -47,7 +47,3 @@ func lingerOnClose(c net.Conn) {
 		cc.linger = true
 	}
 }
-
-// closeLingering closes the connection after reading what the client
-// still sends (access.CloseLingering).
-func (c *coarseConn) closeLingering() error { return access.CloseLingering(c.Conn) }

@@ -322,11 +322,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 			notFound(ctx)
 			return classOther
 		}
-		if !ctx.IsGet() && !ctx.IsHead() {
-			methodNotAllowed(ctx, "GET, HEAD")
-			return rt.class
+		if t, st, ok := s.admitGET(ctx, true); ok {
+			s.content(ctx, t, st, &rt)
 		}
-		s.content(ctx, &rt)
 		return rt.class
 	}
 	// The developer surface: the OpenAPI document, the reader page and
@@ -385,14 +383,8 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	}
 }
 
-// content serves the Bibles routes.
-func (s *Server) content(ctx *fasthttp.RequestCtx, rt *route) {
-	t := s.access.Load()
-	st := s.site.Load()
-	if t == nil || st == nil {
-		starting(ctx)
-		return
-	}
+// content serves the Bibles routes, once admitGET has let the request in.
+func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt *route) {
 	app := s.authorize(ctx, t, keyHeader)
 	if app == nil {
 		return

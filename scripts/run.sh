@@ -27,7 +27,9 @@ export EDGE_TOKEN
 
 bin/publish build --content "$CONTENT" --store "$STORE"
 bin/dynamic migrate
-bin/dynamic seed --store "$STORE"
+# The demo reader reads every Bible of $CONTENT (a DBL bundle imported
+# into it, say), not only the fixtures' the snapshot lists.
+bin/dynamic seed --store "$STORE" --reads-all 5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a01
 # Creates the local signing key (and its public half) on first use.
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 

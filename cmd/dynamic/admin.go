@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -370,6 +371,10 @@ type seedCmd struct {
 	Access      string `help:"Access snapshot with the demo apps." default:"fixtures/access.json" type:"existingfile"`
 	Store       string `help:"Published store (directory or s3://): the licences and the Bibles they cover." required:"" env:"DYNAMIC_STORE"`
 	CallbackURL string `help:"Consent callback registered for every demo app." default:"http://localhost:3000/callback" name:"callback-url"`
+	// ReadsAll is make run's demo reader: served content other than the
+	// fixtures (a Bible imported from a DBL bundle, say) must read with
+	// the demo key, without editing the snapshot file.
+	ReadsAll []string `help:"Apps that also list every Bible the store's licences cover, so that their seed agrees to every licence." name:"reads-all" placeholder:"APP_ID"`
 }
 
 func (c *seedCmd) Run(ctx context.Context) error {
@@ -384,6 +389,19 @@ func (c *seedCmd) Run(ctx context.Context) error {
 	lics, err := dynamic.NewContent(store).Licenses(ctx)
 	if err != nil {
 		return err
+	}
+	for i := range snap.Apps {
+		a := &snap.Apps[i]
+		if !slices.Contains(c.ReadsAll, a.ID) {
+			continue
+		}
+		for _, l := range lics {
+			for _, b := range l.BibleIDs {
+				if !slices.Contains(a.Bibles, b) {
+					a.Bibles = append(a.Bibles, b)
+				}
+			}
+		}
 	}
 	db, err := c.open(ctx)
 	if err != nil {

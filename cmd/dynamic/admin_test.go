@@ -247,14 +247,57 @@ func TestSeed(t *testing.T) {
 	}
 }
 
+// With --reads-all, the demo reader also gets the licence of a Bible the
+// snapshot does not list (a DBL bundle imported into make run's content);
+// the other apps do not.
+func TestSeedReadsAll(t *testing.T) {
+	root := repotest.Root(t)
+	url := pgtest.URL(t)
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeLicenses(t, store, dynamic.License{ID: 3, Name: "Bundle", Version: 1, BibleIDs: []int32{9004}})
+	var keys map[string]any
+	b, _ := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
+	json.Unmarshal(b, &keys)
+	demo := fmt.Sprint(keys["app_id"])
+	if _, err := run(t, "seed", "--database-url", url, "--access", filepath.Join(root, "fixtures", "access.json"),
+		"--store", store.Root(), "--reads-all", demo); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, err := db.AccessData(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range d.Apps {
+		want := []int{}
+		switch {
+		case a.ID == demo:
+			want = []int{2, 3}
+		case slices.Contains(a.KeyHashes, access.HashKeyHex(fmt.Sprint(keys["unlicensed_app_key"]))):
+		default:
+			continue
+		}
+		if got := append([]int{}, a.Licenses...); !slices.Equal(got, want) {
+			t.Errorf("app %s licences %v, want %v", a.ID, got, want)
+		}
+	}
+}
+
 // writeLicenses publishes the fixtures' two licences as the build does: 1
-// open (9001), 2 restricted (9002, 9003).
-func writeLicenses(t *testing.T, store publish.Store) {
+// open (9001), 2 restricted (9002, 9003), and any more given.
+func writeLicenses(t *testing.T, store publish.Store, more ...dynamic.License) {
 	ctx := context.Background()
-	lics := []dynamic.License{
+	lics := append([]dynamic.License{
 		{ID: 1, Name: "Open", Version: 1, BibleIDs: []int32{9001}, Open: true},
 		{ID: 2, Name: "Restricted", Version: 3, BibleIDs: []int32{9002, 9003}},
-	}
+	}, more...)
 	b, _ := json.Marshal(lics)
 	w := publish.NewPackWriter()
 	w.Add("licenses", publish.JSON, b)

@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -113,12 +112,9 @@ const memoryHeadroom = 256 << 20
 // of compressing composed ranges; with it the collector works harder as
 // the limit nears instead.
 func setMemoryLimit(caches int64, log *slog.Logger) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+	if limit := caches + memoryHeadroom; command.SetMemoryLimit(limit) {
+		log.Info("memory limit", "bytes", limit)
 	}
-	limit := caches + memoryHeadroom
-	debug.SetMemoryLimit(limit)
-	log.Info("memory limit", "bytes", limit)
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {

@@ -30,8 +30,9 @@ type Writer struct {
 	spare   []byte     // the batch buffer not in use; guarded by flushMu
 	err     error      // the last write's error; guarded by flushMu
 
-	stop chan struct{}
-	done chan struct{}
+	closing sync.Once
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // New returns a Writer passing batches of about limit bytes on to out,
@@ -97,11 +98,7 @@ func (w *Writer) Flush() error {
 // Close stops the interval writes and writes out what has gathered.
 // Writes after Close still gather, and are written by Flush only.
 func (w *Writer) Close() error {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
+	w.closing.Do(func() { close(w.stop) })
 	<-w.done
 	return w.Flush()
 }

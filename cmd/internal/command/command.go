@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -83,4 +84,16 @@ func NewLogger(w io.Writer, l *Logging) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// SetMemoryLimit gives the Go runtime the soft memory limit limit (bytes),
+// unless the GOMEMLIMIT environment variable sets one: an operator's
+// setting wins over the command's own estimate. It reports whether it set
+// the limit.
+func SetMemoryLimit(limit int64) bool {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return false
+	}
+	debug.SetMemoryLimit(limit)
+	return true
 }

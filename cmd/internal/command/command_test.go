@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -64,5 +65,20 @@ func TestLogging(t *testing.T) {
 	}
 	if _, err := p.Parse([]string{"--log-format", "xml", "build", "--content", "x"}); err == nil {
 		t.Error("--log-format xml accepted")
+	}
+}
+
+// SetMemoryLimit sets the runtime's soft limit, unless GOMEMLIMIT does.
+func TestSetMemoryLimit(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(old) })
+	t.Setenv("GOMEMLIMIT", "")
+	if !SetMemoryLimit(3<<30) || debug.SetMemoryLimit(-1) != 3<<30 {
+		t.Errorf("limit %d; want %d", debug.SetMemoryLimit(-1), int64(3<<30))
+	}
+	debug.SetMemoryLimit(old)
+	t.Setenv("GOMEMLIMIT", "2GiB")
+	if SetMemoryLimit(3<<30) || debug.SetMemoryLimit(-1) != old {
+		t.Errorf("limit %d with GOMEMLIMIT set; want it left at %d", debug.SetMemoryLimit(-1), old)
 	}
 }
