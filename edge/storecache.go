@@ -110,26 +110,9 @@ func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error
 // loadHeader reads a pack's header with one ranged read (two when it is
 // longer than headerProbe).
 func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView, error) {
-	probe := min(ref.Size, headerProbe)
-	b, err := p.store.GetRange(ctx, ref.Key, 0, probe)
+	pk, err := publish.LoadPackHeader(ctx, p.store, ref, headerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
-	}
-	n, err := publish.PackHeaderLen(b)
-	if err != nil {
-		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
-	}
-	end := min(int64(publish.PackHeaderPrefix)+n, ref.Size)
-	if got := int64(len(b)); end > got {
-		rest, err := p.store.GetRange(ctx, ref.Key, got, end-got)
-		if err != nil {
-			return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
-		}
-		b = append(b[:got:got], rest...)
-	}
-	pk, err := publish.DecodePackHeaderOf(b, ref.Size)
-	if err != nil {
-		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
 	p.tiers.header.inc()
 	return &packView{

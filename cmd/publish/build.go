@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -62,9 +62,6 @@ func (c *buildCmd) Run(ctx context.Context) error {
 // setMemoryLimit gives the Go runtime the build's memory budget
 // (build.MemoryBudget) as its soft limit, unless GOMEMLIMIT sets one.
 func setMemoryLimit(ctx context.Context, st publish.Store, prevID string, workers int) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -72,7 +69,7 @@ func setMemoryLimit(ctx context.Context, st publish.Store, prevID string, worker
 	if prevID != "" {
 		manifest, _ = st.Stat(ctx, publish.ManifestKey(prevID))
 	}
-	debug.SetMemoryLimit(build.MemoryBudget(workers, manifest))
+	command.SetMemoryLimit(build.MemoryBudget(workers, manifest))
 }
 
 // summary is the build's one closing line. Objects are counted once: what
