@@ -182,14 +182,20 @@ func findBundle(source string) (*dblBundle, error) {
 		if err != nil {
 			return nil, err
 		}
-		prefix := ""
+		// The bundle is the shallowest metadata.xml's folder, whatever
+		// the order of the zip's entries (as for a folder).
+		prefix, found := "", false
 		for _, f := range files {
 			name := strings.TrimPrefix(f.name, source+":")
-			if path.Base(name) == "metadata.xml" && (prefix == "" || len(path.Dir(name)) < len(prefix)) {
-				prefix = strings.TrimSuffix(name, "metadata.xml")
+			if path.Base(name) != "metadata.xml" {
+				continue
+			}
+			p := strings.TrimSuffix(name, "metadata.xml")
+			if !found || strings.Count(p, "/") < strings.Count(prefix, "/") {
+				prefix, found = p, true
 			}
 		}
-		if prefix == "" && !hasFile(files, source+":metadata.xml") {
+		if !found {
 			return nil, nil
 		}
 		for _, f := range files {
@@ -212,15 +218,6 @@ func findBundle(source string) (*dblBundle, error) {
 		return nil, fmt.Errorf("import: %s: a DBL %s bundle; only text bundles hold books", source, b.meta.Type)
 	}
 	return b, nil
-}
-
-func hasFile(files []sourceFile, name string) bool {
-	for _, f := range files {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // books returns the bundle's USX books: those of the default publication

@@ -308,6 +308,27 @@ func TestDBLBundle(t *testing.T) {
 	}
 }
 
+// A zip holding a bundle at its root and another in a folder listed after
+// it imports the root one, as a folder does: the shallowest metadata.xml
+// names the bundle, whatever the order of the zip's entries.
+func TestDBLBundleShallowestMetadata(t *testing.T) {
+	fixtures := filepath.Join(repotest.Root(t), "fixtures", "dbl")
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtures, "eng-sample"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "zz"), os.DirFS(filepath.Join(fixtures, "hbo-sample"))); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := build.Import(t.TempDir(), zipDir(t, dir, ""), build.BibleMeta{}, build.ImportOptions{})
+	if err != nil || rep.Failed() {
+		t.Fatalf("import: %v %+v", err, rep)
+	}
+	if got := strings.Join(bookIDs(rep.Books), " "); got != "PSA JHN" {
+		t.Errorf("books %s; want the root bundle's PSA JHN", got)
+	}
+}
+
 func bookIDs(ids []bible.BookID) []string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
