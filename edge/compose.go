@@ -78,9 +78,10 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	span, err := book.Span(r)
 	var missing *bible.MissingError
 	switch {
-	case errors.As(err, &missing) && missing.Verse == "":
-		return nil, &problem{failNotFound, "Chapter not found."}
 	case errors.As(err, &missing):
+		if missing.Verse == "" {
+			return nil, &problem{failNotFound, "Chapter not found."}
+		}
 		return nil, &problem{failNotFound, "Verse not found."}
 	case errors.Is(err, bible.ErrBackwards):
 		return nil, &problem{failUnacceptable, fmt.Sprintf("The passage range %s ends before it starts.", r)}

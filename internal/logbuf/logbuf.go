@@ -66,7 +66,8 @@ func (w *Writer) run(interval time.Duration) {
 // Write copies p into the buffer; when the buffer holds limit bytes or
 // more, the caller writes the batch out (and waits for any batch being
 // written), which bounds the memory to about twice limit however slow out
-// is. It reports the error of the last batch written, if any.
+// is. It reports an error only when it wrote the batch itself and that
+// failed; a failed interval write is Flush's and Close's to report.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	w.buf = append(w.buf, p...)
