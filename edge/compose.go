@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,20 +184,20 @@ func newComposedResource(body []byte, mod time.Time, c *codecs) *resource {
 	r := &resource{ctype: []byte(publish.JSON)}
 	r.setModified(mod)
 	sum := sha256.Sum256(body)
-	tag := hex.EncodeToString(sum[:12])
-	set := func(k int, etag string, b []byte) {
-		r.reps[k] = rep{etag: etag, etagB: []byte(etag), body: b}
+	set := func(k int, b []byte) {
+		r.reps[k].body = b
+		r.reps[k].setETag(publish.ETag(&sum, codingNames[k]))
 		r.avail |= 1 << k
 	}
 	// The cache keeps these bodies for as long as the range is asked for:
 	// copies of exactly their length, so the spare capacity of the
 	// growing buffers goes with them.
-	set(codingIdentity, `"`+tag+`"`, bytes.Clone(body))
+	set(codingIdentity, bytes.Clone(body))
 	if b := c.brotli(body); len(b) < len(body) {
-		set(codingBr, `"`+tag+`-br"`, b)
+		set(codingBr, b)
 	}
 	if b := c.gzip(body); len(b) < len(body) {
-		set(codingGzip, `"`+tag+`-gz"`, b)
+		set(codingGzip, b)
 	}
 	return r
 }

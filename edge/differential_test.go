@@ -30,7 +30,8 @@ func (x exchange) String() string {
 func diffResource(body []byte, etag string, mod time.Time) *resource {
 	r := &resource{ctype: []byte("application/json; charset=utf-8")}
 	r.setModified(mod)
-	r.reps[codingIdentity] = rep{etag: etag, etagB: []byte(etag), body: body}
+	r.reps[codingIdentity].body = body
+	r.reps[codingIdentity].setETag(etag)
 	r.avail = 1 << codingIdentity
 	return r
 }
@@ -54,9 +55,9 @@ func theirs(t testing.TB, res *resource, headers map[string]string) exchange {
 		req.Header.Set(k, v)
 	}
 	w := httptest.NewRecorder()
-	w.Header().Set("Etag", r.etag)
+	w.Header().Set("Etag", string(r.etag()))
 	w.Header().Set("Content-Type", string(res.ctype))
-	http.ServeContent(w, req, "", res.mod, bytes.NewReader(r.body))
+	http.ServeContent(w, req, "", res.modified(), bytes.NewReader(r.body))
 	return collect(t, w.Code, w.Header().Get("Content-Range"), w.Header().Get("Content-Type"), w.Body.Bytes())
 }
 

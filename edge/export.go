@@ -50,7 +50,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		if err != nil {
 			return n, err
 		}
-		for name, res := range pv.res {
+		for name, res := range pv.index.all() {
 			rel := ""
 			switch {
 			case name == publish.NameBible:
@@ -72,7 +72,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			if err != nil {
 				return n, err
 			}
-			for name, res := range pv.res {
+			for name, res := range pv.index.all() {
 				rel := ""
 				switch {
 				case name == publish.NameBook:
@@ -96,7 +96,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 				if err != nil {
 					return n, err
 				}
-				for name, res := range pv.res {
+				for name, res := range pv.index.all() {
 					rel := ""
 					switch {
 					case name == publish.NameChapter:

@@ -16,7 +16,7 @@ import (
 // far by ranged reads.
 type packView struct {
 	pack    *publish.Pack
-	res     map[string]*resource // every entry; unused when partial
+	index   entryIndex // every entry; empty when partial
 	size    int64
 	partial *partialPack
 
@@ -87,16 +87,12 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 
 // packViewOf prepares the entries of a decoded pack of size bytes.
 func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
-	v := &packView{pack: p, res: make(map[string]*resource, len(p.Entries)), size: size}
-	in := make(interner)
-	for i := range p.Entries {
-		e := &p.Entries[i]
-		r := newResource(p, e, ref.Modified, in)
-		v.res[e.Name] = r
-		// Bodies are slices of data, already counted; the name is the
-		// entry's own string.
-		v.size += r.headerCost() + mapEntryCost
-	}
+	v := &packView{pack: p, index: newEntryIndex(p, ref.Modified), size: size}
+	// Bodies are slices of data, already counted; the names are the
+	// entries' own strings; the rest is the index's two slices.
+	x := &v.index
+	v.size += allocSize(int64(len(x.res))*int64(unsafe.Sizeof(resource{}))) +
+		allocSize(int64(len(x.slots))*int64(unsafe.Sizeof(entrySlot{})))
 	return v
 }
 

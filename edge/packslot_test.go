@@ -28,23 +28,23 @@ func TestPackSlot(t *testing.T) {
 	p := srv.packs
 	var slotA, slotB, slotC packSlot
 
-	res, err := p.entry(ctx, &slotA, a, []byte("entry/001"))
+	res, err := p.entry(ctx, &slotA, &a, []byte("entry/001"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameResource(t, "entry/001", res, aView.res["entry/001"])
+	sameResource(t, "entry/001", res, aView.index.find([]byte("entry/001")))
 	va := slotA.Load()
 	if va == nil {
 		t.Fatal("pack not kept in its slot")
 	}
 	hits := p.cache.hits.Load()
-	if res, _ := p.entry(ctx, &slotA, a, []byte("entry/002")); res == nil {
+	if res, _ := p.entry(ctx, &slotA, &a, []byte("entry/002")); res == nil {
 		t.Fatal("entry/002 not found through the slot")
 	}
 	if p.cache.hits.Load() != hits+1 {
 		t.Fatal("a hit through the slot is not counted")
 	}
-	if _, err := p.entry(ctx, &slotB, b, []byte("entry/001")); err != nil {
+	if _, err := p.entry(ctx, &slotB, &b, []byte("entry/001")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -54,8 +54,8 @@ func TestPackSlot(t *testing.T) {
 	p.cache.mu.Lock()
 	p.cache.max = used + 100
 	p.cache.mu.Unlock()
-	p.entry(ctx, &slotA, a, []byte("entry/003")) // through the slot: the cache does not see it
-	if _, err := p.entry(ctx, &slotC, c, []byte("entry/001")); err != nil {
+	p.entry(ctx, &slotA, &a, []byte("entry/003")) // through the slot: the cache does not see it
+	if _, err := p.entry(ctx, &slotC, &c, []byte("entry/001")); err != nil {
 		t.Fatal(err)
 	}
 	if slotB.Load() != nil {
@@ -96,7 +96,7 @@ func TestPackSlotOnlyCached(t *testing.T) {
 	}
 	var slot packSlot
 	for range 2 {
-		if res, err := srv.packs.entry(context.Background(), &slot, a, []byte("entry/001")); err != nil || res == nil {
+		if res, err := srv.packs.entry(context.Background(), &slot, &a, []byte("entry/001")); err != nil || res == nil {
 			t.Fatalf("entry/001: %v %v", res, err)
 		}
 		if slot.Load() != nil {

@@ -21,7 +21,7 @@ const (
 
 // checkIfMatch: strong comparison, "*" matches any current representation
 // (RFC 9110 §13.1.1).
-func checkIfMatch(h []byte, etag string) condResult {
+func checkIfMatch(h, etag []byte) condResult {
 	if len(h) == 0 {
 		return condNone
 	}
@@ -33,7 +33,7 @@ func checkIfMatch(h []byte, etag string) condResult {
 
 // checkIfNoneMatch: weak comparison (RFC 9110 §13.1.2); condFalse means a
 // listed tag matched.
-func checkIfNoneMatch(h []byte, etag string) condResult {
+func checkIfNoneMatch(h, etag []byte) condResult {
 	if len(h) == 0 {
 		return condNone
 	}
@@ -45,7 +45,7 @@ func checkIfNoneMatch(h []byte, etag string) condResult {
 
 // etagListMatch reports whether an If-Match or If-None-Match list holds
 // "*" or a tag that match accepts. A malformed element ends the scan.
-func etagListMatch(h []byte, etag string, match func(tag []byte, etag string) bool) bool {
+func etagListMatch(h, etag []byte, match func(tag, etag []byte) bool) bool {
 	for {
 		h = trimOWS(h)
 		if len(h) == 0 {
@@ -97,7 +97,7 @@ func checkIfModifiedSince(h []byte, mod time.Time) condResult {
 
 // checkIfRange: an entity tag must match strongly; a date must equal the
 // Last-Modified exactly (RFC 9110 §13.1.5).
-func checkIfRange(h []byte, etag string, mod time.Time) condResult {
+func checkIfRange(h, etag []byte, mod time.Time) condResult {
 	if len(h) == 0 {
 		return condNone
 	}
@@ -145,16 +145,16 @@ func scanETag(h []byte) (tag, rest []byte) {
 	return nil, nil
 }
 
-func etagStrongMatch(a []byte, b string) bool {
-	return string(a) == b && len(b) > 0 && b[0] == '"'
+func etagStrongMatch(a, b []byte) bool {
+	return string(a) == string(b) && len(b) > 0 && b[0] == '"'
 }
 
-func etagWeakMatch(a []byte, b string) bool {
+func etagWeakMatch(a, b []byte) bool {
 	if len(a) >= 2 && a[0] == 'W' && a[1] == '/' {
 		a = a[2:]
 	}
 	if len(b) >= 2 && b[0] == 'W' && b[1] == '/' {
 		b = b[2:]
 	}
-	return string(a) == b
+	return string(a) == string(b)
 }

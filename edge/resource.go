@@ -15,23 +15,33 @@ import (
 // decoded (or its range composed) so that serving is a lookup and a write.
 //
 // The fields every answer reads come first, so that they share the
-// struct's first cache lines: under load the edge's heap is far larger
-// than the CPU's caches, and each line touched is a likely miss.
+// struct's first cache line: under load the edge's heap is far larger
+// than the CPU's caches, and each line touched is a likely miss. The head
+// is 64 bytes and so is each rep: in a pack's slice of resources (256
+// bytes each) every rep lies in one line.
 type resource struct {
 	avail   uint8 // bit c set when reps[c] exists
 	ctype   []byte
 	lastMod []byte // Last-Modified, an HTTP date
-	mod     time.Time
+	mod     int64  // the same in Unix seconds; 0 when there is none
 	reps    [numCodings]rep
 }
 
-// rep is one content coding of a resource. An answer reads etagB and body;
-// etag only when the request has a precondition.
+// rep is one content coding of a resource: its body and its entity tag
+// (quoted, strong, distinct per coding: RFC 9110 §8.8.3.3). The tag is
+// kept inline, 64 bytes in all, so that an answer finds both in one
+// cache line instead of following a pointer to the tag's own allocation.
 type rep struct {
-	etagB []byte
-	body  []byte
-	etag  string // quoted, strong, distinct per coding (RFC 9110 §8.8.3.3)
+	body []byte
+	tag  [publish.MaxETag]byte
+	tagN uint8
 }
+
+func (r *rep) etag() []byte { return r.tag[:r.tagN] }
+
+// setETag sets the tag; t is at most publish.MaxETag bytes (a pack's are
+// checked when decoded, and the edge's own come from publish.ETag).
+func (r *rep) setETag(t string) { r.tagN = uint8(copy(r.tag[:], t)) }
 
 // Cache-Control is decided when an answer is served, never stored with
 // the content: whether a Bible's passages may sit in a shared cache depends
@@ -98,9 +108,9 @@ func sharedValue(s string) []byte {
 	return b
 }
 
-// newResource prepares a pack entry for serving.
-func newResource(p *publish.Pack, e *publish.Entry, mod time.Time, in interner) *resource {
-	r := &resource{ctype: in.bytes(e.Type)}
+// initResource prepares a pack entry for serving in r.
+func initResource(r *resource, p *publish.Pack, e *publish.Entry, mod time.Time, in interner) {
+	r.ctype = in.bytes(e.Type)
 	r.setModified(mod)
 	if len(r.lastMod) > 0 {
 		r.lastMod = in.bytes(string(r.lastMod))
@@ -119,38 +129,35 @@ func newResource(p *publish.Pack, e *publish.Entry, mod time.Time, in interner) 
 		if c < 0 {
 			continue // a coding this edge does not know (zstd, later)
 		}
-		r.reps[c] = rep{etag: x.ETag, etagB: []byte(x.ETag), body: p.Body(x)}
+		r.reps[c].body = p.Body(x)
+		r.reps[c].setETag(x.ETag)
 		r.avail |= 1 << c
 	}
-	return r
 }
 
 func (r *resource) setModified(mod time.Time) {
 	if mod.IsZero() {
 		return
 	}
-	r.mod = mod.UTC().Truncate(time.Second)
-	r.lastMod = fasthttp.AppendHTTPDate(nil, r.mod)
+	r.mod = mod.Unix()
+	r.lastMod = fasthttp.AppendHTTPDate(nil, mod)
+}
+
+// modified is Last-Modified as a time, zero when there is none.
+func (r *resource) modified() time.Time {
+	if r.mod == 0 {
+		return time.Time{}
+	}
+	return time.Unix(r.mod, 0).UTC()
 }
 
 // size is the memory a resource that owns everything it points to (a
 // composed one, or an entry read by range) holds: its struct, header
-// values, tags and bodies.
+// values and bodies.
 func (r *resource) size() int64 {
-	n := r.headerCost() + allocSize(len(r.ctype)) + allocSize(len(r.lastMod))
+	n := allocSize(int64(unsafe.Sizeof(*r))) + allocSize(len(r.ctype)) + allocSize(len(r.lastMod))
 	for _, x := range r.reps {
-		n += allocSize(len(x.etag)) + allocSize(len(x.body))
-	}
-	return n
-}
-
-// headerCost is what a resource of a whole pack adds to the pack: the
-// struct and each coding's tag as bytes. The bodies, the tags as strings
-// and the header values are the pack's, or shared among its entries.
-func (r *resource) headerCost() int64 {
-	n := allocSize(int64(unsafe.Sizeof(*r)))
-	for _, x := range r.reps {
-		n += allocSize(len(x.etagB))
+		n += allocSize(len(x.body))
 	}
 	return n
 }

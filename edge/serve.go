@@ -45,26 +45,26 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	// Vary is sent on every response of a negotiated resource, 304 included
 	// (RFC 9110 §12.5.5, §15.4.5), so caches key on the encoding.
 	resp.SetCanonical(hdrVary, valAcceptEncoding)
-	resp.SetCanonical(hdrETag, r.etagB)
+	resp.SetCanonical(hdrETag, r.etag())
 	if private {
 		resp.SetCanonical(hdrCacheControl, valCachePrivate)
 	} else {
 		resp.SetCanonical(hdrCacheControl, valCachePublic)
 	}
 
-	ch := checkIfMatch(rh.ifMatch, r.etag)
+	ch := checkIfMatch(rh.ifMatch, r.etag())
 	if ch == condNone {
-		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, res.mod)
+		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, res.modified())
 	}
 	if ch == condFalse {
 		ctx.SetStatusCode(fasthttp.StatusPreconditionFailed)
 		return fasthttp.StatusPreconditionFailed
 	}
-	switch checkIfNoneMatch(rh.ifNoneMatch, r.etag) {
+	switch checkIfNoneMatch(rh.ifNoneMatch, r.etag()) {
 	case condFalse:
 		return notModified(ctx)
 	case condNone:
-		if checkIfModifiedSince(rh.ifModifiedSince, res.mod) == condFalse {
+		if checkIfModifiedSince(rh.ifModifiedSince, res.modified()) == condFalse {
 			return notModified(ctx)
 		}
 	}
@@ -79,7 +79,7 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	}
 
 	rangeH := rh.rng
-	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag, res.mod) == condFalse {
+	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag(), res.modified()) == condFalse {
 		rangeH = nil
 	}
 	// Only the bytes unit is ours; any other must be ignored (RFC 9110 §14.2).

@@ -403,12 +403,12 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 		s.passage(ctx, t, app, st, bv, rt.passage)
 		return
 	}
-	var ref publish.PackRef
+	var ref *publish.PackRef
 	var slot *packSlot
 	var name string
 	switch rt.kind {
 	case routeBible, routeIndex, routeBooks:
-		ref = bv.entry.Pack
+		ref = &bv.entry.Pack
 		name = publish.NameBible
 		if rt.kind == routeIndex {
 			name = publish.NameIndex
@@ -436,7 +436,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
-			ref, name = bk.entry.Pack, publish.NameBook
+			ref, name = &bk.entry.Pack, publish.NameBook
 			if rt.kind == routeChapters {
 				name = publish.NameChapters
 			}
@@ -451,7 +451,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
-		ref, slot = ch.Pack, &ch.pack
+		ref, slot = &ch.Pack, &ch.pack
 		switch rt.kind {
 		case routeChapter:
 			name = publish.NameChapter
@@ -474,7 +474,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 // serveEntry serves one entry of one pack; name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref publish.PackRef, name []byte, private bool, missing string) {
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, slot, ref, name)
 	if err != nil {
 		s.fail(ctx, failUnavailable, "cannot load pack", err)
@@ -571,11 +571,11 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		answer(ctx, failNotFound, "Book not found.")
 		return
 	}
-	var ref publish.PackRef
+	var ref *publish.PackRef
 	var slot *packSlot
 	verse := r.Verse
 	if intro {
-		ref = bk.entry.Pack
+		ref = &bk.entry.Pack
 		verse = bible.IntroChapter
 	} else {
 		ch := bk.chapters[r.Chapter]
@@ -583,7 +583,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
-		ref, slot = ch.Pack, &ch.pack
+		ref, slot = &ch.Pack, &ch.pack
 	}
 	var nb [64]byte
 	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")

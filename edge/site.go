@@ -76,7 +76,7 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	}
 	// By entry, not by pack: the Bible's pack holds every book list too
 	// and is large enough to be read by ranges.
-	r, err := s.packs.entry(ctx, nil, bv.entry.Pack, []byte(publish.NameIndex))
+	r, err := s.packs.entry(ctx, nil, &bv.entry.Pack, []byte(publish.NameIndex))
 	if err != nil {
 		return nil, err
 	}

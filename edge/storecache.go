@@ -70,16 +70,16 @@ type entryCall struct {
 // (a chapter's): a pack found there is used at once, and a pack found whole
 // in memory is put there for next time. A hit on a whole pack in memory
 // does not allocate.
-func (p *packs) entry(ctx context.Context, slot *packSlot, ref publish.PackRef, name []byte) (*resource, error) {
+func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*resource, error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
 			p.cache.hits.inc()
 			p.tiers.memory.inc()
-			return v.res[string(name)], nil
+			return v.index.find(name), nil
 		}
 	}
-	v, err := p.view(ctx, ref)
+	v, err := p.view(ctx, *ref)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (p *packs) entry(ctx context.Context, slot *packSlot, ref publish.PackRef, 
 	if slot != nil {
 		v.attach(slot)
 	}
-	return v.res[string(name)], nil
+	return v.index.find(name), nil
 }
 
 // view returns pack ref in memory: whole, or (v.partial != nil) its header
@@ -224,7 +224,7 @@ func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	r := packViewOf(pk, int64(len(bodies)), ref).res[e.Name]
+	r := packViewOf(pk, int64(len(bodies)), ref).index.find([]byte(e.Name))
 	if r == nil {
 		return nil, fmt.Errorf("frame %s of pack %s: entry lost", e.Name, ref.Key)
 	}

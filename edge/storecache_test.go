@@ -75,8 +75,8 @@ func sameResource(t *testing.T, name string, got, want *resource) {
 		t.Errorf("%s: codings %b, want %b", name, got.avail, want.avail)
 	}
 	for c := range numCodings {
-		if g, w := got.reps[c], want.reps[c]; g.etag != w.etag || string(g.body) != string(w.body) {
-			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.etag, len(g.body), w.etag, len(w.body))
+		if g, w := &got.reps[c], &want.reps[c]; string(g.etag()) != string(w.etag()) || string(g.body) != string(w.body) {
+			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.etag(), len(g.body), w.etag(), len(w.body))
 		}
 	}
 	if string(got.lastMod) != string(want.lastMod) || string(got.ctype) != string(want.ctype) {
@@ -129,7 +129,7 @@ func TestPackTiers(t *testing.T) {
 	for _, tc := range tests {
 		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
 		m0 := p.tiers.memory.Load()
-		got, err := p.entry(ctx, nil, tc.ref, []byte(tc.entry))
+		got, err := p.entry(ctx, nil, &tc.ref, []byte(tc.entry))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -142,7 +142,7 @@ func TestPackTiers(t *testing.T) {
 		if m := p.tiers.memory.Load() - m0; m != tc.memory {
 			t.Errorf("%s: %d memory hits, want %d", tc.name, m, tc.memory)
 		}
-		want := tc.want.res[tc.entry]
+		want := tc.want.index.find([]byte(tc.entry))
 		if want == nil {
 			if got != nil {
 				t.Errorf("%s: got a resource for a missing entry", tc.name)
@@ -159,11 +159,11 @@ func TestPackTiers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := srv2.packs.entry(ctx, nil, small, []byte("entry/002"))
+	got, err := srv2.packs.entry(ctx, nil, &small, []byte("entry/002"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameResource(t, "small from disk", got, smallView.res["entry/002"])
+	sameResource(t, "small from disk", got, smallView.index.find([]byte("entry/002")))
 	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || srv2.packs.tiers.disk.Load() != 1 {
 		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, srv2.packs.tiers.disk.Load())
 	}
@@ -184,7 +184,7 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range promoteAfter {
-		if _, err := srv.packs.entry(ctx, nil, big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
+		if _, err := srv.packs.entry(ctx, nil, &big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,11 +202,11 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 	if !srv.packs.disk.has(big.Key) {
 		t.Error("promoted pack not kept on disk")
 	}
-	got, err := srv.packs.entry(ctx, nil, big, []byte("entry/199"))
+	got, err := srv.packs.entry(ctx, nil, &big, []byte("entry/199"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameResource(t, "after promotion", got, bigView.res["entry/199"])
+	sameResource(t, "after promotion", got, bigView.index.find([]byte("entry/199")))
 }
 
 func TestStoreHealth(t *testing.T) {

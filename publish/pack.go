@@ -202,6 +202,14 @@ func DecodePackHeader(h []byte) (*Pack, error) {
 	}
 	p.byName = make(map[string]int, len(p.Entries))
 	for i, e := range p.Entries {
+		if _, dup := p.byName[e.Name]; dup {
+			return nil, fmt.Errorf("publish: pack header: entry %q twice", e.Name)
+		}
+		for _, r := range e.Reps {
+			if len(r.ETag) > MaxETag {
+				return nil, fmt.Errorf("publish: pack header: entry %q: an ETag of %d bytes (at most %d)", e.Name, len(r.ETag), MaxETag)
+			}
+		}
 		p.byName[e.Name] = i
 	}
 	return p, nil
@@ -305,8 +313,7 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	for _, p := range w.pending {
 		e := Entry{Name: p.name, Type: p.ctype}
 		sum := sha256.Sum256(p.body)
-		tag := hex.EncodeToString(sum[:12])
-		e.Reps = append(e.Reps, put(Identity, `"`+tag+`"`, p.body))
+		e.Reps = append(e.Reps, put(Identity, ETag(&sum, Identity), p.body))
 		if !p.raw {
 			cs, ok := encoded[sum]
 			if !ok {
@@ -314,7 +321,7 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 				encoded[sum] = cs
 			}
 			for _, c := range cs {
-				e.Reps = append(e.Reps, put(c.Encoding, `"`+tag+"-"+c.suffix()+`"`, c.Data))
+				e.Reps = append(e.Reps, put(c.Encoding, ETag(&sum, c.Encoding), c.Data))
 			}
 		}
 		entries = append(entries, e)
@@ -339,12 +346,28 @@ type Compressed struct {
 	Data     []byte
 }
 
-func (c Compressed) suffix() string {
-	if c.Encoding == Gzip {
-		return "gz"
+// ETag is the strong entity tag of a body whose SHA-256 is sum, in one
+// content coding: 96 bits of the hash, and a suffix per coding so that
+// each coding has its own (RFC 9110 §8.8.3.3). Its longest is 30 bytes;
+// MaxETag bounds what a pack may hold.
+func ETag(sum *[32]byte, encoding string) string {
+	var b [MaxETag]byte
+	t := append(b[:0], '"')
+	t = hex.AppendEncode(t, sum[:12])
+	switch encoding {
+	case Identity:
+	case Gzip:
+		t = append(t, "-gz"...)
+	default:
+		t = append(append(t, '-'), encoding...)
 	}
-	return c.Encoding
+	return string(append(t, '"'))
 }
+
+// MaxETag is the longest entity tag a pack may hold (DecodePackHeader
+// refuses a longer one): the edge keeps each tag inline with its body's
+// other serving data, so that an answer touches one cache line for both.
+const MaxETag = 39
 
 // Encoder compresses bodies with brotli and gzip, reusing its writers. It
 // keeps nothing of what it compressed (PackWriter.Bytes folds repeats

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,30 @@ func TestLoadPackHeader(t *testing.T) {
 	}
 	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(PackHeaderPrefix) + 2}, 64<<10); err == nil {
 		t.Error("a header past the pack's size accepted")
+	}
+}
+
+// TestPackHeaderChecks: a header naming an entry twice, or holding an ETag
+// longer than MaxETag, is refused; the longest ETag a build writes fits.
+func TestPackHeaderChecks(t *testing.T) {
+	for _, bad := range []string{
+		`[{"n":"a","t":"x","r":[]},{"n":"a","t":"x","r":[]}]`,
+		`[{"n":"a","t":"x","r":[{"o":0,"l":0,"g":"\"` + strings.Repeat("0", MaxETag-1) + `\""}]}]`,
+	} {
+		if _, err := DecodePackHeader([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	var sum [32]byte
+	for i := range sum {
+		sum[i] = byte(i * 37)
+	}
+	seen := map[string]bool{}
+	for _, enc := range []string{Identity, Brotli, Gzip} {
+		tag := ETag(&sum, enc)
+		if len(tag) > MaxETag || tag[0] != '"' || tag[len(tag)-1] != '"' || seen[tag] {
+			t.Errorf("ETag(%q) = %s", enc, tag)
+		}
+		seen[tag] = true
 	}
 }

@@ -1,0 +1,59 @@
+package edge
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// TestEntryIndex finds every entry of a pack by name, short names and
+// names longer than a slot holds (some sharing a slot's whole prefix),
+// and finds nothing for names the pack lacks.
+func TestEntryIndex(t *testing.T) {
+	long := strings.Repeat("x", slotName)
+	w := publish.NewPackWriter()
+	var names []string
+	for i := range 300 {
+		names = append(names, fmt.Sprintf("passage/%d/html-hn", i))
+	}
+	names = append(names, "", "a", long, long+"1", long+"2", long+strings.Repeat("y", 300))
+	for i, n := range names {
+		w.AddRaw(n, publish.JSON, fmt.Appendf(nil, "body %d", i))
+	}
+	p, err := publish.DecodePack(w.Bytes(publish.NewEncoder()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newEntryIndex(p, time.Unix(1e9, 0))
+	for i, n := range names {
+		r := x.find([]byte(n))
+		if r == nil {
+			t.Fatalf("%q not found", n)
+		}
+		if got, want := string(r.reps[codingIdentity].body), fmt.Sprintf("body %d", i); got != want {
+			t.Errorf("%q: body %q, want %q", n, got, want)
+		}
+	}
+	for _, n := range []string{"passage/300/html-hn", "passage/1/html-h", "b", long[1:], long + "3", long + strings.Repeat("y", 299)} {
+		if x.find([]byte(n)) != nil {
+			t.Errorf("%q found", n)
+		}
+	}
+	var none entryIndex
+	if none.find([]byte("a")) != nil {
+		t.Error("found in an empty index")
+	}
+	n := 0
+	for name, r := range x.all() {
+		if x.find([]byte(name)) != r {
+			t.Errorf("all: %q is not the resource find returns", name)
+		}
+		n++
+	}
+	if n != len(names) {
+		t.Errorf("all yielded %d entries, want %d", n, len(names))
+	}
+}
