@@ -19,3 +19,18 @@ func TestValidUUID(t *testing.T) {
 		}
 	}
 }
+
+func TestNewUUID(t *testing.T) {
+	if n := NewUUID(); !ValidUUID(n) || n[14] != '4' || n[19] < '8' || n[19] > 'b' || n == NewUUID() {
+		t.Errorf("random %s", n)
+	}
+	// FormatUUID keeps what a name-based id was before it was shared: the
+	// organization id of a DBL bundle must not change between imports.
+	var b [16]byte
+	for i := range b {
+		b[i] = 0xff
+	}
+	if got, want := FormatUUID(b, 5), "ffffffff-ffff-5fff-bfff-ffffffffffff"; got != want {
+		t.Errorf("FormatUUID = %s, want %s", got, want)
+	}
+}

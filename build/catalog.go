@@ -1,7 +1,6 @@
 package build
 
 import (
-	"crypto/rand"
 	"crypto/sha1"
 	"encoding/json"
 	"errors"
@@ -36,7 +35,7 @@ type Organization struct {
 // replace. It returns the id.
 func AddOrganization(content string, o Organization, replace bool) (string, error) {
 	if o.ID == "" {
-		o.ID = randomUUID()
+		o.ID = bible.NewUUID()
 	}
 	o.ID = strings.ToLower(o.ID)
 	if !bible.ValidUUID(o.ID) {
@@ -190,19 +189,7 @@ func dedupe(ss []string) []string {
 // gives the same id, so re-importing a bundle finds its organization.
 func nameUUID(name string) string {
 	h := sha1.Sum([]byte("bibleplatform organization\x00" + name))
-	h[6] = h[6]&0x0f | 0x50
-	h[8] = h[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-}
-
-func randomUUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported systems
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return bible.FormatUUID([16]byte(h[:16]), 5)
 }
 
 // paragraphsHTML turns plain text paragraphs into escaped <p> elements.

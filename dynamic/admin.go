@@ -66,7 +66,7 @@ func (a Agreement) Validate() error {
 // It returns the app as stored.
 func CreateApp(ctx context.Context, db DB, a App) (App, error) {
 	if a.ID == "" {
-		a.ID = NewUUID()
+		a.ID = bible.NewUUID()
 	}
 	a.ID, a.OrganizationID = strings.ToLower(a.ID), strings.ToLower(a.OrganizationID)
 	if err := a.Validate(); err != nil {
@@ -175,25 +175,9 @@ func subset(a, b []int32) bool {
 	return true
 }
 
-// NewUUID is a random (version 4) UUID.
-func NewUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return formatUUID(b, 4)
-}
-
 // DerivedUUID is a stable UUID for a name (the version 8 "custom" layout
 // over SHA-256), so a reseed reuses the same ids.
 func DerivedUUID(name string) string {
 	sum := sha256.Sum256([]byte(name))
-	var b [16]byte
-	copy(b[:], sum[:16])
-	return formatUUID(b, 8)
-}
-
-func formatUUID(b [16]byte, version byte) string {
-	b[6] = b[6]&0x0f | version<<4
-	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	return bible.FormatUUID([16]byte(sum[:16]), 8)
 }

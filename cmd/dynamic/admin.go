@@ -89,7 +89,7 @@ func (c *appsCreateCmd) Run(ctx context.Context) error {
 		Status: c.Status, OrganizationID: c.Organization, CallbackURL: c.CallbackURL,
 		RatePerSecond: c.Rate, RateBurst: c.Burst}
 	if c.ID == "" {
-		a.ID = dynamic.NewUUID()
+		a.ID = bible.NewUUID()
 	}
 	// Refuse a bad app before connecting.
 	if err := a.Validate(); err != nil {
