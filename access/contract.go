@@ -2,7 +2,11 @@ package access
 
 import (
 	"crypto/subtle"
+	"errors"
+	"net"
 	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
 )
 
 // The edge↔dynamic contract: the headers the edge sets on what it forwards,
@@ -56,6 +60,28 @@ const MaxRequestBody = 64 << 10
 
 // MsgTooLarge is the 413 message for a body over MaxRequestBody.
 const MsgTooLarge = "The request body is larger than 64 KiB, the most any route takes."
+
+// UnreadRequest is how both services answer a request their fasthttp
+// server could not read (its ErrorHandler), in the {"message": …} shape: a
+// body over MaxRequestBody is 413 (RFC 9110 §15.5.14), headers over the
+// read buffer 431, a request that did not arrive within the read timeout
+// 408, anything else 400. linger is set for the 413: the client may still
+// be sending the body, and closing a socket with unread data makes the
+// kernel send a reset that can reach the client before the answer does,
+// so the connection must read the rest before it closes.
+func UnreadRequest(err error) (status int, msg string, linger bool) {
+	var small *fasthttp.ErrSmallBuffer
+	var nerr net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return fasthttp.StatusRequestEntityTooLarge, MsgTooLarge, true
+	case errors.As(err, &small):
+		return fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.", false
+	case errors.As(err, &nerr) && nerr.Timeout():
+		return fasthttp.StatusRequestTimeout, "The request did not arrive in time.", false
+	}
+	return fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.", false
+}
 
 // MsgStarting is the 503 message of a service that has not loaded what it
 // serves yet (the edge before its first build or access snapshot).

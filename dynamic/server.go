@@ -247,21 +247,13 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	return nil
 }
 
-// requestError answers a request the server could not read in the spec's
-// {"message": …} shape: 413 for a body over access.MaxRequestBody, 431 for
-// headers over the read buffer, else 400.
+// requestError answers a request the server could not read as
+// access.UnreadRequest says.
 func requestError(ctx *fasthttp.RequestCtx, err error) {
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		message(ctx, fasthttp.StatusRequestEntityTooLarge, access.MsgTooLarge)
-		// The client may still be sending the body: read it before the
-		// close, so that it sees the 413 rather than a reset.
+	status, msg, linger := access.UnreadRequest(err)
+	message(ctx, status, msg)
+	if linger {
 		access.LingerOnClose(ctx.Conn())
-	case errors.As(err, &small):
-		message(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.")
-	default:
-		message(ctx, fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.")
 	}
 }
 

@@ -20,36 +20,30 @@ import (
 type failure uint8
 
 const (
-	failNotFound        failure = iota // 404
-	failUnacceptable                   // 400: well-formed but unacceptable (spec, Errors)
-	failForbidden                      // 403: not licensed
-	failNotPermitted                   // 412: the app may not (archived, unknown)
-	failNotAllowed                     // 405: a method the route does not serve
-	failUnavailable                    // 503: the store, the catalogue or the edge itself is not ready
-	failTimeout                        // 504: dynamic did not answer in time
-	failUpstreamDown                   // 503 (with Retry-After): dynamic could not be reached
-	failTooLarge                       // 413: a request body over MaxRequestBody
-	failHeadersTooLarge                // 431
-	failRequestTimeout                 // 408: the request did not arrive in time
-	failInternal                       // 500
+	failNotFound     failure = iota // 404
+	failUnacceptable                // 400: well-formed but unacceptable (spec, Errors)
+	failForbidden                   // 403: not licensed
+	failNotPermitted                // 412: the app may not (archived, unknown)
+	failNotAllowed                  // 405: a method the route does not serve
+	failUnavailable                 // 503: the store, the catalogue or the edge itself is not ready
+	failTimeout                     // 504: dynamic did not answer in time
+	failUpstreamDown                // 503 (with Retry-After): dynamic could not be reached
+	failInternal                    // 500
 )
 
 var failures = [...]struct {
 	status int
 	msg    string // for an error that is not a *problem
 }{
-	failNotFound:        {fasthttp.StatusNotFound, "Not found."},
-	failUnacceptable:    {fasthttp.StatusBadRequest, "Bad request."},
-	failForbidden:       {fasthttp.StatusForbidden, "Forbidden."},
-	failNotPermitted:    {fasthttp.StatusPreconditionFailed, "Precondition failed."},
-	failNotAllowed:      {fasthttp.StatusMethodNotAllowed, "Method not allowed."},
-	failUnavailable:     {fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly."},
-	failTimeout:         {fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time."},
-	failUpstreamDown:    {fasthttp.StatusServiceUnavailable, "The service for user data is unavailable; retry shortly."},
-	failTooLarge:        {fasthttp.StatusRequestEntityTooLarge, "The request body is too large."},
-	failHeadersTooLarge: {fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large."},
-	failRequestTimeout:  {fasthttp.StatusRequestTimeout, "The request did not arrive in time."},
-	failInternal:        {fasthttp.StatusInternalServerError, "Internal error."},
+	failNotFound:     {fasthttp.StatusNotFound, "Not found."},
+	failUnacceptable: {fasthttp.StatusBadRequest, "Bad request."},
+	failForbidden:    {fasthttp.StatusForbidden, "Forbidden."},
+	failNotPermitted: {fasthttp.StatusPreconditionFailed, "Precondition failed."},
+	failNotAllowed:   {fasthttp.StatusMethodNotAllowed, "Method not allowed."},
+	failUnavailable:  {fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly."},
+	failTimeout:      {fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time."},
+	failUpstreamDown: {fasthttp.StatusServiceUnavailable, "The service for user data is unavailable; retry shortly."},
+	failInternal:     {fasthttp.StatusInternalServerError, "Internal error."},
 }
 
 // problem is a failure with its message for the client; functions that do

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"crypto/tls"
-	"errors"
 	"net"
 
 	"github.com/valyala/fasthttp"
@@ -15,23 +14,14 @@ import (
 const MaxRequestBody = access.MaxRequestBody
 
 // RequestError is fasthttp.Server's ErrorHandler: it answers a request the
-// server could not read in the spec's {"message": …} shape instead of
-// fasthttp's plain-text one. A body over MaxRequestBody is 413 (RFC 9110
-// §15.5.14), and the connection is closed only after the rest of that body
-// is read (see lingerConn), so the client sees the 413 instead of a reset.
+// server could not read as access.UnreadRequest says, and a connection
+// whose body was too large closes only after reading the rest of it (see
+// lingerConn), so the client sees the 413 instead of a reset.
 func RequestError(ctx *fasthttp.RequestCtx, err error) {
-	var small *fasthttp.ErrSmallBuffer
-	var nerr net.Error
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		answer(ctx, failTooLarge, access.MsgTooLarge)
+	status, msg, linger := access.UnreadRequest(err)
+	message(ctx, status, msg)
+	if linger {
 		lingerOnClose(ctx.Conn())
-	case errors.As(err, &small):
-		answer(ctx, failHeadersTooLarge, failures[failHeadersTooLarge].msg)
-	case errors.As(err, &nerr) && nerr.Timeout():
-		answer(ctx, failRequestTimeout, failures[failRequestTimeout].msg)
-	default:
-		answer(ctx, failUnacceptable, "The request is not valid HTTP/1.1.")
 	}
 }
 
