@@ -16,6 +16,18 @@ import (
 // answered 304 from If-None-Match. The access log is on, writing JSON, as
 // the default configuration serves.
 func TestHotPathAllocs(t *testing.T) {
+	// handlerAllocs is the fewest allocations per call of f in five
+	// measurements. testing.AllocsPerRun counts the whole process's, and on
+	// a loaded machine goroutines other tests left behind (servers winding
+	// down, retries) get to allocate within one measurement; an allocation
+	// of f's own shows in every one.
+	handlerAllocs := func(f func()) float64 {
+		least := testing.AllocsPerRun(100, f)
+		for range 4 {
+			least = min(least, testing.AllocsPerRun(100, f))
+		}
+		return least
+	}
 	e := newTestEdge(t, func(c *Config) {
 		c.AccessLog = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	})
@@ -54,7 +66,7 @@ func TestHotPathAllocs(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", got, tc.status, ctx.Response.Body())
 			}
 			etag := string(ctx.Response.Header.Peek("ETag"))
-			allocs := testing.AllocsPerRun(200, func() {
+			allocs := handlerAllocs(func() {
 				setup(tc.uri, tc.headers...)
 				e.srv.Handler(&ctx)
 			})
@@ -67,7 +79,7 @@ func TestHotPathAllocs(t *testing.T) {
 			if got := ctx.Response.StatusCode(); got != fasthttp.StatusNotModified {
 				t.Fatalf("conditional: status %d, want 304", got)
 			}
-			allocs = testing.AllocsPerRun(200, func() {
+			allocs = handlerAllocs(func() {
 				setup(tc.uri, cond...)
 				e.srv.Handler(&ctx)
 			})
