@@ -22,6 +22,7 @@ EDGE_PORT=${EDGE_PORT:-18181}
 NGINX_PORT=${NGINX_PORT:-18182}
 CEILING_PORT=${CEILING_PORT:-18183}
 BASE_PORT=${BASE_PORT:-18184}
+FLOOR_PORT=${FLOOR_PORT:-18185}
 BASE_BIN=${BASE_BIN:-}
 
 need() {
@@ -121,7 +122,11 @@ pids+=($!)
 pids+=($!)
 GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -listen "127.0.0.1:$CEILING_PORT" &
 pids+=($!)
-servers=(edge nginx ceiling)
+# The floor: the ceiling answering with the edge's header fields, driven by
+# the edge's mix, so that what the edge spends beyond it is its own work.
+GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -listen "127.0.0.1:$FLOOR_PORT" &
+pids+=($!)
+servers=(edge nginx ceiling floor)
 if [ -n "$BASE_BIN" ]; then
 	GOMAXPROCS=1 "${srv_pin[@]}" "$BASE_BIN/edge" serve --store "$dir/store" --access "$dir/access.json" \
 		--access-cache "$dir/access-cache-base.json" --listen "127.0.0.1:$BASE_PORT" \
@@ -133,6 +138,7 @@ fi
 wait_up "http://127.0.0.1:$EDGE_PORT/readyz" 200
 wait_up "http://127.0.0.1:$NGINX_PORT/"
 wait_up "http://127.0.0.1:$CEILING_PORT/"
+wait_up "http://127.0.0.1:$FLOOR_PORT/"
 
 # Check that both answer the mix before timing it.
 first=$(sed -n '2p' "$dir/edge.lua" | tr -d '",')
@@ -185,10 +191,11 @@ warm edge "$EDGE_PORT"
 # kernel's floor for one read and one write on a socket.
 cputicks() { awk '{print $14 + $15, $14, $15}' "/proc/$1/stat"; }
 nginx_worker=$(pgrep -P "${pids[1]}" | head -1)
-declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]})
+declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]} [floor]=${pids[3]})
 declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="http://127.0.0.1:$NGINX_PORT $dir/nginx.lua"
-	[ceiling]="http://127.0.0.1:$CEILING_PORT/" [base]="http://127.0.0.1:$BASE_PORT $dir/edge.lua")
-[ -z "$BASE_BIN" ] || srv_pid[base]=${pids[3]}
+	[ceiling]="http://127.0.0.1:$CEILING_PORT/" [floor]="http://127.0.0.1:$FLOOR_PORT $dir/edge.lua"
+	[base]="http://127.0.0.1:$BASE_PORT $dir/edge.lua")
+[ -z "$BASE_BIN" ] || srv_pid[base]=${pids[4]}
 hz=$(getconf CLK_TCK)
 rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/base.*.txt
 for r in $(seq "$BENCH_ROUNDS"); do
@@ -204,7 +211,8 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
 		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
 		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
-		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f\n", r, e/n, e/c, n/c}' |
+		-v f="$(awk '/^Requests\/sec:/ {print $2}' "$dir/floor.$r.txt")" \
+		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f edge_vs_floor=%.2f floor_vs_ceiling=%.2f\n", r, e/n, e/c, n/c, e/f, f/c}' |
 		tee "$dir/ratios.$r.txt" >&2
 	if [ -n "$BASE_BIN" ]; then
 		awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
@@ -234,7 +242,7 @@ for f in "${servers[@]}"; do
 done
 # Ratios within one round compare servers measured a few seconds apart;
 # their median over the rounds is the figure least moved by other load.
-for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling; do
+for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling edge_vs_floor floor_vs_ceiling; do
 	med[$k]=$(sed -n "s/.*$k=\([0-9.]*\).*/\1/p" "$dir"/ratios.*.txt | median)
 done
 echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections)"
@@ -242,6 +250,10 @@ echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connec
 printf 'edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%s edge_vs_ceiling=%s nginx_vs_ceiling=%s edge_p99_ms=%s edge_user_us=%s edge_sys_us=%s\n' \
 	"${med[edge.rps]}" "${med[nginx.rps]}" "${med[ceiling.rps]}" "${med[edge_vs_nginx]}" "${med[edge_vs_ceiling]}" \
 	"${med[nginx_vs_ceiling]}" "${med[edge.p99]}" "${med[edge.user]}" "${med[edge.sys]}"
+# The floor's line: how far the edge's answer shape alone, through
+# fasthttp, is from the ceiling, and the edge from that floor.
+printf 'floor_rps=%.0f floor_vs_ceiling=%s edge_vs_floor=%s floor_user_us=%s floor_sys_us=%s\n' \
+	"${med[floor.rps]}" "${med[floor_vs_ceiling]}" "${med[edge_vs_floor]}" "${med[floor.user]}" "${med[floor.sys]}"
 if [ -n "$BASE_BIN" ]; then
 	printf 'edge_vs_base=%s (median of rounds; base: %s)\n' \
 		"$(sed -n 's/.*edge_vs_base=\([0-9.]*\).*/\1/p' "$dir"/ratios.*.txt | median)" "$BASE_BIN"
