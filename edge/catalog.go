@@ -524,7 +524,7 @@ func fontHash(ref publish.PackRef) string {
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
 func newCatalogResource(body []byte, mod time.Time) *resource {
-	return newComposedResource(body, mod, composeCodecs)
+	return newComposedResource(body, publish.JSON, mod, composeCodecs)
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

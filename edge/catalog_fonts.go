@@ -177,8 +177,7 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
 	res, hit := s.composed.get(key)
 	if !hit {
-		res = newCatalogResource([]byte(b.String()), c.fontMod)
-		res.ctype = []byte("text/css; charset=utf-8")
+		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
 		s.composed.add(key, res, res.size())
 	}
 	serveResource(ctx, res, private)

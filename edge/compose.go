@@ -134,7 +134,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 		return nil, err
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return newComposedResource(body, mod, composeCodecs), nil
+	return newComposedResource(body, publish.JSON, mod, composeCodecs), nil
 }
 
 func chapterLabel(c *bible.Chapter) string {
@@ -179,15 +179,13 @@ var (
 
 // newComposedResource prepares a composed body like the build prepares a
 // published one: identity plus each coding that is smaller, a strong ETag
-// per coding in the build's form.
-func newComposedResource(body []byte, mod time.Time, c *codecs) *resource {
-	r := &resource{ctype: []byte(publish.JSON)}
-	r.setModified(mod)
+// per coding in the build's form, served as ctype.
+func newComposedResource(body []byte, ctype string, mod time.Time, c *codecs) *resource {
+	r := new(resource)
+	h := sharedHead(ctype, mod)
 	sum := sha256.Sum256(body)
 	set := func(k int, b []byte) {
-		r.reps[k].body = b
-		r.reps[k].setETag(publish.ETag(&sum, codingNames[k]))
-		r.avail |= 1 << k
+		r.reps[k].set(b, publish.ETag(&sum, codingNames[k]), h)
 	}
 	// The cache keeps these bodies for as long as the range is asked for:
 	// copies of exactly their length, so the spare capacity of the

@@ -28,11 +28,8 @@ func (x exchange) String() string {
 }
 
 func diffResource(body []byte, etag string, mod time.Time) *resource {
-	r := &resource{ctype: []byte("application/json; charset=utf-8")}
-	r.setModified(mod)
-	r.reps[codingIdentity].body = body
-	r.reps[codingIdentity].setETag(etag)
-	r.avail = 1 << codingIdentity
+	r := new(resource)
+	r.reps[codingIdentity].set(body, etag, sharedHead("application/json; charset=utf-8", mod))
 	return r
 }
 
@@ -56,8 +53,8 @@ func theirs(t testing.TB, res *resource, headers map[string]string) exchange {
 	}
 	w := httptest.NewRecorder()
 	w.Header().Set("Etag", string(r.etag()))
-	w.Header().Set("Content-Type", string(res.ctype))
-	http.ServeContent(w, req, "", res.modified(), bytes.NewReader(r.body))
+	w.Header().Set("Content-Type", string(r.head.ctype))
+	http.ServeContent(w, req, "", r.head.modified(), bytes.NewReader(r.body))
 	return collect(t, w.Code, w.Header().Get("Content-Range"), w.Header().Get("Content-Type"), w.Body.Bytes())
 }
 

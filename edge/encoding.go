@@ -78,16 +78,15 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 	return a
 }
 
-// choose returns the coding to send among those available (bit i set when
-// coding i exists), or identity when nothing acceptable exists: RFC 9110
-// §12.5.3 lets a server send an unencoded response rather than fail.
-func (a *acceptEncoding) choose(available uint8) int {
+// choose returns the coding to send among those the resource has, or
+// identity when nothing acceptable exists: RFC 9110 §12.5.3 lets a server
+// send an unencoded response rather than fail. has is asked only about a
+// coding that would win, so that an answer reads no more of the resource
+// than the coding it sends (resource).
+func (a *acceptEncoding) choose(has func(c int) bool) int {
 	best, bestQ := codingIdentity, 0
 	for c := 0; c < numCodings; c++ {
-		if available&(1<<c) == 0 {
-			continue
-		}
-		if a.q[c] > bestQ {
+		if a.q[c] > bestQ && has(c) {
 			best, bestQ = c, a.q[c]
 		}
 	}

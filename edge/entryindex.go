@@ -45,10 +45,9 @@ func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 	}
 	x.slots = make([]entrySlot, size)
 	mask := uint64(size - 1)
-	in := make(interner)
 	for i := range p.Entries {
 		e := &p.Entries[i]
-		initResource(&x.res[i], p, e, mod, in)
+		initResource(&x.res[i], p, e, mod)
 		h := maphash.String(indexSeed, e.Name) & mask
 		for x.slots[h].n != 0 {
 			// A pack's names are distinct (publish.DecodePackHeader).

@@ -36,7 +36,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		if err := os.WriteFile(p, res.reps[codingIdentity].body, 0o644); err != nil {
 			return err
 		}
-		if res.avail&(1<<codingGzip) != 0 {
+		if res.has(codingGzip) {
 			if err := os.WriteFile(p+".gz", res.reps[codingGzip].body, 0o644); err != nil {
 				return err
 			}

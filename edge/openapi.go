@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/openapi"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // The OpenAPI document (openapi/openapi.yaml) at /v1/openapi.json and
@@ -23,9 +24,8 @@ var openapiDocs = sync.OnceValues(func() ([2]*resource, error) {
 	if err != nil {
 		return [2]*resource{}, err
 	}
-	j := newComposedResource(js, buildTime, composeCodecs)
-	y := newComposedResource(openapi.YAML, buildTime, composeCodecs)
-	y.ctype = []byte("application/yaml; charset=utf-8")
+	j := newComposedResource(js, publish.JSON, buildTime, composeCodecs)
+	y := newComposedResource(openapi.YAML, "application/yaml; charset=utf-8", buildTime, composeCodecs)
 	return [2]*resource{j, y}, nil
 })
 

@@ -15,19 +15,25 @@ import (
 // pack, or (partial != nil) only its header, with the entries fetched so
 // far by ranged reads.
 type packView struct {
-	pack    *publish.Pack
-	index   entryIndex // every entry; empty when partial
-	size    int64
-	partial *partialPack
+	// A hit reads used and the index: they come first, in one line.
 
 	// used is set by requests that found the view in a packSlot, which
 	// the cache's recency does not see; the cache gives such a view a
 	// second chance before evicting it (referenced).
-	used atomic.Bool
+	used  atomic.Bool
+	index entryIndex // every entry; empty when partial
+
+	pack    *publish.Pack
+	size    int64
+	partial *partialPack
 
 	slotsMu sync.Mutex
 	slots   []*packSlot // the slots holding this view
 	cached  bool        // in the pack cache: only then may a slot take it
+
+	// 192 bytes in all, an allocation size class of whole cache lines, so
+	// that the view starts a line and its first line is the hit's one.
+	_ [48]byte
 }
 
 // packSlot keeps a whole pack in memory for the requests of one chapter,

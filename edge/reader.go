@@ -70,8 +70,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 			return nil, err
 		}
 		sum := sha256.Sum256(b)
-		res := newComposedResource(b, buildTime, composeCodecs)
-		res.ctype = []byte(assetTypes[name[strings.LastIndexByte(name, '.'):]])
+		res := newComposedResource(b, assetTypes[name[strings.LastIndexByte(name, '.'):]], buildTime, composeCodecs)
 		rf.assets[name] = asset{hash: hex.EncodeToString(sum[:6]), res: res}
 	}
 	page, err := webFiles.ReadFile("web/index.html")
@@ -82,8 +81,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 	for name, a := range rf.assets {
 		html = strings.ReplaceAll(html, "{{asset "+name+"}}", "/assets/"+a.hash+"/"+name)
 	}
-	rf.page = newComposedResource([]byte(html), buildTime, composeCodecs)
-	rf.page.ctype = []byte("text/html; charset=utf-8")
+	rf.page = newComposedResource([]byte(html), "text/html; charset=utf-8", buildTime, composeCodecs)
 	return rf, nil
 })
 

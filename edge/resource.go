@@ -14,34 +14,56 @@ import (
 // the header values the hot path writes, prepared once when its pack is
 // decoded (or its range composed) so that serving is a lookup and a write.
 //
-// The fields every answer reads come first, so that they share the
-// struct's first cache line: under load the edge's heap is far larger
-// than the CPU's caches, and each line touched is a likely miss. The head
-// is 64 bytes and so is each rep: in a pack's slice of resources (256
-// bytes each) every rep lies in one line.
+// Under load the edge's heap is far larger than the CPU's caches, and each
+// line an answer touches is a likely miss. So a resource is only its
+// codings, 64 bytes each: in a pack's slice of resources every rep lies in
+// one line, and an answer reads the one line of the coding it sends (the
+// others only when the client prefers a coding the resource lacks).
 type resource struct {
-	avail   uint8 // bit c set when reps[c] exists
-	ctype   []byte
-	lastMod []byte // Last-Modified, an HTTP date
-	mod     int64  // the same in Unix seconds; 0 when there is none
-	reps    [numCodings]rep
+	reps [numCodings]rep
 }
 
-// rep is one content coding of a resource: its body and its entity tag
-// (quoted, strong, distinct per coding: RFC 9110 §8.8.3.3). The tag is
-// kept inline, 64 bytes in all, so that an answer finds both in one
-// cache line instead of following a pointer to the tag's own allocation.
+// rep is one content coding of a resource: its body, the header values it
+// shares with the resource's other codings, and its entity tag (quoted,
+// strong, distinct per coding: RFC 9110 §8.8.3.3), kept inline so that an
+// answer finds it in the same line instead of behind a pointer.
 type rep struct {
 	body []byte
+	head *repHead // nil when the resource lacks this coding
 	tag  [publish.MaxETag]byte
 	tagN uint8
 }
 
+// repHead is what an answer's header takes from a resource besides its
+// tag. Heads are shared edge-wide (sharedHead): a build has a handful of
+// content types and publish times, so an answer reads its head from the
+// processor's cache.
+type repHead struct {
+	ctype   []byte
+	lastMod []byte // Last-Modified, an HTTP date; empty when there is none
+	mod     int64  // the same in Unix seconds
+}
+
 func (r *rep) etag() []byte { return r.tag[:r.tagN] }
 
-// setETag sets the tag; t is at most publish.MaxETag bytes (a pack's are
-// checked when decoded, and the edge's own come from publish.ETag).
-func (r *rep) setETag(t string) { r.tagN = uint8(copy(r.tag[:], t)) }
+// set makes r a coding of body; t is at most publish.MaxETag bytes (a
+// pack's are checked when decoded, and the edge's own come from
+// publish.ETag).
+func (r *rep) set(body []byte, t string, h *repHead) {
+	r.body, r.head = body, h
+	r.tagN = uint8(copy(r.tag[:], t))
+}
+
+// has reports whether the resource exists in coding c.
+func (res *resource) has(c int) bool { return res.reps[c].head != nil }
+
+// modified is Last-Modified as a time, zero when there is none.
+func (h *repHead) modified() time.Time {
+	if len(h.lastMod) == 0 {
+		return time.Time{}
+	}
+	return time.Unix(h.mod, 0).UTC()
+}
 
 // Cache-Control is decided when an answer is served, never stored with
 // the content: whether a Bible's passages may sit in a shared cache depends
@@ -65,56 +87,49 @@ var (
 	valCachePrivate = []byte(cachePrivate)
 )
 
-// interner shares the header values that repeat across a pack's entries
-// (Content-Type, Last-Modified): a chapter pack has hundreds of entries
-// and one or two distinct values of each. It takes them from the edge-wide
-// table first, so that every pack of a build points at one copy: an
-// answer then reads them from the processor's cache, where a copy per
-// pack was a cache miss on most requests (two of the few a hit makes).
-type interner map[string][]byte
-
-func (in interner) bytes(s string) []byte {
-	if b, ok := in[s]; ok {
-		return b
-	}
-	b := sharedValue(s)
-	in[s] = b
-	return b
-}
-
-// sharedValues is the edge-wide table of repeated header values. It is
-// bounded: past sharedValuesMax distinct values (a build has a handful of
-// content types and publish times) a pack keeps its own copies.
-var sharedValues struct {
+// heads is the edge-wide table of response heads (content type and
+// modification time). It is bounded: past headsMax distinct heads (a build
+// has a handful of content types and publish times) a resource keeps a
+// head of its own.
+var heads struct {
 	sync.Mutex
-	m map[string][]byte
+	m map[headKey]*repHead
 }
 
-const sharedValuesMax = 4096
+type headKey struct {
+	ctype string
+	mod   int64
+}
 
-func sharedValue(s string) []byte {
-	sharedValues.Lock()
-	defer sharedValues.Unlock()
-	if b, ok := sharedValues.m[s]; ok {
-		return b
+const headsMax = 4096
+
+// sharedHead returns the head for ctype and mod (zero: no Last-Modified).
+func sharedHead(ctype string, mod time.Time) *repHead {
+	k := headKey{ctype: ctype}
+	if !mod.IsZero() {
+		k.mod = mod.Unix()
 	}
-	b := []byte(s)
-	if sharedValues.m == nil {
-		sharedValues.m = make(map[string][]byte)
+	heads.Lock()
+	defer heads.Unlock()
+	if h, ok := heads.m[k]; ok {
+		return h
 	}
-	if len(sharedValues.m) < sharedValuesMax {
-		sharedValues.m[s] = b
+	h := &repHead{ctype: []byte(ctype), mod: k.mod}
+	if !mod.IsZero() {
+		h.lastMod = fasthttp.AppendHTTPDate(nil, mod)
 	}
-	return b
+	if heads.m == nil {
+		heads.m = make(map[headKey]*repHead)
+	}
+	if len(heads.m) < headsMax {
+		heads.m[k] = h
+	}
+	return h
 }
 
 // initResource prepares a pack entry for serving in r.
-func initResource(r *resource, p *publish.Pack, e *publish.Entry, mod time.Time, in interner) {
-	r.ctype = in.bytes(e.Type)
-	r.setModified(mod)
-	if len(r.lastMod) > 0 {
-		r.lastMod = in.bytes(string(r.lastMod))
-	}
+func initResource(r *resource, p *publish.Pack, e *publish.Entry, mod time.Time) {
+	h := sharedHead(e.Type, mod)
 	for i := range e.Reps {
 		x := &e.Reps[i]
 		c := -1
@@ -129,33 +144,18 @@ func initResource(r *resource, p *publish.Pack, e *publish.Entry, mod time.Time,
 		if c < 0 {
 			continue // a coding this edge does not know (zstd, later)
 		}
-		r.reps[c].body = p.Body(x)
-		r.reps[c].setETag(x.ETag)
-		r.avail |= 1 << c
+		r.reps[c].set(p.Body(x), x.ETag, h)
 	}
-}
-
-func (r *resource) setModified(mod time.Time) {
-	if mod.IsZero() {
-		return
-	}
-	r.mod = mod.Unix()
-	r.lastMod = fasthttp.AppendHTTPDate(nil, mod)
-}
-
-// modified is Last-Modified as a time, zero when there is none.
-func (r *resource) modified() time.Time {
-	if r.mod == 0 {
-		return time.Time{}
-	}
-	return time.Unix(r.mod, 0).UTC()
 }
 
 // size is the memory a resource that owns everything it points to (a
 // composed one, or an entry read by range) holds: its struct, header
 // values and bodies.
 func (r *resource) size() int64 {
-	n := allocSize(int64(unsafe.Sizeof(*r))) + allocSize(len(r.ctype)) + allocSize(len(r.lastMod))
+	n := allocSize(int64(unsafe.Sizeof(*r)))
+	if h := r.reps[codingIdentity].head; h != nil {
+		n += allocSize(int64(unsafe.Sizeof(*h))) + allocSize(len(h.ctype)) + allocSize(len(h.lastMod))
+	}
 	for _, x := range r.reps {
 		n += allocSize(len(x.body))
 	}

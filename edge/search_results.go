@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
 
@@ -165,7 +166,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		}
 	}
 	body, _ := json.Marshal(out)
-	res := newComposedResource(body, mod, answerCodecs)
+	res := newComposedResource(body, publish.JSON, mod, answerCodecs)
 	s.searched.add(key, res, res.size())
 	serveResource(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), total)

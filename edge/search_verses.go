@@ -166,7 +166,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	}
 	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 	body := s.searchBody(x, r, req, qh)
-	res := newComposedResource(body, bv.entry.Search.Pack.Modified, answerCodecs)
+	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
 	s.searched.add(key, res, res.size())
 	serveResource(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), r.Total)

@@ -39,8 +39,9 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	rh.scan(&ctx.Request.Header)
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
-	c := ae.choose(res.avail)
+	c := ae.choose(res.has)
 	r := &res.reps[c]
+	h := r.head
 
 	// Vary is sent on every response of a negotiated resource, 304 included
 	// (RFC 9110 §12.5.5, §15.4.5), so caches key on the encoding.
@@ -54,7 +55,7 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 
 	ch := checkIfMatch(rh.ifMatch, r.etag())
 	if ch == condNone {
-		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, res.modified())
+		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, h.modified())
 	}
 	if ch == condFalse {
 		ctx.SetStatusCode(fasthttp.StatusPreconditionFailed)
@@ -64,14 +65,14 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	case condFalse:
 		return notModified(ctx)
 	case condNone:
-		if checkIfModifiedSince(rh.ifModifiedSince, res.modified()) == condFalse {
+		if checkIfModifiedSince(rh.ifModifiedSince, h.modified()) == condFalse {
 			return notModified(ctx)
 		}
 	}
 
-	resp.SetContentTypeBytes(res.ctype)
-	if len(res.lastMod) > 0 {
-		resp.SetCanonical(hdrLastModified, res.lastMod)
+	resp.SetContentTypeBytes(h.ctype)
+	if len(h.lastMod) > 0 {
+		resp.SetCanonical(hdrLastModified, h.lastMod)
 	}
 	resp.SetCanonical(hdrAcceptRanges, valBytes)
 	if c != codingIdentity {
@@ -79,7 +80,7 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	}
 
 	rangeH := rh.rng
-	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag(), res.modified()) == condFalse {
+	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag(), h.modified()) == condFalse {
 		rangeH = nil
 	}
 	// Only the bytes unit is ours; any other must be ignored (RFC 9110 §14.2).
@@ -195,7 +196,7 @@ func serveRanges(ctx *fasthttp.RequestCtx, res *resource, r *rep, h []byte) int 
 		body = append(body, "\r\nContent-Range: "...)
 		body = contentRange(body, ra, size)
 		body = append(body, "\r\nContent-Type: "...)
-		body = append(body, res.ctype...)
+		body = append(body, r.head.ctype...)
 		body = append(body, "\r\n\r\n"...)
 		body = append(body, r.body[ra.start:ra.start+ra.length]...)
 	}

@@ -80,7 +80,7 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	if err != nil {
 		return nil, err
 	}
-	if r == nil || r.avail&(1<<codingIdentity) == 0 {
+	if r == nil || !r.has(codingIdentity) {
 		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
 	}
 	var idx bible.Index

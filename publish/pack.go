@@ -348,7 +348,7 @@ type Compressed struct {
 
 // ETag is the strong entity tag of a body whose SHA-256 is sum, in one
 // content coding: 96 bits of the hash, and a suffix per coding so that
-// each coding has its own (RFC 9110 §8.8.3.3). Its longest is 30 bytes;
+// each coding has its own (RFC 9110 §8.8.3.3). Its longest is 29 bytes;
 // MaxETag bounds what a pack may hold.
 func ETag(sum *[32]byte, encoding string) string {
 	var b [MaxETag]byte
@@ -367,7 +367,7 @@ func ETag(sum *[32]byte, encoding string) string {
 // MaxETag is the longest entity tag a pack may hold (DecodePackHeader
 // refuses a longer one): the edge keeps each tag inline with its body's
 // other serving data, so that an answer touches one cache line for both.
-const MaxETag = 39
+const MaxETag = 31
 
 // Encoder compresses bodies with brotli and gzip, reusing its writers. It
 // keeps nothing of what it compressed (PackWriter.Bytes folds repeats
