@@ -96,7 +96,7 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	var mod time.Time
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
-		ce := bk.chapters[ch.ID]
+		ce := bv.chapter(r.Book, ch.ID)
 		if ce == nil {
 			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.id, r.Book, ch.ID)
 		}

@@ -8,62 +8,58 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// entryIndex finds a whole pack's resources by name. It is the hit path's
-// one lookup per answer, and under load each memory line it touches is a
+// nameIndex finds the index of a name among a fixed list of distinct
+// names. It serves the hit path's lookups (a chapter in its Bible, an entry
+// in its pack), and under load each memory line a lookup touches is a
 // likely cache miss: a Go map of strings touches its control word, the
-// slot, the key's bytes elsewhere on the heap, and then the resource's own
+// slot, the key's bytes elsewhere on the heap, and then the value's own
 // allocation. Here a name is found with one probe of a flat table whose
-// slots carry the name's bytes (names of passages and verses are short),
-// and the resources lie side by side in one slice.
-type entryIndex struct {
-	slots []entrySlot // a power of two, at most half full
-	res   []resource  // res[i] is the pack's Entries[i]
-	names []publish.Entry
+// slots carry the name's bytes (the names looked up are short).
+type nameIndex struct {
+	slots []nameSlot // a power of two, at most half full
 }
 
-// entrySlot is one slot of the table: 32 bytes, two to a cache line.
-type entrySlot struct {
+// nameSlot is one slot of the table: 32 bytes, two to a cache line.
+type nameSlot struct {
 	n    uint8 // 1 + the name's length (255 for any longer); 0: empty
 	name [slotName]byte
-	i    uint32 // the entry's index
+	i    uint32 // the name's index
 }
 
 // slotName is how much of a name a slot holds; a longer name is compared
-// whole with the pack's entry.
+// whole with the list's.
 const slotName = 27
 
 var indexSeed = maphash.MakeSeed()
 
 func slotLen(n int) uint8 { return uint8(1 + min(n, 254)) }
 
-// newEntryIndex prepares every entry of p for serving.
-func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
-	x := entryIndex{res: make([]resource, len(p.Entries)), names: p.Entries}
+// newNameIndex indexes n distinct names, name(i) being the i-th.
+func newNameIndex(n int, name func(i int) string) nameIndex {
 	size := 1
-	for size < 2*len(p.Entries) {
+	for size < 2*n {
 		size *= 2
 	}
-	x.slots = make([]entrySlot, size)
+	x := nameIndex{slots: make([]nameSlot, size)}
 	mask := uint64(size - 1)
-	for i := range p.Entries {
-		e := &p.Entries[i]
-		initResource(&x.res[i], p, e, mod)
-		h := maphash.String(indexSeed, e.Name) & mask
+	for i := range n {
+		nm := name(i)
+		h := maphash.String(indexSeed, nm) & mask
 		for x.slots[h].n != 0 {
-			// A pack's names are distinct (publish.DecodePackHeader).
 			h = (h + 1) & mask
 		}
 		s := &x.slots[h]
-		s.n, s.i = slotLen(len(e.Name)), uint32(i)
-		copy(s.name[:], e.Name)
+		s.n, s.i = slotLen(len(nm)), uint32(i)
+		copy(s.name[:], nm)
 	}
 	return x
 }
 
-// find returns the resource of the entry name, nil when there is none.
-func (x *entryIndex) find(name []byte) *resource {
+// find returns the index of name, -1 when it is not in the list; long
+// gives the list's i-th name, asked only for names longer than a slot.
+func (x *nameIndex) find(name []byte, long func(i int) string) int {
 	if len(x.slots) == 0 {
-		return nil
+		return -1
 	}
 	mask := uint64(len(x.slots) - 1)
 	n := slotLen(len(name))
@@ -71,23 +67,56 @@ func (x *entryIndex) find(name []byte) *resource {
 		s := &x.slots[h]
 		switch {
 		case s.n == 0:
-			return nil
+			return -1
 		case s.n != n:
 		case len(name) <= slotName:
 			if string(s.name[:len(name)]) == string(name) {
-				return &x.res[s.i]
+				return int(s.i)
 			}
-		case string(s.name[:]) == string(name[:slotName]) && x.names[s.i].Name == string(name):
-			return &x.res[s.i]
+		case string(s.name[:]) == string(name[:slotName]) && long(int(s.i)) == string(name):
+			return int(s.i)
 		}
 	}
 }
+
+// entryIndex is a whole pack's entries ready to serve, found by name, the
+// resources side by side in one slice.
+type entryIndex struct {
+	names   nameIndex
+	res     []resource // res[i] is the pack's Entries[i]
+	entries []publish.Entry
+}
+
+// newEntryIndex prepares every entry of p for serving. A pack's names are
+// distinct (publish.DecodePackHeader).
+func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
+	x := entryIndex{
+		names:   newNameIndex(len(p.Entries), func(i int) string { return p.Entries[i].Name }),
+		res:     make([]resource, len(p.Entries)),
+		entries: p.Entries,
+	}
+	for i := range p.Entries {
+		initResource(&x.res[i], p, &p.Entries[i], mod)
+	}
+	return x
+}
+
+// find returns the resource of the entry name, nil when there is none.
+func (x *entryIndex) find(name []byte) *resource {
+	i := x.names.find(name, x.entryName)
+	if i < 0 {
+		return nil
+	}
+	return &x.res[i]
+}
+
+func (x *entryIndex) entryName(i int) string { return x.entries[i].Name }
 
 // all yields every entry's name and resource, in the pack's order.
 func (x *entryIndex) all() iter.Seq2[string, *resource] {
 	return func(yield func(string, *resource) bool) {
 		for i := range x.res {
-			if !yield(x.names[i].Name, &x.res[i]) {
+			if !yield(x.entries[i].Name, &x.res[i]) {
 				return
 			}
 		}

@@ -98,7 +98,7 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
 	// entries' own strings; the rest is the index's two slices.
 	x := &v.index
 	v.size += allocSize(int64(len(x.res))*int64(unsafe.Sizeof(resource{}))) +
-		allocSize(int64(len(x.slots))*int64(unsafe.Sizeof(entrySlot{})))
+		allocSize(int64(len(x.names.slots))*int64(unsafe.Sizeof(nameSlot{})))
 	return v
 }
 

@@ -446,7 +446,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
-		ch := bk.chapters[string(rt.chapter)]
+		ch := bv.chapter(book, unsafeString(rt.chapter))
 		if ch == nil {
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
@@ -566,24 +566,29 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		}
 	}
 	variant := publish.Variant(html, headings, notes)
-	bk := bv.books[string(r.Book)]
-	if bk == nil {
-		answer(ctx, failNotFound, "Book not found.")
-		return
+	// A chapter's passage is found by the chapter alone; the book is
+	// looked up for an introduction, or to tell which of the two is
+	// missing.
+	var ch *chapterView
+	if !intro {
+		ch = bv.chapter(r.Book, r.Chapter)
 	}
 	var ref *publish.PackRef
 	var slot *packSlot
 	verse := r.Verse
-	if intro {
-		ref = &bk.entry.Pack
-		verse = bible.IntroChapter
+	if ch != nil {
+		ref, slot = &ch.Pack, &ch.pack
 	} else {
-		ch := bk.chapters[r.Chapter]
-		if ch == nil {
+		bk := bv.books[string(r.Book)]
+		if bk == nil {
+			answer(ctx, failNotFound, "Book not found.")
+			return
+		}
+		if !intro {
 			answer(ctx, failNotFound, "Chapter not found.")
 			return
 		}
-		ref, slot = &ch.Pack, &ch.pack
+		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
 	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")

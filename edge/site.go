@@ -28,6 +28,12 @@ type bibleView struct {
 	entry *publish.BibleEntry
 	books map[string]*bookView
 
+	// Every chapter of every book, found by "BOOK.CHAPTER" with one probe
+	// (entryindex.go): a passage's chapter is a lookup of every hit.
+	chapterIdx  nameIndex
+	chapters    []chapterView
+	chapterKeys []string
+
 	mu    sync.Mutex
 	index *bible.Index // decoded on first need (range composition)
 
@@ -36,8 +42,7 @@ type bibleView struct {
 }
 
 type bookView struct {
-	entry    *publish.BookEntry
-	chapters map[string]*chapterView
+	entry *publish.BookEntry
 }
 
 // chapterView is a chapter of the build and, once a request has found the
@@ -56,16 +61,29 @@ func newSite(build string, m *publish.Manifest) *site {
 		bv := &bibleView{id: be.ID, entry: be, books: make(map[string]*bookView, len(be.Books))}
 		for j := range be.Books {
 			ke := &be.Books[j]
-			kv := &bookView{entry: ke, chapters: make(map[string]*chapterView, len(ke.Chapters))}
+			bv.books[string(ke.ID)] = &bookView{entry: ke}
 			for k := range ke.Chapters {
-				kv.chapters[ke.Chapters[k].ID] = &chapterView{ChapterEntry: &ke.Chapters[k]}
+				bv.chapters = append(bv.chapters, chapterView{ChapterEntry: &ke.Chapters[k]})
+				bv.chapterKeys = append(bv.chapterKeys, string(ke.ID)+"."+ke.Chapters[k].ID)
 			}
-			bv.books[string(ke.ID)] = kv
 		}
+		bv.chapterIdx = newNameIndex(len(bv.chapterKeys), bv.chapterKey)
 		s.bibles[be.ID] = bv
 	}
 	return s
 }
+
+// chapter returns chapter id of book, nil when the build has none.
+func (bv *bibleView) chapter(book bible.BookID, id string) *chapterView {
+	var kb [32]byte
+	i := bv.chapterIdx.find(append(append(append(kb[:0], book...), '.'), id...), bv.chapterKey)
+	if i < 0 {
+		return nil
+	}
+	return &bv.chapters[i]
+}
+
+func (bv *bibleView) chapterKey(i int) string { return bv.chapterKeys[i] }
 
 // bibleIndex returns the Bible's decoded index, from its pack.
 func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
