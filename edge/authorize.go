@@ -23,7 +23,12 @@ const (
 // to authorizeByID. It writes the refusal itself and returns nil then.
 // It does not allocate on success.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySource) *appEntry {
-	key := ctx.Request.Header.Peek(hdrAppKey)
+	return s.authorizeKey(ctx, t, from, ctx.Request.Header.Peek(hdrAppKey))
+}
+
+// authorizeKey is authorize for a request whose X-SVC-App-Key field (key,
+// empty when absent) is read already.
+func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, t *accessTable, from keySource, key []byte) *appEntry {
 	if len(key) == 0 && from != keyHeader {
 		args := ctx.QueryArgs()
 		switch from {

@@ -233,7 +233,9 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.serveEntry(ctx, nil, &ref, entry, false, "Font file not found.")
+	var rh condHeaders
+	rh.scan(&ctx.Request.Header)
+	s.serveEntry(ctx, &rh, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

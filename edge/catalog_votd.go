@@ -18,7 +18,9 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	var rh condHeaders
+	rh.scan(&ctx.Request.Header)
+	s.serveEntry(ctx, &rh, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
 // votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form

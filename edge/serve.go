@@ -4,8 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
 )
 
 // Header names in canonical form, for SetCanonical (no normalising, no
@@ -37,6 +40,11 @@ var (
 func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	var rh condHeaders
 	rh.scan(&ctx.Request.Header)
+	return serveScanned(ctx, &rh, res, private)
+}
+
+// serveScanned is serveResource for a request whose fields are scanned.
+func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, private bool) int {
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
 	c := ae.choose(res.has)
@@ -53,8 +61,9 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 		resp.SetCanonical(hdrCacheControl, valCachePublic)
 	}
 
+	// The dates are read only when a request sends one.
 	ch := checkIfMatch(rh.ifMatch, r.etag())
-	if ch == condNone {
+	if ch == condNone && len(rh.ifUnmodifiedSince) > 0 {
 		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, h.modified())
 	}
 	if ch == condFalse {
@@ -65,7 +74,7 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	case condFalse:
 		return notModified(ctx)
 	case condNone:
-		if checkIfModifiedSince(rh.ifModifiedSince, h.modified()) == condFalse {
+		if len(rh.ifModifiedSince) > 0 && checkIfModifiedSince(rh.ifModifiedSince, h.modified()) == condFalse {
 			return notModified(ctx)
 		}
 	}
@@ -91,13 +100,17 @@ func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	return fasthttp.StatusOK
 }
 
-// condHeaders are the request fields serveResource reads. fasthttp's Peek
-// copies and normalises the name on every call and then scans the headers;
-// one pass over the headers finds all seven for less than two Peeks cost.
+// condHeaders are the request fields serveResource reads, and the App Key
+// (authorize's on the content routes). fasthttp's Peek copies and
+// normalises the name on every call and then scans the headers; one pass
+// over the headers finds all eight for less than two Peeks cost.
 type condHeaders struct {
-	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange []byte
-	seen                                                                                   uint8
+	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange, appKey []byte
+	seen                                                                                           uint8
 }
+
+// appKeyLower is the App Key's field name as equalFoldASCII compares it.
+var appKeyLower = strings.ToLower(access.HeaderAppKey)
 
 // scan fills c from h. A repeated field keeps its first value, as Peek
 // does. Names compare case-insensitively: a server may turn off fasthttp's
@@ -118,9 +131,12 @@ func (c *condHeaders) scan(h *fasthttp.RequestHeader) {
 			case equalFoldASCII(k, "if-range"):
 				dst, bit = &c.ifRange, 1<<2
 			}
-		case len("If-None-Match"):
-			if equalFoldASCII(k, "if-none-match") {
+		case len("If-None-Match"): // and X-SVC-App-Key
+			switch {
+			case equalFoldASCII(k, "if-none-match"):
 				dst, bit = &c.ifNoneMatch, 1<<3
+			case equalFoldASCII(k, appKeyLower):
+				dst, bit = &c.appKey, 1<<7
 			}
 		case len("Accept-Encoding"):
 			if equalFoldASCII(k, "accept-encoding") {

@@ -385,7 +385,9 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 
 // content serves the Bibles routes, once admitGET has let the request in.
 func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt *route) {
-	app := s.authorize(ctx, t, keyHeader)
+	var rh condHeaders
+	rh.scan(&ctx.Request.Header)
+	app := s.authorizeKey(ctx, t, keyHeader, rh.appKey)
 	if app == nil {
 		return
 	}
@@ -400,7 +402,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 		return
 	}
 	if rt.kind == routePassage {
-		s.passage(ctx, t, app, st, bv, rt.passage)
+		s.passage(ctx, &rh, t, app, st, bv, rt.passage)
 		return
 	}
 	var ref *publish.PackRef
@@ -463,18 +465,18 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt 
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, slot, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
+			s.serveEntry(ctx, &rh, slot, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, slot, ref, append(nb[:0], name...), false, "Not found.")
+	s.serveEntry(ctx, &rh, slot, ref, append(nb[:0], name...), false, "Not found.")
 }
 
 // serveEntry serves one entry of one pack; name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *condHeaders, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, slot, ref, name)
 	if err != nil {
 		s.fail(ctx, failUnavailable, "cannot load pack", err)
@@ -484,7 +486,7 @@ func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref *publi
 		answer(ctx, failNotFound, missing)
 		return
 	}
-	serveResource(ctx, res, private)
+	serveScanned(ctx, rh, res, private)
 }
 
 // refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
@@ -501,7 +503,7 @@ func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, b
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
+func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
 	private := !t.isOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
@@ -532,7 +534,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
 		if res, ok := s.composed.find(key); ok {
 			if !refuseUnlicensed(ctx, t, app, bv) {
-				serveResource(ctx, res, private)
+				serveScanned(ctx, rh, res, private)
 			}
 			return
 		}
@@ -591,7 +593,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.serveEntry(ctx, rh, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service
