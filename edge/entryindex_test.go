@@ -57,3 +57,31 @@ func TestEntryIndex(t *testing.T) {
 		t.Errorf("all yielded %d entries, want %d", n, len(names))
 	}
 }
+
+// FuzzPackIndex decodes arbitrary packs: a pack is refused or decoded
+// without a panic, and every entry of a decoded one is found by its name,
+// as the resource prepared from it.
+func FuzzPackIndex(f *testing.F) {
+	w := publish.NewPackWriter()
+	w.Add("passage/16/html", publish.JSON, []byte(`{"data":"For God so loved the world, that he gave his only Son"}`))
+	w.AddRaw(strings.Repeat("n", 40), publish.JSON, []byte(`{}`))
+	f.Add(w.Bytes(publish.NewEncoder()))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := publish.DecodePack(data)
+		if err != nil {
+			return
+		}
+		x := newEntryIndex(p, time.Time{})
+		for i := range p.Entries {
+			e := &p.Entries[i]
+			if r := x.find([]byte(e.Name)); r != &x.res[i] {
+				t.Fatalf("entry %d (%q) not found as itself", i, e.Name)
+			}
+			for _, rep := range e.Reps {
+				if len(rep.ETag) > publish.MaxETag {
+					t.Fatalf("entry %q: an ETag of %d bytes decoded", e.Name, len(rep.ETag))
+				}
+			}
+		}
+	})
+}
