@@ -16,6 +16,9 @@ import (
 // answered 304 from If-None-Match. The access log is on, writing JSON, as
 // the default configuration serves.
 func TestHotPathAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	// handlerAllocs is the fewest allocations per call of f in five
 	// measurements. testing.AllocsPerRun counts the whole process's, and on
 	// a loaded machine goroutines other tests left behind (servers winding
