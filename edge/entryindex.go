@@ -95,8 +95,15 @@ func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 		res:     make([]resource, len(p.Entries)),
 		entries: p.Entries,
 	}
+	// A pack's entries share one or two content types: the edge-wide
+	// table (and its lock) is asked once per run of one type.
+	var h *repHead
 	for i := range p.Entries {
-		initResource(&x.res[i], p, &p.Entries[i], mod)
+		e := &p.Entries[i]
+		if h == nil || string(h.ctype) != e.Type {
+			h = sharedHead(e.Type, mod)
+		}
+		initResource(&x.res[i], p, e, h)
 	}
 	return x
 }

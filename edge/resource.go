@@ -127,9 +127,8 @@ func sharedHead(ctype string, mod time.Time) *repHead {
 	return h
 }
 
-// initResource prepares a pack entry for serving in r.
-func initResource(r *resource, p *publish.Pack, e *publish.Entry, mod time.Time) {
-	h := sharedHead(e.Type, mod)
+// initResource prepares a pack entry for serving in r, with head h.
+func initResource(r *resource, p *publish.Pack, e *publish.Entry, h *repHead) {
 	for i := range e.Reps {
 		x := &e.Reps[i]
 		c := -1
