@@ -3,6 +3,7 @@ package edge
 import (
 	"bufio"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -12,57 +13,68 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// TestCoarseDeadlinesApplied checks which deadlines reach the connection:
-// a later one within the slack is skipped, anything earlier, cleared or
-// further is applied.
+// TestCoarseDeadlinesApplied checks which deadlines reach the connection
+// as it turns from reading to writing and back, with the listener's clock
+// set by hand: one per turn while the clock moves by the slack or more,
+// none while it stands still or moves by less; never later than exact.
 func TestCoarseDeadlinesApplied(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() { // the client: echoes nothing, reads everything
+		buf := make([]byte, 64)
+		for {
+			if _, err := b.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
 	t0 := time.Now()
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	cases := []struct {
-		name string
-		set  []time.Time
-		want uint64 // deadlines applied
-	}{
-		{"first", []time.Time{at(30 * time.Second)}, 1},
-		{"same again", []time.Time{at(30 * time.Second), at(30 * time.Second)}, 1},
-		{"later within slack", []time.Time{at(30 * time.Second), at(30*time.Second + 999*time.Millisecond)}, 1},
-		{"later by the slack", []time.Time{at(30 * time.Second), at(31 * time.Second)}, 2},
-		{"earlier", []time.Time{at(30 * time.Second), at(30*time.Second - time.Millisecond)}, 2},
-		{"cleared", []time.Time{at(30 * time.Second), {}}, 2},
-		{"set after clear", []time.Time{{}, at(time.Second)}, 2},
-		{"busy connection", []time.Time{at(30 * time.Second), at(30*time.Second + 300*time.Millisecond),
-			at(30*time.Second + 900*time.Millisecond), at(31*time.Second + 100*time.Millisecond), at(31*time.Second + 200*time.Millisecond)}, 2},
+	l := &coarseListener{read: 30 * time.Second, write: 60 * time.Second, slack: time.Second}
+	l.now.Store(t0.UnixNano())
+	c := &coarseConn{Conn: a, l: l, writing: true}
+	c.toReading() // as Accept does
+	answer := func() {
+		if _, err := c.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("y")) // a second write of the same answer
+		if c.writing {
+			c.toReading() // what the next Read does first
+		}
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b := net.Pipe()
-			defer a.Close()
-			defer b.Close()
-			c := &coarseConn{Conn: a, slack: time.Second}
-			for _, d := range tc.set {
-				if err := c.SetReadDeadline(d); err != nil {
-					t.Fatal(err)
-				}
-				if err := c.SetWriteDeadline(d); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got := c.rdN; got != tc.want {
-				t.Errorf("read deadlines applied: got %d, want %d", got, tc.want)
-			}
-			if got := c.wdN; got != tc.want {
-				t.Errorf("write deadlines applied: got %d, want %d", got, tc.want)
-			}
-			if got, want := c.rd, tc.set[len(tc.set)-1]; got.After(want) {
-				t.Errorf("read deadline in force %v is later than the last asked for %v", got, want)
-			}
-		})
+	check := func(step string, rdN, wdN uint64, now time.Time) {
+		t.Helper()
+		if c.rdN != rdN || c.wdN != wdN {
+			t.Errorf("%s: %d read and %d write deadlines applied, want %d and %d", step, c.rdN, c.wdN, rdN, wdN)
+		}
+		if c.rd.After(now.Add(l.read)) || c.wd.After(now.Add(l.write)) {
+			t.Errorf("%s: deadlines %v, %v later than exact", step, c.rd, c.wd)
+		}
 	}
+	check("accepted", 1, 0, t0)
+	answer()
+	check("first answer", 1, 1, t0)
+	answer()
+	answer()
+	check("clock still", 1, 1, t0)
+	t1 := t0.Add(999 * time.Millisecond)
+	l.now.Store(t1.UnixNano())
+	answer()
+	check("clock moved less than the slack", 1, 1, t1)
+	t2 := t0.Add(time.Second)
+	l.now.Store(t2.UnixNano())
+	answer()
+	check("clock moved by the slack", 2, 2, t2)
+	c.SetReadDeadline(time.Time{})
+	answer()
+	check("cleared from outside, set again", 3, 2, t2)
 }
 
-// TestCoarseDeadlinesSlowloris serves with fasthttp as cmd/edge does
-// (ReadTimeout = IdleTimeout) over CoarseDeadlines: a client that trickles
-// a request's headers is dropped within ReadTimeout, while one that keeps
+// TestCoarseDeadlinesSlowloris serves with fasthttp as cmd/edge does (no
+// timeouts of its own) over CoarseDeadlines: a client that trickles a
+// request's headers is dropped within the request timeout, one that stops
+// reading a long answer within the answer timeout, while one that keeps
 // sending whole requests is served throughout.
 func TestCoarseDeadlinesSlowloris(t *testing.T) {
 	const timeout = 400 * time.Millisecond
@@ -70,11 +82,17 @@ func TestCoarseDeadlinesSlowloris(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	big := strings.Repeat("x", 64<<20)
 	srv := &fasthttp.Server{
-		Handler:     func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") },
-		ReadTimeout: timeout, WriteTimeout: timeout, IdleTimeout: timeout,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/big" {
+				ctx.SetBodyString(big)
+				return
+			}
+			ctx.SetBodyString("ok")
+		},
 	}
-	go srv.Serve(CoarseDeadlines(ln, 100*time.Millisecond))
+	go srv.Serve(CoarseDeadlines(ln, timeout, timeout, 100*time.Millisecond))
 	defer srv.Shutdown()
 
 	slow, err := net.Dial("tcp", ln.Addr().String())
@@ -120,5 +138,22 @@ func TestCoarseDeadlinesSlowloris(t *testing.T) {
 		if got, want := string(resp.Body()), "ok"; got != want {
 			t.Fatalf("body %q, want %q", got, want)
 		}
+	}
+
+	// A client that asks for 64 MiB and stops reading: the server's write
+	// blocks on the full socket buffers until the answer timeout drops it.
+	stuck, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	if _, err := stuck.Write([]byte("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(timeout + time.Second)
+	stuck.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := io.Copy(io.Discard, stuck)
+	if err == nil && n >= int64(len(big)) || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("a client that stopped reading was not dropped: read %d bytes, then %v", n, err)
 	}
 }

@@ -24,10 +24,9 @@ func TestOversizedBody(t *testing.T) {
 		Handler:            func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") },
 		MaxRequestBodySize: MaxRequestBody,
 		ErrorHandler:       RequestError,
-		ReadTimeout:        5 * time.Second,
 		Logger:             quiet{},
 	}
-	go srv.Serve(CoarseDeadlines(ln, DefaultDeadlineSlack))
+	go srv.Serve(CoarseDeadlines(ln, 5*time.Second, 5*time.Second, DefaultDeadlineSlack))
 	defer srv.Shutdown()
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, size := range []int{MaxRequestBody, 100 << 10, 4 << 20, 12 << 20} {

@@ -208,21 +208,20 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	// returns at once without --dynamic.
 	go srv.RunSearchQueries(ctx)
 
+	// Slowloris protection: a request must arrive whole within
+	// requestTimeout of the previous answer, and a client that stops
+	// reading an answer is dropped after answerTimeout.
+	const requestTimeout, answerTimeout = 30 * time.Second, 60 * time.Second
 	fs := &fasthttp.Server{
 		Handler:               srv.Handler,
 		Name:                  "",
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		Concurrency:           c.Concurrency,
-		// Slowloris protection: a request must arrive whole within
-		// ReadTimeout, and a client that stops reading an answer is dropped
-		// after WriteTimeout. IdleTimeout equals ReadTimeout so that the
-		// listeners' edge.CoarseDeadlines can skip re-arming the same
-		// deadline on every request of a busy connection (about 2 % of the
-		// CPU); it keeps each deadline at most a second stricter.
-		ReadTimeout:        30 * time.Second,
-		WriteTimeout:       60 * time.Second,
-		IdleTimeout:        30 * time.Second,
+		// No ReadTimeout, WriteTimeout or IdleTimeout: the listeners'
+		// edge.CoarseDeadlines bound requests and answers (slowloris
+		// protection) without the clock reads and poller updates fasthttp
+		// would make three times a request.
 		MaxRequestBodySize: edge.MaxRequestBody,
 		ErrorHandler:       edge.RequestError,
 		Logger:             slogPrinter{log},
@@ -242,7 +241,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		return err
 	}
 	log.Info("edge listening", "addr", ln.Addr().String(), "store", c.Store, "access", src.String(), "dynamic", c.Dynamic)
-	go func() { errc <- fs.Serve(edge.CoarseDeadlines(ln, edge.DefaultDeadlineSlack)) }()
+	go func() { errc <- fs.Serve(edge.CoarseDeadlines(ln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack)) }()
 	if useTLS {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
 		if err != nil {
@@ -253,7 +252,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 			return err
 		}
 		// Below TLS, so that fasthttp still sees a TLS connection.
-		tln = tls.NewListener(edge.CoarseDeadlines(tln, edge.DefaultDeadlineSlack), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		tln = tls.NewListener(edge.CoarseDeadlines(tln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		log.Info("edge listening (TLS)", "addr", tln.Addr().String())
 		go func() { errc <- fs.Serve(tln) }()
 	}
