@@ -241,7 +241,9 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		return err
 	}
 	log.Info("edge listening", "addr", ln.Addr().String(), "store", c.Store, "access", src.String(), "dynamic", c.Dynamic)
-	go func() { errc <- fs.Serve(edge.CoarseDeadlines(ln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack)) }()
+	go func() {
+		errc <- fs.Serve(edge.CoarseDeadlines(ln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack))
+	}()
 	if useTLS {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
 		if err != nil {
