@@ -201,18 +201,8 @@ func TestSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys map[string]any
-	b, _ := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
-	json.Unmarshal(b, &keys)
-	db, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, err := db.AccessData(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := demoKeys(t, root)
+	d := seededAccess(t, url)
 	byID := map[string]dynamic.AccessApp{}
 	for _, a := range d.Apps {
 		byID[a.ID] = a
@@ -258,23 +248,13 @@ func TestSeedReadsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeLicenses(t, store, dynamic.License{ID: 3, Name: "Bundle", Version: 1, BibleIDs: []int32{9004}})
-	var keys map[string]any
-	b, _ := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
-	json.Unmarshal(b, &keys)
+	keys := demoKeys(t, root)
 	demo := fmt.Sprint(keys["app_id"])
 	if _, err := run(t, "seed", "--database-url", url, "--access", filepath.Join(root, "fixtures", "access.json"),
 		"--store", store.Root(), "--reads-all", demo); err != nil {
 		t.Fatal(err)
 	}
-	db, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, err := db.AccessData(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := seededAccess(t, url)
 	for _, a := range d.Apps {
 		want := []int{}
 		switch {
@@ -315,4 +295,33 @@ func writeLicenses(t *testing.T, store publish.Store, more ...dynamic.License) {
 	if err := store.SetCurrent(ctx, m.BuildID()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// demoKeys is fixtures/demo-keys.json.
+func demoKeys(t *testing.T, root string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "fixtures", "demo-keys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// seededAccess is the access data the database at url holds.
+func seededAccess(t *testing.T, url string) *dynamic.AccessData {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, err := db.AccessData(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

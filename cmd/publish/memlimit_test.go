@@ -10,7 +10,8 @@ import (
 )
 
 // TestSetMemoryLimit: a build's soft limit is its budget for its workers
-// and the previous build's manifest, and GOMEMLIMIT, when set, wins.
+// and the previous build's manifest (command.SetMemoryLimit's test covers
+// GOMEMLIMIT winning).
 func TestSetMemoryLimit(t *testing.T) {
 	old := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(old) })
@@ -32,11 +33,5 @@ func TestSetMemoryLimit(t *testing.T) {
 	setMemoryLimit(ctx, st, "b1", 3)
 	if got, want := debug.SetMemoryLimit(-1), build.MemoryBudget(3, 3<<20); got != want || want <= build.MemoryBudget(3, 0) {
 		t.Errorf("after a build: limit %d; want %d, more than without its manifest", got, want)
-	}
-	debug.SetMemoryLimit(old)
-	t.Setenv("GOMEMLIMIT", "2GiB")
-	setMemoryLimit(ctx, st, "b1", 2)
-	if got := debug.SetMemoryLimit(-1); got != old {
-		t.Errorf("limit %d with GOMEMLIMIT set; want it left at %d", got, old)
 	}
 }
