@@ -49,7 +49,7 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+func (s *Server) composeRange(ctx *fasthttp.RequestCtx, rh *condHeaders, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
@@ -59,7 +59,7 @@ func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleVie
 		return
 	}
 	s.composed.add(key, res, res.size())
-	serveResource(ctx, res, private)
+	serveScanned(ctx, rh, res, private)
 }
 
 // compose puts a range together. Its error is a *problem for the client,

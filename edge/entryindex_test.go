@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/publish"
 )
@@ -84,4 +85,25 @@ func FuzzPackIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHitLayout holds the sizes the hit path's layout relies on
+// (resource.go, packs.go, entryindex.go): a coding is one cache line, a
+// name slot half of one, a pack view whole lines with the fields a hit
+// reads in its first.
+func TestHitLayout(t *testing.T) {
+	if n := unsafe.Sizeof(rep{}); n != 64 {
+		t.Errorf("rep is %d bytes, want 64", n)
+	}
+	if n := unsafe.Sizeof(nameSlot{}); n != 32 {
+		t.Errorf("nameSlot is %d bytes, want 32", n)
+	}
+	if n := unsafe.Sizeof(packView{}); n%64 != 0 {
+		t.Errorf("packView is %d bytes, not whole cache lines (its padding is stale)", n)
+	}
+	var v packView
+	if end := unsafe.Offsetof(v.index) + unsafe.Offsetof(v.index.res) + unsafe.Sizeof(v.index.res); end > 64 ||
+		unsafe.Offsetof(v.used) != 0 {
+		t.Errorf("a hit's fields of packView end at byte %d, past its first line", end)
+	}
 }

@@ -118,13 +118,14 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	// The answer is read straight into the client's response (no second
 	// copy); reading it replaces every header, so the rate-limit headers
 	// the edge set are kept aside and put back.
-	var rl [3][]byte
-	var rlBuf [3][24]byte
-	for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+	rateHeaders := [...][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset}
+	var rl [len(rateHeaders)][]byte
+	var rlBuf [len(rateHeaders)][24]byte
+	for i, h := range rateHeaders {
 		rl[i] = append(rlBuf[i][:0], ctx.Response.Header.PeekBytes(h)...)
 	}
 	restore := func() {
-		for i, h := range [][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset} {
+		for i, h := range rateHeaders {
 			if len(rl[i]) > 0 {
 				ctx.Response.Header.SetCanonical(h, rl[i])
 			}

@@ -553,7 +553,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTab
 	}
 	if r.Kind() == bible.KindRange {
 		s.composed.missed()
-		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
+		s.composeRange(ctx, rh, string(key), bv, r, html, headings, notes, private)
 		return
 	}
 	intro := r.Kind() == bible.KindIntro

@@ -224,9 +224,7 @@ func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	r := packViewOf(pk, int64(len(bodies)), ref).index.find([]byte(e.Name))
-	if r == nil {
-		return nil, fmt.Errorf("frame %s of pack %s: entry lost", e.Name, ref.Key)
-	}
+	r := new(resource)
+	initResource(r, pk, &pk.Entries[0], sharedHead(e.Type, ref.Modified))
 	return r, nil
 }
