@@ -105,27 +105,23 @@ func (s *Server) writeMetrics(w io.Writer) {
 
 	fmt.Fprintln(w, "# HELP edge_cache_requests_total Lookups in the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
-	for _, c := range []struct {
+	// One reading of the counters for both families, so that a ratio
+	// agrees with the counts beside it.
+	caches := []struct {
 		name       string
 		hits, miss uint64
 	}{
 		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
 		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
 		{"search", s.searched.hits.Load(), s.searched.miss.Load()},
-	} {
+	}
+	for _, c := range caches {
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"hit\"} %d\n", c.name, c.hits)
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"miss\"} %d\n", c.name, c.miss)
 	}
 	fmt.Fprintln(w, "# HELP edge_cache_hit_ratio Hits over lookups since start.")
 	fmt.Fprintln(w, "# TYPE edge_cache_hit_ratio gauge")
-	for _, c := range []struct {
-		name       string
-		hits, miss uint64
-	}{
-		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
-		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
-		{"search", s.searched.hits.Load(), s.searched.miss.Load()},
-	} {
+	for _, c := range caches {
 		ratio := 0.0
 		if c.hits+c.miss > 0 {
 			ratio = float64(c.hits) / float64(c.hits+c.miss)

@@ -135,7 +135,8 @@ func TestErrorsTable(t *testing.T) {
 		{name: "healthz needs no key", path: "/healthz", status: 200},
 		{name: "readyz", path: "/readyz", status: 200, body: []string{"ready"}},
 		{name: "metrics", path: "/metrics", status: 200, body: []string{"edge_requests_total", "edge_access_snapshot_age_seconds",
-			`edge_request_duration_seconds_bucket{class="bible",code="200",le="0.005"}`, "go_goroutines ", "process_resident_memory_bytes "}},
+			`edge_request_duration_seconds_bucket{class="bible",code="200",le="0.005"}`, "go_goroutines ", "process_resident_memory_bytes ",
+			`edge_cache_requests_total{cache="composed",result="miss"} `, `edge_cache_hit_ratio{cache="search"} `, `edge_cache_bytes{cache="packs"} `}},
 	})
 }
 
