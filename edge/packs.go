@@ -158,20 +158,14 @@ type packs struct {
 	tiers    tierCounters
 
 	mu     sync.Mutex
-	flight map[string]*packCall
-}
-
-type packCall struct {
-	done chan struct{}
-	v    *packView
-	err  error
+	flight flights[*packView]
 }
 
 func newPacks(store publish.Store, maxBytes int64) *packs {
 	c := newLRU[*packView](maxBytes)
 	c.kept, c.dropped = (*packView).keep, (*packView).drop
 	c.referenced = func(v *packView) bool { return v.used.Swap(false) }
-	return &packs{store: store, cache: c, flight: make(map[string]*packCall)}
+	return &packs{store: store, cache: c, flight: make(flights[*packView])}
 }
 
 // storeLoadTimeout bounds one load from the store (a pack, a header or an
@@ -198,30 +192,23 @@ func (p *packs) load(ctx context.Context, ref publish.PackRef, flight string,
 		p.mu.Unlock()
 		return v, nil
 	}
-	if c, ok := p.flight[flight]; ok {
-		p.mu.Unlock()
-		select {
-		case <-c.done:
-			return c.v, c.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	c := &packCall{done: make(chan struct{})}
-	p.flight[flight] = c
+	c, lead := p.flight.join(flight)
 	p.mu.Unlock()
+	if !lead {
+		return c.wait(ctx)
+	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	c.v, c.err = fn(lctx, ref)
+	c.val, c.err = fn(lctx, ref)
 	cancel()
 	if c.err == nil {
-		p.cache.add(ref.Key, c.v, c.v.size)
+		p.cache.add(ref.Key, c.val, c.val.size)
 	}
 	p.mu.Lock()
 	delete(p.flight, flight)
 	p.mu.Unlock()
-	close(c.done)
-	return c.v, c.err
+	c.land()
+	return c.val, c.err
 }
 
 // loadWhole reads a whole pack from the disk cache, else from the store

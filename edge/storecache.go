@@ -54,15 +54,9 @@ type partialPack struct {
 
 	mu      sync.Mutex
 	res     map[string]*resource
-	flight  map[string]*entryCall
+	flight  flights[*resource]
 	fetched int
 	promote bool
-}
-
-type entryCall struct {
-	done chan struct{}
-	r    *resource
-	err  error
 }
 
 // entry returns the resource name of pack ref, nil when the pack has no
@@ -121,7 +115,7 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 		partial: &partialPack{
 			ref:    ref,
 			res:    make(map[string]*resource),
-			flight: make(map[string]*entryCall),
+			flight: make(flights[*resource]),
 		},
 	}, nil
 }
@@ -142,28 +136,21 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 		pp.mu.Unlock()
 		return nil, nil
 	}
-	if c, ok := pp.flight[key]; ok {
-		pp.mu.Unlock()
-		select {
-		case <-c.done:
-			return c.r, c.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	c := &entryCall{done: make(chan struct{})}
-	pp.flight[key] = c
+	c, lead := pp.flight.join(key)
 	pp.mu.Unlock()
+	if !lead {
+		return c.wait(ctx)
+	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	c.r, c.err = p.readEntry(lctx, v, e)
+	c.val, c.err = p.readEntry(lctx, v, e)
 	cancel()
 	pp.mu.Lock()
 	delete(pp.flight, key)
 	promote := false
 	if c.err == nil {
-		pp.res[key] = c.r
-		v.size += c.r.size() + allocSize(len(key)) + mapEntryCost
+		pp.res[key] = c.val
+		v.size += c.val.size() + allocSize(len(key)) + mapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true
@@ -171,7 +158,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	}
 	size := v.size
 	pp.mu.Unlock()
-	close(c.done)
+	c.land()
 	if c.err == nil {
 		p.tiers.ranged.inc()
 		p.cache.resize(pp.ref.Key, size, func(x *packView) bool { return x == v })
@@ -179,7 +166,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	if promote {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
-	return c.r, c.err
+	return c.val, c.err
 }
 
 // readEntry reads every coding of one entry, in as few ranged reads as

@@ -241,3 +241,105 @@ func TestStoreHealth(t *testing.T) {
 		}
 	}
 }
+
+// gatedStore holds every read until the test opens the gate.
+type gatedStore struct {
+	countingStore
+	started chan struct{} // one send per read reaching the store
+	gate    chan struct{}
+}
+
+func (s *gatedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.started <- struct{}{}
+	<-s.gate
+	return s.countingStore.Get(ctx, key)
+}
+
+func (s *gatedStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	s.started <- struct{}{}
+	<-s.gate
+	return s.countingStore.GetRange(ctx, key, off, n)
+}
+
+// Requests that want the same pack, or the same entry of a pack read by
+// range, while it loads share the one load; a request that gives up
+// waiting does not stop it for the others.
+func TestLoadsShared(t *testing.T) {
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, smallView := testPack(t, dir, 5, 200)
+	big, bigView := testPack(t, dir, 200, 2000)
+	st := &gatedStore{countingStore: countingStore{Store: dir}, started: make(chan struct{}, 64), gate: make(chan struct{})}
+	srv, err := New(Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := srv.packs
+
+	// The big pack's header is read first, with the gate open.
+	close(st.gate)
+	if _, err := p.entry(context.Background(), nil, &big, []byte("entry/000")); err != nil {
+		t.Fatal(err)
+	}
+	for len(st.started) > 0 {
+		<-st.started
+	}
+	st.gate = make(chan struct{})
+	for _, tc := range []struct {
+		name  string
+		ref   *publish.PackRef
+		entry string
+		want  *resource
+		reads func() int64
+	}{
+		{"whole pack", &small, "entry/001", smallView.index.find([]byte("entry/001")), st.gets.Load},
+		{"entry by range", &big, "entry/150", bigView.index.find([]byte("entry/150")), st.ranges.Load},
+	} {
+		before := tc.reads()
+		const waiters = 8
+		results := make(chan *resource, waiters)
+		for range waiters {
+			go func() {
+				r, err := p.entry(context.Background(), nil, tc.ref, []byte(tc.entry))
+				if err != nil {
+					t.Error(err)
+				}
+				results <- r
+			}()
+		}
+		<-st.started
+		// The load is held: every request arriving now joins it. One that
+		// gives up waiting gets its context's error.
+		time.Sleep(100 * time.Millisecond)
+		gone, cancel := context.WithCancel(context.Background())
+		cancel()
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.entry(gone, nil, tc.ref, []byte(tc.entry))
+			errc <- err
+		}()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: a request that gave up got %v, want context.Canceled", tc.name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: a request that gave up is still waiting", tc.name)
+		}
+		close(st.gate)
+		for range waiters {
+			sameResource(t, tc.name, <-results, tc.want)
+		}
+		if n := tc.reads() - before; n != 1 {
+			t.Errorf("%s: %d store reads for %d requests at once, want 1", tc.name, n, waiters)
+		}
+		select {
+		case <-st.started:
+			t.Errorf("%s: a second read reached the store", tc.name)
+		default:
+		}
+		st.gate = make(chan struct{})
+	}
+}
