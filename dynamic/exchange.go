@@ -191,7 +191,9 @@ func (s *Server) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *E
 			"The app that made this request is no longer available.")
 		return "", nil, nil, false
 	}
-	if _, err := url.Parse(a.CallbackURL); a.CallbackURL == "" || err != nil {
+	// Checked as when the app is registered (App.Validate): an app stored
+	// by other means does not send the browser to anything else.
+	if !httpURL(a.CallbackURL) {
 		s.errorPage(ctx, http.StatusConflict, "App not set up",
 			"The app has no registered address to return to, so it cannot ask for permissions yet.")
 		return "", nil, nil, false

@@ -1,12 +1,16 @@
 package dynamic_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bibleplatform/platform/dynamic"
 )
 
 // newToken asks for a data-exchange token as the app, for user.
@@ -249,6 +253,24 @@ func TestConsentPageAndErrors(t *testing.T) {
 	for _, tt := range tests {
 		if got := e.do(tt.r); got.status != tt.status || got.header.Get("Location") != "" {
 			t.Errorf("%s: %d %q, want %d and no redirect", tt.name, got.status, got.header.Get("Location"), tt.status)
+		}
+	}
+
+	// An app stored without a usable callback (not through App.Validate)
+	// cannot run the flow: the browser is never sent to its address.
+	for i, cb := range []string{"", "javascript:alert(1)", "/relative/callback", "https://reader.example/#frag"} {
+		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b%02d", i)
+		if err := e.db.CreateApp(context.Background(), dynamic.App{ID: id, Name: "Unset", Status: "live", CallbackURL: cb}); err != nil {
+			t.Fatal(err)
+		}
+		r := e.do(req{method: "POST", path: "/data-exchange/token", app: id, user: userID, body: `{"requested_permissions":["highlights"]}`})
+		var v struct {
+			Token string `json:"token"`
+		}
+		r.json(t, &v)
+		page := e.doWith(browser(), req{method: "GET", path: "/data-exchange?token=" + url.QueryEscape(v.Token), app: id})
+		if page.status != http.StatusConflict || page.header.Get("Location") != "" {
+			t.Errorf("callback %q: page %d %q, want 409 and no redirect", cb, page.status, page.header.Get("Location"))
 		}
 	}
 }
