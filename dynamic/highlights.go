@@ -54,7 +54,7 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 // passage resolves bible_id and passage_id to verses, answering the error
 // itself when it cannot (false).
 func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
-	x, err := s.content.Index(ctx, bibleID)
+	x, err := s.content.Index(s.ctx, bibleID)
 	if errors.Is(err, ErrNotFound) {
 		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
@@ -98,7 +98,7 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 
 // requireGrant answers 403 unless the user granted perm to the app.
 func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
-	ok, err := s.hasGrant(ctx, user, app, perm)
+	ok, err := s.hasGrant(s.ctx, user, app, perm)
 	if err != nil {
 		s.fail(ctx, err)
 		return false
@@ -144,7 +144,7 @@ func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(ctx, user, bibleID, verses)
+	hs, err := s.cfg.DB.Highlights(s.ctx, user, bibleID, verses)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -236,7 +236,7 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	// The answer names one verse (spec, Highlight: "a single verse in
 	// responses"): the first of a range.
 	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(ctx, HighlightRequest{UserID: user,
+	ans, err := s.cfg.DB.CreateHighlights(s.ctx, HighlightRequest{UserID: user,
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
@@ -307,7 +307,7 @@ func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(ctx, user, bibleID, verses); err != nil {
+	if err := s.cfg.DB.DeleteHighlights(s.ctx, user, bibleID, verses); err != nil {
 		s.fail(ctx, err)
 		return
 	}

@@ -70,6 +70,15 @@ type Server struct {
 	srv    *fasthttp.Server
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+
+	// ctx is what requests query the database and the store under: the
+	// server's run context, ended by Close, as fasthttp's RequestCtx is
+	// (its Done closes only at shutdown). The RequestCtx itself is not
+	// handed on as a context: being of its own type, every context or
+	// AfterFunc derived from it starts a goroutine to watch it (pgx does so
+	// for each statement), and fasthttp's Shutdown writes what its Done
+	// reads without synchronisation, which the race detector reports.
+	ctx context.Context
 }
 
 // New builds a Server; it does nothing until Open.
@@ -220,7 +229,7 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		return fmt.Errorf("dynamic: listen: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.ln, s.cancel = ln, cancel
+	s.ln, s.cancel, s.ctx = ln, cancel, runCtx
 	s.feed.stop = runCtx.Done()
 	listening := make(chan struct{})
 	s.done.Add(2)
@@ -340,7 +349,7 @@ func (s *Server) user(ctx *fasthttp.RequestCtx) (string, bool) {
 		message(ctx, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
 		return "", false
 	}
-	id, err := s.verifyUser(ctx, strings.TrimSpace(tok))
+	id, err := s.verifyUser(s.ctx, strings.TrimSpace(tok))
 	if err != nil {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
 		message(ctx, http.StatusUnauthorized, "The bearer token is not valid.")

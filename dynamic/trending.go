@@ -89,7 +89,7 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	now := s.now()
-	salt, err := s.cfg.DB.SearchSalt(ctx, now)
+	salt, err := s.cfg.DB.SearchSalt(s.ctx, now)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -113,7 +113,7 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		}
 		return qs[i].Phrase < qs[j].Phrase
 	})
-	if err := s.cfg.DB.AddSearchQueries(ctx, now, qs); err != nil {
+	if err := s.cfg.DB.AddSearchQueries(s.ctx, now, qs); err != nil {
 		s.fail(ctx, err)
 		return
 	}
@@ -155,7 +155,7 @@ func checkCount(i int, q *trending.Count) *detail {
 // getSearchTrending answers GET /internal/search-trending with a
 // trending.Snapshot, computed at most every trendingFresh.
 func (s *Server) getSearchTrending(ctx *fasthttp.RequestCtx) {
-	body, err := s.trendingSnapshot(ctx)
+	body, err := s.trendingSnapshot(s.ctx)
 	if err != nil {
 		s.fail(ctx, err)
 		return
