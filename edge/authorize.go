@@ -16,19 +16,40 @@ const (
 	keyOrAppID                       // else ?x-svc-app-key= or the public ?x-svc-app-id=: the browser data-exchange routes
 )
 
+// admission is what authorising a request decided that its answer reports
+// at the end: the rate limit taken. Handler writes its fields last, after
+// the route has answered, so that an answer may start its header afresh
+// (a representation's header block, serve.go; dynamic's answer read
+// through the gateway).
+type admission struct {
+	rate  decision
+	taken bool
+}
+
+// writeRate sets the X-RateLimit-* fields of a taken rate limit.
+func (a *admission) writeRate(h *fasthttp.ResponseHeader) {
+	if !a.taken {
+		return
+	}
+	var buf [20]byte
+	h.SetCanonical(hdrRateLimit, formatInt(&buf, a.rate.limit))
+	h.SetCanonical(hdrRateRemaining, formatInt(&buf, a.rate.remaining))
+	h.SetCanonical(hdrRateReset, formatInt(&buf, a.rate.reset))
+}
+
 // authorize is the one authorisation entry point of the content,
 // catalogue and gateway routes, in the same order for all: the key (401
 // when missing or unknown), the app it names, the app's status (412) and
-// its rate limit (429); a request naming its app by public id only goes
-// to authorizeByID. It writes the refusal itself and returns nil then.
-// It does not allocate on success.
-func (s *Server) authorize(ctx *fasthttp.RequestCtx, t *accessTable, from keySource) *appEntry {
-	return s.authorizeKey(ctx, t, from, ctx.Request.Header.Peek(hdrAppKey))
+// its rate limit (429, noted in adm); a request naming its app by public
+// id only goes to authorizeByID. It writes the refusal itself and returns
+// nil then. It does not allocate on success.
+func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, from keySource) *appEntry {
+	return s.authorizeKey(ctx, adm, t, from, ctx.Request.Header.Peek(hdrAppKey))
 }
 
 // authorizeKey is authorize for a request whose X-SVC-App-Key field (key,
 // empty when absent) is read already.
-func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, t *accessTable, from keySource, key []byte) *appEntry {
+func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, from keySource, key []byte) *appEntry {
 	if len(key) == 0 && from != keyHeader {
 		args := ctx.QueryArgs()
 		switch from {
@@ -37,7 +58,7 @@ func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, t *accessTable, from key
 		case keyOrAppID:
 			if key = args.Peek("x-svc-app-key"); len(key) == 0 {
 				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
-					return s.authorizeByID(ctx, t, id)
+					return s.authorizeByID(ctx, adm, t, id)
 				}
 			}
 		}
@@ -55,24 +76,22 @@ func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, t *accessTable, from key
 		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
 		return nil
 	}
-	if !s.rateLimit(ctx, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+	if !s.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}
 	return app
 }
 
-// rateLimit takes one request from lim, sets the X-RateLimit-* headers
-// and, when refused, answers 429 with refusal as its body (spec, Errors:
-// text/plain, Retry-After).
-func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, lim *limiter, refusal string) bool {
+// rateLimit takes one request from lim and notes it in adm (the
+// X-RateLimit-* fields) and, when refused, answers 429 with refusal as its
+// body (spec, Errors: text/plain, Retry-After).
+func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, adm *admission, lim *limiter, refusal string) bool {
 	d := lim.take(s.now(ctx).UnixNano())
-	var buf [20]byte
-	h := &ctx.Response.Header
-	h.SetCanonical(hdrRateLimit, formatInt(&buf, d.limit))
-	h.SetCanonical(hdrRateRemaining, formatInt(&buf, d.remaining))
-	h.SetCanonical(hdrRateReset, formatInt(&buf, d.reset))
+	adm.rate, adm.taken = d, true
 	if !d.allowed {
 		s.metrics.rateLimited.inc()
+		var buf [20]byte
+		h := &ctx.Response.Header
 		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
 		h.SetCanonical(hdrCacheControl, valNoStore)
 		h.SetContentType("text/plain; charset=utf-8")

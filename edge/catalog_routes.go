@@ -107,7 +107,7 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 // catalogue serves the catalogue routes; it reports false when path is not
 // one of them. Checks run in the edge's order (docs/edge.md): shape, method,
 // App Key, status and rate limit, values.
-func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
 	r, param, ok := parseCatalogPath(path)
 	if !ok {
 		return false
@@ -128,7 +128,7 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, path []byte) bool {
 		// links the stylesheet with <link href>, which sends no header.
 		from = keyOrQueryParam
 	}
-	app := s.authorize(ctx, t, from)
+	app := s.authorize(ctx, adm, t, from)
 	if app == nil {
 		return true
 	}

@@ -53,7 +53,7 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 // forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
 // query instead of the header (spec, Authentication 4).
-func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
+func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) {
 	t := s.access.Load()
 	if t == nil {
 		starting(ctx)
@@ -63,7 +63,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, path []byte) {
 	if isDataExchange(path) {
 		from = keyOrAppID
 	}
-	app := s.authorize(ctx, t, from)
+	app := s.authorize(ctx, adm, t, from)
 	if app == nil {
 		return
 	}
@@ -116,26 +116,12 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	req.Header.SetHost(g.base.Host)
 
 	// The answer is read straight into the client's response (no second
-	// copy); reading it replaces every header, so the rate-limit headers
-	// the edge set are kept aside and put back.
-	rateHeaders := [...][]byte{hdrRateLimit, hdrRateRemaining, hdrRateReset}
-	var rl [len(rateHeaders)][]byte
-	var rlBuf [len(rateHeaders)][24]byte
-	for i, h := range rateHeaders {
-		rl[i] = append(rlBuf[i][:0], ctx.Response.Header.PeekBytes(h)...)
-	}
-	restore := func() {
-		for i, h := range rateHeaders {
-			if len(rl[i]) > 0 {
-				ctx.Response.Header.SetCanonical(h, rl[i])
-			}
-		}
-	}
+	// copy); reading it replaces every header, which is why the rate-limit
+	// fields are written last (Handler, admission).
 	err := g.client.DoTimeout(req, &ctx.Response, g.timeout)
 	if err != nil {
 		// Whatever part of an answer arrived is not forwarded.
 		ctx.Response.Reset()
-		restore()
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
 			answer(ctx, failTimeout, "The upstream service did not answer in time.")
@@ -152,7 +138,6 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	for _, h := range hopHeaders {
 		ctx.Response.Header.Del(h)
 	}
-	restore()
 	// A 204 or 304 has no content (RFC 9110 §15.3.5, §15.4.5), hence no
 	// Content-Type either, whatever upstream sent (DESIGN.md).
 	if st := ctx.Response.StatusCode(); st == fasthttp.StatusNoContent || st == fasthttp.StatusNotModified {

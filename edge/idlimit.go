@@ -72,7 +72,7 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 // the same headers as a key's). The id is public, so the user's approval
 // is what dynamic checks, and these requests never spend the allowance of
 // the app's keys.
-func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, t *accessTable, id []byte) *appEntry {
+func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, id []byte) *appEntry {
 	app := t.byID[string(id)]
 	if app == nil {
 		answer(ctx, failNotPermitted, "Unknown app.")
@@ -82,7 +82,7 @@ func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, t *accessTable, id []by
 		answer(ctx, failNotPermitted, "The app is archived.")
 		return nil
 	}
-	if !s.rateLimit(ctx, s.idOnly.forAddr(s.clientAddr(ctx)),
+	if !s.rateLimit(ctx, adm, s.idOnly.forAddr(s.clientAddr(ctx)),
 		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}

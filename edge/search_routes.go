@@ -52,7 +52,7 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 // search serves the search routes; it reports false when path is not one
 // of them. Checks run in the edge's order: shape, method, App Key, status
 // and rate limit, then the values.
-func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
 	op, ok := parseSearchPath(path)
 	if !ok {
 		return false
@@ -61,7 +61,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, path []byte) bool {
 	if !ok {
 		return true
 	}
-	app := s.authorize(ctx, t, keyHeader)
+	app := s.authorize(ctx, adm, t, keyHeader)
 	if app == nil {
 		return true
 	}

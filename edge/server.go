@@ -221,8 +221,10 @@ func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() !
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	start := arrival(ctx)
-	class := s.dispatch(ctx)
+	var adm admission
+	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
+	adm.writeRate(&ctx.Response.Header)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No
@@ -304,7 +306,7 @@ var (
 	hdrAppKey = access.HeaderAppKey
 )
 
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *admission) routeClass {
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
@@ -323,7 +325,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 			return classOther
 		}
 		if t, st, ok := s.admitGET(ctx, true); ok {
-			s.content(ctx, t, st, &rt)
+			s.content(ctx, adm, t, st, &rt)
 		}
 		return rt.class
 	}
@@ -332,16 +334,16 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) routeClass {
 	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
 		return classOther
 	}
-	if s.catalogue(ctx, path) {
+	if s.catalogue(ctx, adm, path) {
 		return classOther
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
-	if s.search(ctx, path) {
+	if s.search(ctx, adm, path) {
 		return classSearch
 	}
 	if isGatewayPath(path) {
-		s.forward(ctx, path)
+		s.forward(ctx, adm, path)
 		return classGateway
 	}
 	notFound(ctx)
@@ -384,10 +386,10 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 }
 
 // content serves the Bibles routes, once admitGET has let the request in.
-func (s *Server) content(ctx *fasthttp.RequestCtx, t *accessTable, st *site, rt *route) {
+func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, st *site, rt *route) {
 	var rh condHeaders
 	rh.scan(&ctx.Request.Header)
-	app := s.authorizeKey(ctx, t, keyHeader, rh.appKey)
+	app := s.authorizeKey(ctx, adm, t, keyHeader, rh.appKey)
 	if app == nil {
 		return
 	}
