@@ -65,8 +65,8 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	for _, it := range list[from:to] {
 		e.item(p, len(languageFields), langFrag(it, prefs))
 	}
-	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 	s.serveComposedAs(ctx, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
 // langFrag gives a language's fields, the request-dependent ones included.
@@ -114,13 +114,12 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 	reqKey := requestKey(ctx, c, prefs)
-	if s.serveRemembered(ctx, reqKey, true) {
-		return
+	if !s.serveRemembered(ctx, reqKey, true) {
+		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
+		s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
 	}
-	body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
-	s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
+	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
 const jsonType = "application/json; charset=utf-8"

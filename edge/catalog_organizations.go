@@ -106,10 +106,10 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 		e.item(p, len(orgFields), orgFrag(o, l))
 	}
+	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
 	if same != "" {
 		ctx.Response.Header.Set("Content-Language", same)
 	}
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
 }
 
 func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
@@ -133,8 +133,8 @@ func (s *Server) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	l := chooseLanguage(o.names, orgPrefs(ctx), o.primary)
 	body := appendObject(nil, page{}, len(orgFields), orgFrag(o, l))
-	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 	s.serveComposed(ctx, body, c.orgMod, false, true)
+	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 }
 
 // organizationBibles is GET /v1/organizations/{id}/bibles: every published

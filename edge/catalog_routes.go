@@ -232,11 +232,7 @@ var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 
 // noContent is the spec's 204: nothing matches, no body.
 func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	cc := valCachePublic
-	if private {
-		cc = valCachePrivate
-	}
-	ctx.Response.Header.SetCanonical(hdrCacheControl, cc)
+	ctx.Response.Header.SetCanonical(hdrCacheControl, cacheControl(private))
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	ctx.Response.ResetBody()
 }

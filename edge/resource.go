@@ -2,6 +2,7 @@ package edge
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -42,6 +43,11 @@ type repHead struct {
 	ctype   []byte
 	lastMod []byte // Last-Modified, an HTTP date; empty when there is none
 	mod     int64  // the same in Unix seconds
+
+	// blocks are a shared head's header blocks (writeBlock), by coding
+	// and cache policy, each built when first needed.
+	shared bool
+	blocks [numCodings][2]atomic.Pointer[fasthttp.ResponseHeader]
 }
 
 func (r *rep) etag() []byte { return r.tag[:r.tagN] }
@@ -123,8 +129,68 @@ func sharedHead(ctype string, mod time.Time) *repHead {
 	}
 	if len(heads.m) < headsMax {
 		heads.m[k] = h
+		h.shared = true
 	}
 	return h
+}
+
+// writeBlock starts an answer's header (a 200 or 206 of a representation
+// with this head, in coding c, under the private or public Cache-Control)
+// with the fields that follow from those alone: Content-Type,
+// Content-Encoding, Last-Modified, Vary, Accept-Ranges and Cache-Control.
+// Whatever h held is dropped; the caller sets the ETag and its own fields
+// after.
+//
+// A shared head keeps these fields as a prepared header block, copied in
+// one call: fasthttp copies a header's values as they are, where setting
+// a field copies its value, scans it for CR and LF and searches the
+// fields set before. fasthttp takes no raw block of header lines, so
+// this is as near to writing one as it allows. An unshared head (past
+// headsMax) sets the fields one by one, so that the memory of blocks
+// stays bounded with the heads.
+func (hd *repHead) writeBlock(h *fasthttp.ResponseHeader, c int, private bool) {
+	if !hd.shared {
+		h.Reset()
+		hd.setFixed(h, c, private)
+		return
+	}
+	p := &hd.blocks[c][0]
+	if private {
+		p = &hd.blocks[c][1]
+	}
+	b := p.Load()
+	if b == nil {
+		b = new(fasthttp.ResponseHeader)
+		hd.setFixed(b, c, private)
+		if !p.CompareAndSwap(nil, b) {
+			b = p.Load()
+		}
+	}
+	b.CopyTo(h)
+}
+
+// setFixed sets writeBlock's fields in h.
+func (hd *repHead) setFixed(h *fasthttp.ResponseHeader, c int, private bool) {
+	h.SetContentTypeBytes(hd.ctype)
+	if c != codingIdentity {
+		h.SetContentEncodingBytes(codingNamesB[c])
+	}
+	if len(hd.lastMod) > 0 {
+		h.SetCanonical(hdrLastModified, hd.lastMod)
+	}
+	// Vary is sent on every response of a negotiated resource (RFC 9110
+	// §12.5.5), so caches key on the encoding.
+	h.SetCanonical(hdrVary, valAcceptEncoding)
+	h.SetCanonical(hdrAcceptRanges, valBytes)
+	h.SetCanonical(hdrCacheControl, cacheControl(private))
+}
+
+// cacheControl is the Cache-Control value of the private or public form.
+func cacheControl(private bool) []byte {
+	if private {
+		return valCachePrivate
+	}
+	return valCachePublic
 }
 
 // initResource prepares a pack entry for serving in r, with head h.

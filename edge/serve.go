@@ -37,6 +37,10 @@ var (
 // 9110, in net/http's fs.go order: choose the encoding, evaluate the
 // preconditions, then Range. private selects the Cache-Control that keeps
 // shared caches out (resource.go). It returns the status written.
+//
+// A 200 or 206 starts its header afresh from the representation's header
+// block (repHead.writeBlock): a caller sets its own fields after serving,
+// never before.
 func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
 	var rh condHeaders
 	rh.scan(&ctx.Request.Header)
@@ -51,42 +55,40 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, priv
 	r := &res.reps[c]
 	h := r.head
 
-	// Vary is sent on every response of a negotiated resource, 304 included
-	// (RFC 9110 §12.5.5, §15.4.5), so caches key on the encoding.
-	resp.SetCanonical(hdrVary, valAcceptEncoding)
-	resp.SetCanonical(hdrETag, r.etag())
-	if private {
-		resp.SetCanonical(hdrCacheControl, valCachePrivate)
-	} else {
-		resp.SetCanonical(hdrCacheControl, valCachePublic)
-	}
-
 	// The dates are read only when a request sends one.
+	status := fasthttp.StatusOK
 	ch := checkIfMatch(rh.ifMatch, r.etag())
 	if ch == condNone && len(rh.ifUnmodifiedSince) > 0 {
 		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, h.modified())
 	}
 	if ch == condFalse {
-		ctx.SetStatusCode(fasthttp.StatusPreconditionFailed)
-		return fasthttp.StatusPreconditionFailed
-	}
-	switch checkIfNoneMatch(rh.ifNoneMatch, r.etag()) {
-	case condFalse:
-		return notModified(ctx)
-	case condNone:
-		if len(rh.ifModifiedSince) > 0 && checkIfModifiedSince(rh.ifModifiedSince, h.modified()) == condFalse {
-			return notModified(ctx)
+		status = fasthttp.StatusPreconditionFailed
+	} else {
+		switch checkIfNoneMatch(rh.ifNoneMatch, r.etag()) {
+		case condFalse:
+			status = fasthttp.StatusNotModified
+		case condNone:
+			if len(rh.ifModifiedSince) > 0 && checkIfModifiedSince(rh.ifModifiedSince, h.modified()) == condFalse {
+				status = fasthttp.StatusNotModified
+			}
 		}
 	}
+	if status != fasthttp.StatusOK {
+		// A 304 carries the fields a 200 would that guide caches (RFC
+		// 9110 §15.4.5): Vary (so caches key on the encoding), ETag and
+		// Cache-Control. A 412 tells the same of the current one.
+		resp.SetCanonical(hdrVary, valAcceptEncoding)
+		resp.SetCanonical(hdrETag, r.etag())
+		resp.SetCanonical(hdrCacheControl, cacheControl(private))
+		if status == fasthttp.StatusNotModified {
+			return notModified(ctx)
+		}
+		ctx.SetStatusCode(status)
+		return status
+	}
 
-	resp.SetContentTypeBytes(h.ctype)
-	if len(h.lastMod) > 0 {
-		resp.SetCanonical(hdrLastModified, h.lastMod)
-	}
-	resp.SetCanonical(hdrAcceptRanges, valBytes)
-	if c != codingIdentity {
-		resp.SetContentEncodingBytes(codingNamesB[c])
-	}
+	h.writeBlock(resp, c, private)
+	resp.SetCanonical(hdrETag, r.etag())
 
 	rangeH := rh.rng
 	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag(), h.modified()) == condFalse {

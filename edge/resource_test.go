@@ -1,0 +1,49 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// A shared head's prepared block and an unshared head's fields set one by
+// one give the same header, and either starts it afresh.
+func TestHeaderBlock(t *testing.T) {
+	mod := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+	shared := sharedHead("application/json; charset=utf-8", mod)
+	if !shared.shared {
+		t.Fatal("the first head of its kind is not shared")
+	}
+	own := repHead{ctype: shared.ctype, lastMod: shared.lastMod, mod: shared.mod}
+	for c := range numCodings {
+		for _, private := range []bool{false, true} {
+			var want string
+			for i, hd := range []*repHead{&own, shared, shared} { // the shared one twice: built, then reused
+				var h fasthttp.ResponseHeader
+				h.Set("X-Before", "dropped")
+				hd.writeBlock(&h, c, private)
+				got := string(h.Header())
+				if strings.Contains(got, "X-Before") {
+					t.Errorf("coding %d private %v head %d: a field set before is kept:\n%s", c, private, i, got)
+				}
+				if i == 0 {
+					want = got
+					for _, f := range []string{"Content-Type: application/json; charset=utf-8\r\n",
+						"Last-Modified: Tue, 24 Nov 2026 09:30:00 GMT\r\n", "Vary: Accept-Encoding\r\n",
+						"Accept-Ranges: bytes\r\n", "Cache-Control: " + string(cacheControl(private)) + "\r\n"} {
+						if !strings.Contains(got, f) {
+							t.Errorf("coding %d private %v: no %q in\n%s", c, private, f, got)
+						}
+					}
+					if enc := "Content-Encoding: " + string(codingNamesB[c]) + "\r\n"; (c != codingIdentity) != strings.Contains(got, enc) {
+						t.Errorf("coding %d: Content-Encoding wrong in\n%s", c, got)
+					}
+				} else if got != want {
+					t.Errorf("coding %d private %v: the block gives\n%s\nthe fields one by one\n%s", c, private, got, want)
+				}
+			}
+		}
+	}
+}
