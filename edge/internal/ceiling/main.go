@@ -5,7 +5,7 @@
 // With -edge-answer it is the floor of the edge's own answer instead: it
 // reads the request fields the edge reads (App Key, Accept-Encoding, the
 // query) and writes the same response header fields through the same
-// fasthttp setters, with fixed values and no lookup, licence check or
+// fasthttp calls, with fixed values and no lookup, licence check or
 // limiter behind them. What the edge spends beyond this is its own work;
 // what this spends beyond the ceiling is fasthttp's for that answer's shape.
 package main
@@ -39,7 +39,7 @@ func main() {
 }
 
 // edgeShaped answers like a hit of the edge's (a passage, br), with the
-// header fields in the order the edge sets them.
+// header fields written as the edge writes them, in its order.
 func edgeShaped(body []byte) fasthttp.RequestHandler {
 	kv := func(s string) []byte { return []byte(s) }
 	var (
@@ -54,6 +54,15 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		lastModV                = kv("Mon, 23 Nov 2026 21:07:25 GMT")
 		bytesV, br, star        = kv("bytes"), kv("br"), kv("*")
 	)
+	// The fields fixed per representation, as the edge keeps them: a
+	// prepared block copied into each answer (edge/resource.go).
+	var block fasthttp.ResponseHeader
+	block.SetContentTypeBytes(ctype)
+	block.SetContentEncodingBytes(br)
+	block.SetCanonical(lastMod, lastModV)
+	block.SetCanonical(vary, varyV)
+	block.SetCanonical(ranges, bytesV)
+	block.SetCanonical(cc, ccV)
 	return func(ctx *fasthttp.RequestCtx) {
 		if len(ctx.Request.Header.Peek("X-SVC-App-Key")) == 0 || len(ctx.Request.Header.Peek("Accept-Encoding")) == 0 {
 			ctx.SetStatusCode(fasthttp.StatusBadRequest)
@@ -61,17 +70,12 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		}
 		ctx.QueryArgs().Peek("format")
 		h := &ctx.Response.Header
+		block.CopyTo(h)
+		h.SetCanonical(etag, etagV)
+		ctx.Response.SetBodyRaw(body)
 		h.SetCanonical(limit, limitV)
 		h.SetCanonical(remaining, remainingV)
 		h.SetCanonical(reset, resetV)
-		h.SetCanonical(vary, varyV)
-		h.SetCanonical(etag, etagV)
-		h.SetCanonical(cc, ccV)
-		h.SetContentTypeBytes(ctype)
-		h.SetCanonical(lastMod, lastModV)
-		h.SetCanonical(ranges, bytesV)
-		h.SetContentEncodingBytes(br)
-		ctx.Response.SetBodyRaw(body)
 		h.SetCanonical(acao, star)
 	}
 }
