@@ -2,6 +2,7 @@ package edge
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,4 +47,25 @@ func TestHeaderBlock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Answers building and copying a head's block at the same moment all get
+// the same, whole block (under -race, as make test runs it: the block is
+// published by compare-and-swap and only read after).
+func TestHeaderBlockConcurrent(t *testing.T) {
+	hd := sharedHead("text/html; charset=utf-8", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
+	var want fasthttp.ResponseHeader
+	hd.setFixed(&want, codingBr, true)
+	wantS := string(want.Header())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			var h fasthttp.ResponseHeader
+			hd.writeBlock(&h, codingBr, true)
+			if got := string(h.Header()); got != wantS {
+				t.Errorf("got\n%s\nwant\n%s", got, wantS)
+			}
+		})
+	}
+	wg.Wait()
 }
