@@ -1,5 +1,7 @@
 package edge
 
+import "github.com/bibleplatform/platform/publish"
+
 // Content codings the edge can serve, in order of preference when a client
 // weights several equally: brotli is the smallest, identity the largest.
 const (
@@ -9,7 +11,19 @@ const (
 	numCodings
 )
 
-var codingNames = [numCodings]string{"br", "gzip", ""}
+// codingNames are the codings' names as packs store them (publish) and
+// Content-Encoding sends them; identity's is empty.
+var codingNames = [numCodings]string{publish.Brotli, publish.Gzip, publish.Identity}
+
+// codingNamesB are codingNames as bytes, for the response header.
+var codingNamesB = func() (b [numCodings][]byte) {
+	for c, n := range codingNames {
+		if n != "" {
+			b[c] = []byte(n)
+		}
+	}
+	return b
+}()
 
 // acceptEncoding is a parsed Accept-Encoding header: the weight (q-value in
 // thousandths) given to each coding we can produce.

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -197,19 +198,10 @@ func cacheControl(private bool) []byte {
 func initResource(r *resource, p *publish.Pack, e *publish.Entry, h *repHead) {
 	for i := range e.Reps {
 		x := &e.Reps[i]
-		c := -1
-		switch x.Encoding {
-		case publish.Identity:
-			c = codingIdentity
-		case publish.Brotli:
-			c = codingBr
-		case publish.Gzip:
-			c = codingGzip
+		// A coding this edge does not know (zstd, later) is skipped.
+		if c := slices.Index(codingNames[:], x.Encoding); c >= 0 {
+			r.reps[c].set(p.Body(x), x.ETag, h)
 		}
-		if c < 0 {
-			continue // a coding this edge does not know (zstd, later)
-		}
-		r.reps[c].set(p.Body(x), x.ETag, h)
 	}
 }
 

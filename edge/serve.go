@@ -30,7 +30,6 @@ var (
 	valBytes          = []byte("bytes")
 	valStar           = []byte("*")
 	valNoStore        = []byte("no-store")
-	codingNamesB      = [numCodings][]byte{[]byte("br"), []byte("gzip"), nil}
 )
 
 // serveResource answers a GET or HEAD for res with the semantics of RFC
