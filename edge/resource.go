@@ -179,10 +179,15 @@ func (hd *repHead) setFixed(h *fasthttp.ResponseHeader, c int, private bool) {
 	if len(hd.lastMod) > 0 {
 		h.SetCanonical(hdrLastModified, hd.lastMod)
 	}
-	// Vary is sent on every response of a negotiated resource (RFC 9110
-	// §12.5.5), so caches key on the encoding.
-	h.SetCanonical(hdrVary, valAcceptEncoding)
 	h.SetCanonical(hdrAcceptRanges, valBytes)
+	setCaching(h, private)
+}
+
+// setCaching sets what every answer of a negotiated resource carries for
+// caches, a 304 included (RFC 9110 §12.5.5, §15.4.5): Vary, so that they
+// key on the encoding, and the Cache-Control of the private or public form.
+func setCaching(h *fasthttp.ResponseHeader, private bool) {
+	h.SetCanonical(hdrVary, valAcceptEncoding)
 	h.SetCanonical(hdrCacheControl, cacheControl(private))
 }
 

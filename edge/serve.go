@@ -74,11 +74,9 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, priv
 	}
 	if status != fasthttp.StatusOK {
 		// A 304 carries the fields a 200 would that guide caches (RFC
-		// 9110 §15.4.5): Vary (so caches key on the encoding), ETag and
-		// Cache-Control. A 412 tells the same of the current one.
-		resp.SetCanonical(hdrVary, valAcceptEncoding)
+		// 9110 §15.4.5), and a 412 tells the same of the current one.
+		setCaching(resp, private)
 		resp.SetCanonical(hdrETag, r.etag())
-		resp.SetCanonical(hdrCacheControl, cacheControl(private))
 		if status == fasthttp.StatusNotModified {
 			return notModified(ctx)
 		}
