@@ -210,12 +210,12 @@ func initResource(r *resource, p *publish.Pack, e *publish.Entry, h *repHead) {
 	}
 }
 
-// size is the memory a resource that owns everything it points to (a
-// composed one, or an entry read by range) holds: its struct, header
-// values and bodies.
+// size is the memory a resource that owns its bodies (a composed one, or
+// an entry read by range) holds: its struct, its bodies, and its head
+// unless the head is shared edge-wide (counted nowhere: at most headsMax).
 func (r *resource) size() int64 {
 	n := allocSize(int64(unsafe.Sizeof(*r)))
-	if h := r.reps[codingIdentity].head; h != nil {
+	if h := r.reps[codingIdentity].head; h != nil && !h.shared {
 		n += allocSize(int64(unsafe.Sizeof(*h))) + allocSize(len(h.ctype)) + allocSize(len(h.lastMod))
 	}
 	for _, x := range r.reps {
