@@ -190,6 +190,9 @@ warm edge "$EDGE_PORT"
 # load; CPU per request moves much less, and its system part is the
 # kernel's floor for one read and one write on a socket.
 cputicks() { awk '{print $14 + $15, $14, $15}' "/proc/$1/stat"; }
+# Read and write system calls, to see the kernel part's make-up: a server
+# that reads right after answering finds nothing yet most of the time.
+syscalls() { awk '/^syscr:/ {r = $2} /^syscw:/ {w = $2} END {print r + 0, w + 0}' "/proc/$1/io" 2>/dev/null || echo "0 0"; }
 nginx_worker=$(pgrep -P "${pids[1]}" | head -1)
 declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]} [floor]=${pids[3]})
 declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="http://127.0.0.1:$NGINX_PORT $dir/nginx.lua"
@@ -202,11 +205,13 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	for name in "${servers[@]}"; do
 		set -- $name ${srv_url[$name]}
 		read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
+		read -r rd0 wr0 < <(syscalls "${srv_pid[$1]}")
 		run "$1" "$r" "$2" "${3:-}"
 		read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
+		read -r rd1 wr1 < <(syscalls "${srv_pid[$1]}")
 		reqs=$(awk '/ requests in / {print $1}' "$dir/$1.$r.txt")
-		awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v n="$reqs" -v hz="$hz" \
-			'BEGIN {printf "%.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n}' >"$dir/$1.$r.cpu"
+		awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v rd=$((rd1 - rd0)) -v wr=$((wr1 - wr0)) -v n="$reqs" -v hz="$hz" \
+			'BEGIN {printf "%.2f %.2f %.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n, rd / n, wr / n}' >"$dir/$1.$r.cpu"
 	done
 	awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
 		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
@@ -237,8 +242,10 @@ for f in "${servers[@]}"; do
 	med[$f.p99]=$(for r in $(seq "$BENCH_ROUNDS"); do pct "$f" "$r" 99%; done | median)
 	med[$f.user]=$(cut -d' ' -f1 "$dir"/$f.*.cpu | median)
 	med[$f.sys]=$(cut -d' ' -f2 "$dir"/$f.*.cpu | median)
-	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   CPU per request: user %s us, system %s us\n' \
-		"$f" "${med[$f.rps]}" "${med[$f.p50]}" "${med[$f.p99]}" "${med[$f.user]}" "${med[$f.sys]}"
+	med[$f.reads]=$(cut -d' ' -f3 "$dir"/$f.*.cpu | median)
+	med[$f.writes]=$(cut -d' ' -f4 "$dir"/$f.*.cpu | median)
+	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   CPU per request: user %s us, system %s us   calls per request: %s read, %s write\n' \
+		"$f" "${med[$f.rps]}" "${med[$f.p50]}" "${med[$f.p99]}" "${med[$f.user]}" "${med[$f.sys]}" "${med[$f.reads]}" "${med[$f.writes]}"
 done
 # Ratios within one round compare servers measured a few seconds apart;
 # their median over the rounds is the figure least moved by other load.
