@@ -2,6 +2,7 @@ package edge
 
 import (
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,11 @@ import (
 // DefaultDeadlineSlack is how far CoarseDeadlines lets a connection's
 // deadline lag behind the exact one.
 const DefaultDeadlineSlack = time.Second
+
+// The edge's slowloris protection (CoarseDeadlines): a request must arrive
+// whole within DefaultRequestTimeout of the previous answer, and a client
+// that stops reading an answer is dropped after DefaultAnswerTimeout.
+const DefaultRequestTimeout, DefaultAnswerTimeout = 30 * time.Second, 60 * time.Second
 
 // CoarseDeadlines wraps ln so that the connections it accepts bound every
 // request and every answer themselves:
@@ -31,6 +37,10 @@ const DefaultDeadlineSlack = time.Second
 // not applied, so a busy connection updates each deadline about once per
 // slack. A deadline in force is never later than the exact one and at most
 // about two slacks earlier: the protection is only that much stricter.
+//
+// A connection also yields the processor, after every other answer, before
+// it reads the next request (coarseConn.Read): most of the time that read
+// would otherwise find nothing yet and cost a system call for nothing.
 //
 // A connection is read and written by one goroutine at a time, as fasthttp
 // does (its serving goroutine alone). Wrap the TCP listener below TLS, so
@@ -86,6 +96,7 @@ type coarseConn struct {
 	rd, wd   time.Time // the deadlines in force; zero is none
 	rdN, wdN uint64    // deadlines applied, for tests
 	linger   bool      // read what the client still sends before closing
+	yield    bool      // yield before reading the next request (Read)
 }
 
 func (c *coarseConn) Close() error {
@@ -95,9 +106,31 @@ func (c *coarseConn) Close() error {
 	return c.Conn.Close()
 }
 
+// Read reads what the client sent. The first read after an answer is the
+// next request's, and a client rarely has it sent the moment its answer
+// leaves: read at once, it finds nothing (EAGAIN) and the goroutine parks
+// until the poller says the request came, one system call for nothing.
+// nginx saves that call because it reads only when epoll says there is
+// something to read; Go's poller cannot be asked to wait without reading
+// first, so the connection yields the processor instead and reads after
+// the goroutines ready to run have had their turn. Under load that is
+// often long enough for the request to arrive; when nothing else is ready
+// to run, the yield returns at once.
+//
+// It yields after every other answer only. The scheduler polls the
+// network only when no goroutine is ready to run (or after 10 ms without a
+// poll), and a connection that yields after every answer and finds its
+// next request each time never leaves the run queue: yielding always, on
+// the benchmark, took read calls from 2.0 to 1.25 a request but kept the
+// connections parked on the poller waiting for the forced poll, and the
+// p99 latency went from 2 to 14.7 ms. Every other answer keeps the p99
+// where it was and takes the calls to about 1.6 a request (docs/edge.md).
 func (c *coarseConn) Read(p []byte) (int, error) {
 	if c.writing {
 		c.toReading()
+		if c.yield = !c.yield; c.yield {
+			runtime.Gosched()
+		}
 	}
 	return c.Conn.Read(p)
 }

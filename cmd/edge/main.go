@@ -208,10 +208,6 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	// returns at once without --dynamic.
 	go srv.RunSearchQueries(ctx)
 
-	// Slowloris protection: a request must arrive whole within
-	// requestTimeout of the previous answer, and a client that stops
-	// reading an answer is dropped after answerTimeout.
-	const requestTimeout, answerTimeout = 30 * time.Second, 60 * time.Second
 	fs := &fasthttp.Server{
 		Handler:               srv.Handler,
 		Name:                  "",
@@ -242,7 +238,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	}
 	log.Info("edge listening", "addr", ln.Addr().String(), "store", c.Store, "access", src.String(), "dynamic", c.Dynamic)
 	go func() {
-		errc <- fs.Serve(edge.CoarseDeadlines(ln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack))
+		errc <- fs.Serve(edge.CoarseDeadlines(ln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack))
 	}()
 	if useTLS {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
@@ -254,7 +250,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 			return err
 		}
 		// Below TLS, so that fasthttp still sees a TLS connection.
-		tln = tls.NewListener(edge.CoarseDeadlines(tln, requestTimeout, answerTimeout, edge.DefaultDeadlineSlack), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		tln = tls.NewListener(edge.CoarseDeadlines(tln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		log.Info("edge listening (TLS)", "addr", tln.Addr().String())
 		go func() { errc <- fs.Serve(tln) }()
 	}

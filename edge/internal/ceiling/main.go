@@ -6,16 +6,21 @@
 // reads the request fields the edge reads (App Key, Accept-Encoding, the
 // query) and writes the same response header fields through the same
 // fasthttp calls, with fixed values and no lookup, licence check or
-// limiter behind them. What the edge spends beyond this is its own work;
-// what this spends beyond the ceiling is fasthttp's for that answer's shape.
+// limiter behind them, on connections handled as the edge's are
+// (edge.CoarseDeadlines). What the edge spends beyond this is its own
+// work; what this spends beyond the ceiling is fasthttp's for that
+// answer's shape and the edge's connection handling.
 package main
 
 import (
 	"bytes"
 	"flag"
 	"log"
+	"net"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge"
 )
 
 func main() {
@@ -27,15 +32,20 @@ func main() {
 		ctx.SetContentType("application/json")
 		ctx.Response.SetBodyRaw(body)
 	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
 	if *edgeAnswer {
 		handler = edgeShaped(body)
+		ln = edge.CoarseDeadlines(ln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack)
 	}
 	s := &fasthttp.Server{
 		Handler:               handler,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 	}
-	log.Fatal(s.ListenAndServe(*listen))
+	log.Fatal(s.Serve(ln))
 }
 
 // edgeShaped answers like a hit of the edge's (a passage, br), with the
