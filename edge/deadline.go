@@ -97,6 +97,7 @@ type coarseConn struct {
 	rdN, wdN uint64    // deadlines applied, for tests
 	linger   bool      // read what the client still sends before closing
 	yield    bool      // yield before reading the next request (Read)
+	yieldN   uint64    // yields, for tests
 }
 
 func (c *coarseConn) Close() error {
@@ -129,6 +130,7 @@ func (c *coarseConn) Read(p []byte) (int, error) {
 	if c.writing {
 		c.toReading()
 		if c.yield = !c.yield; c.yield {
+			c.yieldN++
 			runtime.Gosched()
 		}
 	}

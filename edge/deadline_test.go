@@ -71,6 +71,55 @@ func TestCoarseDeadlinesApplied(t *testing.T) {
 	check("cleared from outside, set again", 3, 2, t2)
 }
 
+// TestCoarseConnYields checks when a connection yields before reading
+// (coarseConn.Read): before the first read after every other answer, never
+// before a read within a request or the first request's. Yielding after
+// every answer starves the network poller under load (docs/edge.md).
+func TestCoarseConnYields(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() { // the client: sends requests in pieces, reads everything
+		buf := make([]byte, 64)
+		for {
+			if _, err := b.Write([]byte("req")); err != nil {
+				return
+			}
+			if _, err := b.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	l := &coarseListener{read: 30 * time.Second, write: 60 * time.Second, slack: time.Second}
+	l.now.Store(time.Now().UnixNano())
+	c := &coarseConn{Conn: a, l: l, writing: true}
+	c.toReading() // as Accept does
+	buf := make([]byte, 1)
+	read := func() {
+		t.Helper()
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	read()
+	read() // the first request, read byte by byte
+	if c.yieldN != 0 {
+		t.Fatalf("%d yields before the first answer, want none", c.yieldN)
+	}
+	for i := 1; i <= 6; i++ {
+		if _, err := c.Write([]byte("answer")); err != nil {
+			t.Fatal(err)
+		}
+		read()
+		read()
+		read()
+		if want := uint64((i + 1) / 2); c.yieldN != want {
+			t.Fatalf("after %d answers: %d yields, want %d", i, c.yieldN, want)
+		}
+	}
+}
+
 // TestCoarseDeadlinesSlowloris serves with fasthttp as cmd/edge does (no
 // timeouts of its own) over CoarseDeadlines: a client that trickles a
 // request's headers is dropped within the request timeout, one that stops
