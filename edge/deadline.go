@@ -14,6 +14,10 @@ import (
 // deadline lag behind the exact one.
 const DefaultDeadlineSlack = time.Second
 
+// yieldConnsPerProc bounds the connections per processor for which a
+// connection yields before reading its next request (coarseConn.Read).
+const yieldConnsPerProc = 128
+
 // The edge's slowloris protection (CoarseDeadlines): a request must arrive
 // whole within DefaultRequestTimeout of the previous answer, and a client
 // that stops reading an answer is dropped after DefaultAnswerTimeout.
@@ -47,7 +51,8 @@ const DefaultRequestTimeout, DefaultAnswerTimeout = 30 * time.Second, 60 * time.
 // that the handshake is bounded too and the TLS connection stays what
 // fasthttp sees. Closing the listener stops its clock.
 func CoarseDeadlines(ln net.Listener, read, write, slack time.Duration) net.Listener {
-	l := &coarseListener{Listener: ln, read: read, write: write, slack: slack, stop: make(chan struct{})}
+	l := &coarseListener{Listener: ln, read: read, write: write, slack: slack, stop: make(chan struct{}),
+		yieldMax: yieldConnsPerProc * int64(runtime.GOMAXPROCS(0))}
 	l.now.Store(time.Now().UnixNano())
 	go l.tick()
 	return l
@@ -57,6 +62,8 @@ type coarseListener struct {
 	net.Listener
 	read, write, slack time.Duration
 	now                atomic.Int64 // Unix nanoseconds, moved once per slack
+	open               atomic.Int64 // connections accepted and not closed
+	yieldMax           int64        // open connections up to which a read yields
 	stop               chan struct{}
 	closeOnce          sync.Once
 }
@@ -84,6 +91,7 @@ func (l *coarseListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.open.Add(1)
 	cc := &coarseConn{Conn: c, l: l, writing: true}
 	cc.toReading()
 	return cc, nil
@@ -92,15 +100,19 @@ func (l *coarseListener) Accept() (net.Conn, error) {
 type coarseConn struct {
 	net.Conn
 	l        *coarseListener
-	writing  bool      // the last call was a write
-	rd, wd   time.Time // the deadlines in force; zero is none
-	rdN, wdN uint64    // deadlines applied, for tests
-	linger   bool      // read what the client still sends before closing
-	yield    bool      // yield before reading the next request (Read)
-	yieldN   uint64    // yields, for tests
+	writing  bool        // the last call was a write
+	rd, wd   time.Time   // the deadlines in force; zero is none
+	rdN, wdN uint64      // deadlines applied, for tests
+	linger   bool        // read what the client still sends before closing
+	yield    bool        // yield before reading the next request (Read)
+	yieldN   uint64      // yields, for tests
+	closed   atomic.Bool // Close was called (fasthttp may close an idle one from elsewhere)
 }
 
 func (c *coarseConn) Close() error {
+	if !c.closed.Swap(true) {
+		c.l.open.Add(-1)
+	}
 	if c.linger {
 		return access.CloseLingering(c.Conn)
 	}
@@ -118,18 +130,27 @@ func (c *coarseConn) Close() error {
 // often long enough for the request to arrive; when nothing else is ready
 // to run, the yield returns at once.
 //
-// It yields after every other answer only. The scheduler polls the
-// network only when no goroutine is ready to run (or after 10 ms without a
-// poll), and a connection that yields after every answer and finds its
-// next request each time never leaves the run queue: yielding always, on
-// the benchmark, took read calls from 2.0 to 1.25 a request but kept the
-// connections parked on the poller waiting for the forced poll, and the
-// p99 latency went from 2 to 14.7 ms. Every other answer keeps the p99
-// where it was and takes the calls to about 1.6 a request (docs/edge.md).
+// The yield is batching, and it costs the connections parked meanwhile:
+// the scheduler polls the network only when no goroutine is ready to run
+// (or after 10 ms without a poll), so what yields delays the poll, and
+// with it the requests that came on parked connections. Hence two bounds:
+//   - A connection yields after every other answer only. One that yields
+//     after every answer and finds its next request each time never
+//     leaves the run queue: on the benchmark (64 connections, one core)
+//     that took read calls from 2.0 to 1.25 a request, but the p99 latency
+//     from 2 to 14.7 ms. Every other answer keeps it where it was, with
+//     about 1.6 reads a request.
+//   - It yields only while the listener has at most yieldConnsPerProc open
+//     connections per processor. The delay grows with the connections
+//     that yield in one turn of the run queue: with every other answer, at
+//     256 and 512 connections on one core, p99 rose by 30 and 50 % (4.8 to
+//     6.2 ms, 10.1 to 15.0 ms) for 8 and 5 % more requests a second.
+//
+// docs/edge.md has the figures.
 func (c *coarseConn) Read(p []byte) (int, error) {
 	if c.writing {
 		c.toReading()
-		if c.yield = !c.yield; c.yield {
+		if c.yield = !c.yield; c.yield && c.l.open.Load() <= c.l.yieldMax {
 			c.yieldN++
 			runtime.Gosched()
 		}

@@ -73,8 +73,10 @@ func TestCoarseDeadlinesApplied(t *testing.T) {
 
 // TestCoarseConnYields checks when a connection yields before reading
 // (coarseConn.Read): before the first read after every other answer, never
-// before a read within a request or the first request's. Yielding after
-// every answer starves the network poller under load (docs/edge.md).
+// before a read within a request or the first request's, and not at all
+// while the listener has more open connections than yieldMax. Yielding
+// after every answer, or with many connections, starves the network
+// poller under load (docs/edge.md).
 func TestCoarseConnYields(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
@@ -117,6 +119,53 @@ func TestCoarseConnYields(t *testing.T) {
 		if want := uint64((i + 1) / 2); c.yieldN != want {
 			t.Fatalf("after %d answers: %d yields, want %d", i, c.yieldN, want)
 		}
+	}
+	l.yieldMax = 1
+	l.open.Store(2) // past yieldMax
+	for range 4 {
+		if _, err := c.Write([]byte("answer")); err != nil {
+			t.Fatal(err)
+		}
+		read()
+		read()
+		read()
+	}
+	if c.yieldN != 3 {
+		t.Fatalf("%d yields with more open connections than yieldMax, want none", c.yieldN-3)
+	}
+}
+
+// TestCoarseListenerCountsOpen checks the open connections the yield is
+// bounded by: one per accept, one less per connection closed however many
+// times its Close is called.
+func TestCoarseListenerCountsOpen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := CoarseDeadlines(ln, time.Minute, time.Minute, time.Second).(*coarseListener)
+	defer cl.Close()
+	var conns []net.Conn
+	for range 3 {
+		d, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		c, err := cl.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if n := cl.open.Load(); n != 3 {
+		t.Fatalf("%d open after 3 accepts", n)
+	}
+	conns[0].Close()
+	conns[0].Close()
+	conns[1].Close()
+	if n := cl.open.Load(); n != 1 {
+		t.Fatalf("%d open after closing 2 of 3, one twice", n)
 	}
 }
 
