@@ -138,13 +138,14 @@ func (c *coarseConn) Close() error {
 //     after every answer and finds its next request each time never
 //     leaves the run queue: on the benchmark (64 connections, one core)
 //     that took read calls from 2.0 to 1.25 a request, but the p99 latency
-//     from 2 to 14.7 ms. Every other answer keeps it where it was, with
-//     about 1.6 reads a request.
+//     from 2 to 14.7 ms. Every other answer gives about 1.6 reads a
+//     request and adds 0.2 to 0.45 ms to p99.
 //   - It yields only while the listener has at most yieldConnsPerProc open
 //     connections per processor. The delay grows with the connections
 //     that yield in one turn of the run queue: with every other answer, at
-//     256 and 512 connections on one core, p99 rose by 30 and 50 % (4.8 to
-//     6.2 ms, 10.1 to 15.0 ms) for 8 and 5 % more requests a second.
+//     256 and 512 connections on one core, p99 rose from 4.8 to 6.2 ms and
+//     from 10.1 to 15.0 ms, for at most 8 and 5 % more requests a second.
+//     Up to 128 it adds at most about 0.45 ms to p99, for 2 to 11 % more.
 //
 // docs/edge.md has the figures.
 func (c *coarseConn) Read(p []byte) (int, error) {
