@@ -42,9 +42,11 @@ const DefaultRequestTimeout, DefaultAnswerTimeout = 30 * time.Second, 60 * time.
 // slack. A deadline in force is never later than the exact one and at most
 // about two slacks earlier: the protection is only that much stricter.
 //
-// A connection also yields the processor, after every other answer, before
-// it reads the next request (coarseConn.Read): most of the time that read
-// would otherwise find nothing yet and cost a system call for nothing.
+// A connection also yields the processor before it reads the next request,
+// after every other answer and while the listener has at most
+// yieldConnsPerProc connections a processor (coarseConn.Read): most of the
+// time that read would otherwise find nothing yet and cost a system call
+// for nothing.
 //
 // A connection is read and written by one goroutine at a time, as fasthttp
 // does (its serving goroutine alone). Wrap the TCP listener below TLS, so
