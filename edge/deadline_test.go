@@ -92,8 +92,9 @@ func TestCoarseConnYields(t *testing.T) {
 			}
 		}
 	}()
-	l := &coarseListener{read: 30 * time.Second, write: 60 * time.Second, slack: time.Second}
+	l := &coarseListener{read: 30 * time.Second, write: 60 * time.Second, slack: time.Second, yieldMax: 1}
 	l.now.Store(time.Now().UnixNano())
+	l.open.Store(1) // this connection, within yieldMax
 	c := &coarseConn{Conn: a, l: l, writing: true}
 	c.toReading() // as Accept does
 	buf := make([]byte, 1)
@@ -120,7 +121,6 @@ func TestCoarseConnYields(t *testing.T) {
 			t.Fatalf("after %d answers: %d yields, want %d", i, c.yieldN, want)
 		}
 	}
-	l.yieldMax = 1
 	l.open.Store(2) // past yieldMax
 	for range 4 {
 		if _, err := c.Write([]byte("answer")); err != nil {
