@@ -14,10 +14,14 @@
 //     a paragraph continues the verse in progress goes to that verse (a
 //     heading or \b in the middle of a verse stays in place). What is still
 //     waiting at the end of the book goes to its last verse.
-//   - A chapter without \v 1 (the BSB's Psalms without a superscription) has
-//     no verse 1 in the index; its opening text belongs to its first verse.
-//     Verse text before a chapter's first \v is reported as a repair (class
-//     "text before a chapter's first verse"); text in a chapter with no
+//   - Text before a chapter's first \v (paragraph text, not headings) is
+//     verse 1 when that first \v is above 1: the source left out the
+//     marker (the BSB's psalms without a superscription). The verse is
+//     added to the index, its label starts its first paragraph, and the
+//     repair is counted (ImpliedVerse1). When the first \v is 1 (or
+//     below), that text is no verse's: it is the chapter's title, shown
+//     like a \d as a heading (class "d yv-h") above verse 1 and never in a
+//     verse's text (ChapterTitle; WEB SIR 51). Text in a chapter with no
 //     verse at all is damage.
 //   - A heading is a paragraph whose marker is a heading marker (\s1-4, \ms,
 //     \mr, \r, \sr, \sp, \d, \qa, \qd, \cl, \lit, \mte, \sd; in an

@@ -21,11 +21,11 @@ type parsedBible struct {
 }
 
 var parsed = map[string]*parsedBible{
-	"eng-web": {}, "eng-bsb": {}, "hbo-uhb": {},
+	"eng-web": {}, "eng-bsb": {}, "hbo-uhb": {}, "eng-kjv1611": {}, "spa-rv1909": {},
 }
 
-// parseBible parses every *.usfm.gz of a shared Bible folder, in file name
-// order.
+// parseBible parses every *.usfm.gz (any case: the KJV 1611's are .USFM)
+// of a shared Bible folder, in file name order.
 func parseBible(tb testing.TB, name string) []*usfm.Book {
 	tb.Helper()
 	p := parsed[name]
@@ -34,7 +34,7 @@ func parseBible(tb testing.TB, name string) []*usfm.Book {
 	}
 	dir := filepath.Join(sharedDir(tb), "bibles", name)
 	p.once.Do(func() {
-		files, err := filepath.Glob(filepath.Join(dir, "*.usfm.gz"))
+		files, err := filepath.Glob(filepath.Join(dir, "*.[uU][sS][fF][mM].gz"))
 		if err != nil || len(files) == 0 {
 			p.err = errors.New("no *.usfm.gz in " + name)
 			return

@@ -21,8 +21,8 @@ func TestDamageAndRepairs(t *testing.T) {
 		{"verse out of order", "\\id JHN\n\\c 1\n\\p \\v 1 a \\v 3 b\n\\p \\v 2 c", usfm.Damage, "4:4", "verse 2 after verse 3 in chapter 1: out of order"},
 		{"repeated chapter", "\\id JHN\n\\c 1\n\\p \\v 1 a\n\\c 1\n\\p \\v 2 c", usfm.Damage, "4:1", "chapter 1 repeated"},
 		{"text in a chapter without verses", "\\id JHN\n\\c 1\n\\p \\v 1 a\n\\c 2\n\\p lost words\n\\c 3\n\\p \\v 1 b", usfm.Damage, "5:1", "text in chapter 2, which has no verse"},
-		{"text before the first verse", "\\id SIR\n\\c 51\n\\p A Prayer of Jesus.\n\\q1\n\\v 1 I will", usfm.Repaired, "3:1", "text before the first verse of chapter 51 kept with verse 1"},
-		{"a psalm without verse 1", "\\id PSA\n\\c 1\n\\q1 Blessed is the man\n\\q1\n\\v 2 But", usfm.Repaired, "3:1", "kept with verse 2"},
+		{"text before verse 1", "\\id SIR\n\\c 51\n\\p A Prayer of Jesus.\n\\q1\n\\v 1 I will", usfm.Repaired, "3:1", "text before verse 1 of chapter 51 read as the chapter's title"},
+		{"a psalm without verse 1", "\\id PSA\n\\c 1\n\\q1 Blessed is the man\n\\q1\n\\v 2 But", usfm.Repaired, "3:1", `chapter 1 has no \v 1: the text before its first verse, 2, read as verse 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rb := renderSrc(t, tc.src, Options{File: "f.usfm"})
@@ -37,6 +37,9 @@ func TestDamageAndRepairs(t *testing.T) {
 			}
 			if found.Sev != tc.sev || !strings.HasPrefix(found.Error(), "f.usfm:"+tc.at+": ") {
 				t.Errorf("%v (%v); want %v at %s", found, found.Sev, tc.sev, tc.at)
+			}
+			if found.Sev == usfm.Repaired && found.Class == "" {
+				t.Errorf("%v: a repair without a class", found)
 			}
 		})
 	}

@@ -80,11 +80,12 @@ func TestTreeOwnership(t *testing.T) {
 		return out
 	}
 	vs := got.Chapters[0].Verses
-	if ids := got.Index.Chapters[0].Verses; len(ids) != 2 || ids[0].ID != "2" || ids[1].ID != "3" {
-		t.Fatalf("verses %+v, want 2 and 3", ids)
+	if ids := got.Index.Chapters[0].Verses; len(ids) != 3 || ids[0].ID != "1" || ids[1].ID != "2" || ids[2].ID != "3" {
+		t.Fatalf("verses %+v, want 1 (implied by the text before verse 2), 2 and 3", ids)
 	}
 	want := [][]string{
-		{"s1 yv-h", "q1", "q1", "b", "q2"},
+		{"s1 yv-h", "q1"},
+		{"q1", "b", "q2"},
 		{"s1 yv-h", "b", "q1", "s1 yv-h"},
 	}
 	for i := range want {
@@ -92,7 +93,11 @@ func TestTreeOwnership(t *testing.T) {
 			t.Errorf("verse %d classes %q, want %q", i, g, want[i])
 		}
 	}
-	if got, want := bible.ComposeHTML(vs[1], false, false),
+	if got, want := bible.ComposeHTML(vs[0], true, false),
+		`<div><div class="s1 yv-h">Heading</div><div class="q1"><span class="yv-v" v="1"></span><span class="yv-vlbl">1</span>Before the first verse</div></div>`; got != want {
+		t.Errorf("implied verse 1 with headings\n got %s\nwant %s", got, want)
+	}
+	if got, want := bible.ComposeHTML(vs[2], false, false),
 		`<div><div class="q1"><span class="yv-v" v="3"></span><span class="yv-vlbl">3</span>Three</div></div>`; got != want {
 		t.Errorf("verse 3 without headings\n got %s\nwant %s", got, want)
 	}

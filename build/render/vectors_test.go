@@ -89,6 +89,7 @@ func FuzzRender(f *testing.F) {
 		f.Add(tc.src)
 	}
 	f.Add("\\id GEN\n\\c 1\n\\p \\wj a \\v 1 b \\+nd c \\v 2 d\\+nd*\\wj*\n\\tr \\tc1 \\v 3 e \\tc2 f\n")
+	f.Add("\\id PSA\n\\c 1\n\\s1 H\n\\q1 \\wj a\\f + \\ft n\\* b\n\\q2 c \\v 2 d\n\\c 2\n\\p T \\v 1 e\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		b, err := usfm.Parse("fuzz.usfm", []byte(src))
 		if err != nil {

@@ -351,25 +351,35 @@ func (r *renderer) deliver(s bible.Segment, own owner) {
 	case toPending:
 		r.pending = append(r.pending, s)
 	case toVerse:
-		v := &r.out.Chapters[own.chap].Verses[own.verse]
-		if own != r.sizeOwn {
-			r.sizeOwn, r.size = own, 0
-			for _, p := range *v {
-				r.size += len(p.Notes)
-			}
-		}
-		for _, p := range r.pending {
+		r.addToVerse(own, &s)
+	}
+}
+
+// addToVerse appends what is pending, then s unless it is nil, to a verse,
+// keeping count of the verse's rendered size.
+func (r *renderer) addToVerse(own owner, s *bible.Segment) {
+	v := &r.out.Chapters[own.chap].Verses[own.verse]
+	if own != r.sizeOwn {
+		r.sizeOwn, r.size = own, 0
+		for _, p := range *v {
 			r.size += len(p.Notes)
 		}
+	}
+	for _, p := range r.pending {
+		r.size += len(p.Notes)
+	}
+	if s != nil {
 		r.size += len(s.Notes)
-		if r.size > bible.MaxVerseBytes && r.tooBig == nil {
-			r.tooBig = r.segNode
-		}
-		if len(r.pending) > 0 {
-			*v = append(*v, r.pending...)
-			r.pending = r.pending[:0]
-		}
-		*v = append(*v, s)
+	}
+	if r.size > bible.MaxVerseBytes && r.tooBig == nil {
+		r.tooBig = r.segNode
+	}
+	if len(r.pending) > 0 {
+		*v = append(*v, r.pending...)
+		r.pending = r.pending[:0]
+	}
+	if s != nil {
+		*v = append(*v, *s)
 	}
 }
 
@@ -439,13 +449,16 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 		}
 	}
 	r.endSegment()
+	num := leadingInt(id)
 	if r.orphan != nil {
-		r.repair(r.orphan, "text before a chapter's first verse", "text before the first verse of chapter %s kept with verse %s", r.out.Index.Chapters[r.chap].ID, id)
-		r.orphan = nil
+		if num > 1 {
+			r.impliedVerse1(id)
+		} else {
+			r.chapterTitle(id)
+		}
 	}
 	ch := &r.out.Chapters[r.chap]
 	idx, dup := r.verseIdx[r.chap][id]
-	num := leadingInt(id)
 	switch {
 	case dup:
 		r.damage(n, "verse %s repeated in chapter %s: merged into the first", id, r.out.Index.Chapters[r.chap].ID)
@@ -456,27 +469,82 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 	}
 	r.lastNum = max(r.lastNum, num)
 	if !dup {
-		idx = len(ch.Verses)
-		r.verseIdx[r.chap][id] = idx
-		ch.Verses = append(ch.Verses, nil)
-		ic := &r.out.Index.Chapters[r.chap]
-		ic.Verses = append(ic.Verses, bible.Verse{
-			ID:        id,
-			PassageID: ic.PassageID + "." + id,
-			Title:     id,
-		})
+		idx = r.addVerse(id)
 	}
 	r.verse, r.lastChap = idx, r.chap
 	r.begin(owner{kind: toVerse, chap: r.chap, verse: idx})
-	start := len(r.html)
-	r.html = append(r.html, `<span class="yv-v" v="`...)
-	r.html = appendEscaped(r.html, id, true)
-	r.html = append(r.html, `"></span><span class="yv-vlbl">`...)
-	r.html = appendEscaped(r.html, label, false)
-	r.html = append(r.html, `</span>`...)
-	r.notes = append(r.notes, r.html[start:]...)
+	r.html = appendVerseLabel(r.html, id, label)
+	r.notes = appendVerseLabel(r.notes, id, label)
 	r.trimLead = true
 	return nil
+}
+
+// addVerse adds verse id to the current chapter and returns its index.
+func (r *renderer) addVerse(id string) int {
+	ch := &r.out.Chapters[r.chap]
+	idx := len(ch.Verses)
+	r.verseIdx[r.chap][id] = idx
+	ch.Verses = append(ch.Verses, nil)
+	ic := &r.out.Index.Chapters[r.chap]
+	ic.Verses = append(ic.Verses, bible.Verse{
+		ID:        id,
+		PassageID: ic.PassageID + "." + id,
+		Title:     id,
+	})
+	return idx
+}
+
+// appendVerseLabel appends the start of a verse: its marker and its label.
+func appendVerseLabel(b []byte, id, label string) []byte {
+	b = append(b, `<span class="yv-v" v="`...)
+	b = appendEscaped(b, id, true)
+	b = append(b, `"></span><span class="yv-vlbl">`...)
+	b = appendEscaped(b, label, false)
+	return append(b, `</span>`...)
+}
+
+// Repair classes of text met before a chapter's first verse.
+const (
+	ImpliedVerse1 = "text before a chapter's first verse read as verse 1"
+	ChapterTitle  = "text before verse 1 read as the chapter's title"
+)
+
+// impliedVerse1 makes the text waiting before a chapter's first verse
+// (first, a number above 1) verse 1: the source left out the \v 1 of a
+// verse whose text it gives (34 of the BSB's psalms). The verse starts at
+// the first paragraph of that text; headings before it stay headings.
+func (r *renderer) impliedVerse1(first string) {
+	r.repair(r.orphan, ImpliedVerse1, "chapter %s has no \\v 1: the text before its first verse, %s, read as verse 1", r.out.Index.Chapters[r.chap].ID, first)
+	r.orphan = nil
+	for i := range r.pending {
+		if s := &r.pending[i]; !s.Heading && s.Text != "" {
+			s.HTML = string(appendVerseLabel(nil, "1", "1")) + s.HTML
+			s.Notes = string(appendVerseLabel(nil, "1", "1")) + s.Notes
+			break
+		}
+	}
+	idx := r.addVerse("1")
+	r.lastNum, r.lastChap = 1, r.chap
+	r.addToVerse(owner{kind: toVerse, chap: r.chap, verse: idx}, nil)
+}
+
+// chapterTitle makes the text waiting before a chapter's verse 1 (first
+// is the first verse's id, 1 or below) the chapter's title: it is no
+// verse's text, so it is shown like a \d, as a heading of the chapter
+// (WEB SIR 51: "\p A Prayer of Jesus the son of Sirach." before \v 1).
+func (r *renderer) chapterTitle(first string) {
+	r.repair(r.orphan, ChapterTitle, "text before verse %s of chapter %s read as the chapter's title", first, r.out.Index.Chapters[r.chap].ID)
+	r.orphan = nil
+	for i := range r.pending {
+		if s := &r.pending[i]; !s.Heading && (s.HTML != "" || s.Notes != "") {
+			s.Heading, s.Class = true, "d yv-h"
+			if s.Para == r.seq {
+				// The verse starts in the title's paragraph: what follows
+				// is a paragraph of its own.
+				r.seq++
+			}
+		}
+	}
 }
 
 // leadingInt is the number a verse id starts with ("15" → 15, "3a" → 3),

@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 		"\\id NUM\n\\c 7\n\\tr \\th1 a \\thr2 b\n\\tr \\tc1 \\v 1 c",
 		"\\id GEN\n\\c 1\n\\p \\v 1 \\zaln-s |x=\"1\"\\*\\w a\\w*\\zaln-e\\* \\fig c|src=\"x\"\\fig*",
 		"\\id GEN\n\\c 1\n\\p \\v 1 a \\ b\n\\\\v 2 c\\",
+		"\\id EST\n\\c 2\n\\p \\v 21 a \\f + \\fr 2:21 \\ft b \\xt c\\*d \\wj e \\+nd f\\* g\\* h",
 	} {
 		f.Add([]byte(s))
 	}

@@ -161,7 +161,7 @@ func (p *parser) marker() error {
 	name, plus, closing, end := scanMarker(s, start)
 	switch {
 	case name == "" && closing && !plus:
-		p.warn(start, `\* without a milestone`)
+		p.closeBare(start)
 		p.i = end
 		return nil
 	case name == "":
@@ -603,6 +603,30 @@ func (p *parser) closeMarker(name string, start int) {
 		return // \tc1* and the like carry nothing
 	}
 	p.warn(start, fmt.Sprintf(`\%s* without an open \%s`, name, name))
+}
+
+// BareClose is the repair class of a \* that names no marker and closes
+// the open note or character style.
+const BareClose = "bare \\* closing a note or style"
+
+// closeBare handles a \* that names no marker (milestones consume their own
+// \*). Outside a milestone it can only be the end of what is open, its name
+// left out (KJV 1611 EST 2:21: "\f + \fr 2:21 \ft Or, Bigthana. \xt chap.
+// 6.2.\*Bigthan and Teresh"): it closes the innermost open note or
+// character style. A note's sections (\ft, \xt …) are not styles that
+// close: they end where the next section or the note ends, so a \* in one
+// closes the note.
+func (p *parser) closeBare(start int) {
+	for k := len(p.stack) - 1; k >= 1; k-- {
+		n := p.stack[k]
+		if n.Kind == Char && classify(n.Marker) == clNoteChar && p.stack[k-1].Kind == Note {
+			continue
+		}
+		p.repair(start, BareClose, fmt.Sprintf(`\* read as the end of the \%s at %d:%d`, n.Marker, n.Pos.Line, n.Pos.Col))
+		p.stack = p.stack[:k]
+		return
+	}
+	p.warn(start, `\* without a milestone`)
 }
 
 // noteIndex returns the stack index of the open note, or -1.

@@ -32,6 +32,14 @@ func TestSeverities(t *testing.T) {
 			`c3 p[v8-9 "Mashed"]`},
 		{"psalm title before verse 1", "\\id PSA\n\\c 3\n\\d A Psalme of Dauid.\n\\v 1 LORD, how", Repaired, "psalm title before its first verse", "4:1", `\d title ended`,
 			`c3 d["A Psalme of Dauid."] p[v1 "LORD, how"]`},
+		{"bare \\* ends the note of its section", "\\id EST\n\\c 2\n\\p \\v 21 chamberlens, \\f + \\fr 2:21 \\ft Or, Bigthana. \\xt chap. 6.2.\\*Bigthan and Teresh", Repaired, BareClose, "3:69", `\* read as the end of the \f at 3:23`,
+			`c2 p[v21 "chamberlens, " f(+)[fr["2:21 "] ft["Or, Bigthana. "] xt["chap. 6.2."]] "Bigthan and Teresh"]`},
+		{"bare \\* ends the innermost style", "\\id JHN\n\\c 1\n\\p \\v 1 \\wj a \\+nd b\\* c\\wj* d", Repaired, BareClose, "3:21", `\* read as the end of the \nd at 3:15`,
+			`c1 p[v1 wj["a " nd["b"] " c"] " d"]`},
+		{"bare \\* ends a nested style in a note", "\\id JHN\n\\c 1\n\\p \\v 1 a\\f + \\ft b \\+bd c\\* d\\f* e", Repaired, BareClose, "3:27", `\* read as the end of the \bd`,
+			`c1 p[v1 "a" f(+)[ft["b " bd["c"] " d"]] " e"]`},
+		{"bare \\* with nothing open", "\\id JHN\n\\c 1\n\\p \\v 1 a\\* b", Warning, "", "3:10", `\* without a milestone`,
+			`c1 p[v1 "a b"]`},
 		{"additions to Esther", "\\id ADE\n\\c 10\n\\p \\v 4 Then", Repaired, "non-standard book code", "1:5", "book code ADE read as ESG", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

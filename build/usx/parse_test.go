@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/build/usfm"
 )
 
@@ -91,5 +93,46 @@ func TestDamageAndRepairs(t *testing.T) {
 	}
 	if d := dump(b.Nodes); d != `cthree d["Title"] p[v7 "Andx"]` {
 		t.Errorf("tree %s", d)
+	}
+}
+
+// TestTextBeforeFirstVerse shows that USX goes through the renderer's rules
+// for text before a chapter's first verse, as USFM does: before a first
+// verse above 1 it is verse 1; before verse 1 it is the chapter's title.
+func TestTextBeforeFirstVerse(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		verses     string // the chapter's verse ids
+		v1         string // verse 1's text
+		class      string // the repair's class
+	}{
+		{"implied verse 1", `<para style="q1">Blessed is the man</para><para style="q1"><verse number="2"/>But</para>`,
+			"1 2", "Blessed is the man", render.ImpliedVerse1},
+		{"the chapter's title", `<para style="p">A Prayer.</para><para style="q1"><verse number="1"/>I will</para>`,
+			"1", "I will", render.ChapterTitle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Parse("f.usx", []byte(`<usx><book code="PSA"/><chapter number="1"/>`+tc.body+`</usx>`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, err := render.Render(b, render.Options{File: "f.usx"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, v := range rb.Index.Chapters[0].Verses {
+				ids = append(ids, v.ID)
+			}
+			if got := strings.Join(ids, " "); got != tc.verses {
+				t.Errorf("verses %s; want %s", got, tc.verses)
+			}
+			if got := bible.ComposeText(rb.Chapters[0].Verses[0]); got != tc.v1 {
+				t.Errorf("verse 1 text %q; want %q", got, tc.v1)
+			}
+			if len(rb.Warnings) != 1 || rb.Warnings[0].Class != tc.class {
+				t.Errorf("warnings %v; want one repair of %q", rb.Warnings, tc.class)
+			}
+		})
 	}
 }
