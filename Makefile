@@ -26,6 +26,8 @@ test: build vet fmt lint
 	@# The oracles' figures, which go test keeps to itself when they pass.
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usfm | grep '^usfm oracle'
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usx | grep '^usx oracle'
+	@# Per-verse agreement of the five shared Bibles with usfm-js (npm).
+	@$(GO) test -count=1 -run '^TestUsfmJS$$' -v ./build/render | grep '^usfm-js agreement'
 	@# The packages whose code runs concurrently, again under the race
 	@# detector (the allocation tests skip themselves there).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./edge/... ./dynamic/... ./publish/... ./access/... ./internal/...
