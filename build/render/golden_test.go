@@ -78,6 +78,21 @@ var goldenCases = []struct {
 \p
 \v 14 One golden ladle.
 `},
+	{"before_first_verse", "en", `\id PSA test
+\toc2 Psalms
+\c 1
+\s1 The Two Paths
+\b
+\q1 Blessed is the man
+\q2 who does not walk in the counsel of the \add wicked\add*,
+\q1
+\v 2 But his delight is in the Law.
+\c 2
+\p A Prayer.\f + \fr 2:0 \ft a title\f* \v 1 I will give thanks.
+\c 3
+\p
+\v 1 a \f + \ft note \xt ref.\*b \bd c \+it d\* e\bd* f
+`},
 	{"intro", "es", `\id TOB test
 \toc2 Tobías
 \mt1 Tobías

@@ -518,8 +518,8 @@ func (r *renderer) impliedVerse1(first string) {
 	r.orphan = nil
 	for i := range r.pending {
 		if s := &r.pending[i]; !s.Heading && s.Text != "" {
-			s.HTML = string(appendVerseLabel(nil, "1", "1")) + s.HTML
-			s.Notes = string(appendVerseLabel(nil, "1", "1")) + s.Notes
+			label := string(appendVerseLabel(nil, "1", "1"))
+			s.HTML, s.Notes = label+s.HTML, label+s.Notes
 			break
 		}
 	}
