@@ -22,7 +22,7 @@ func TestDamageAndRepairs(t *testing.T) {
 		{"repeated chapter", "\\id JHN\n\\c 1\n\\p \\v 1 a\n\\c 1\n\\p \\v 2 c", usfm.Damage, "4:1", "chapter 1 repeated"},
 		{"text in a chapter without verses", "\\id JHN\n\\c 1\n\\p \\v 1 a\n\\c 2\n\\p lost words\n\\c 3\n\\p \\v 1 b", usfm.Damage, "5:1", "text in chapter 2, which has no verse"},
 		{"text before verse 1", "\\id SIR\n\\c 51\n\\p A Prayer of Jesus.\n\\q1\n\\v 1 I will", usfm.Repaired, "3:1", "text before verse 1 of chapter 51 read as the chapter's title"},
-		{"a psalm without verse 1", "\\id PSA\n\\c 1\n\\q1 Blessed is the man\n\\q1\n\\v 2 But", usfm.Repaired, "3:1", `chapter 1 has no \v 1: the text before its first verse, 2, read as verse 1`},
+		{"a psalm without verse 1", "\\id PSA\n\\c 1\n\\q1 Blessed is the man\n\\q1\n\\v 2 But", usfm.Repaired, "3:1", `chapter 1 has text before its first verse marker, \v 2, and no \v 1: that text read as verse 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rb := renderSrc(t, tc.src, Options{File: "f.usfm"})

@@ -514,7 +514,7 @@ const (
 // verse whose text it gives (34 of the BSB's psalms). The verse starts at
 // the first paragraph of that text; headings before it stay headings.
 func (r *renderer) impliedVerse1(first string) {
-	r.repair(r.orphan, ImpliedVerse1, "chapter %s has no \\v 1: the text before its first verse, %s, read as verse 1", r.out.Index.Chapters[r.chap].ID, first)
+	r.repair(r.orphan, ImpliedVerse1, "chapter %s has text before its first verse marker, \\v %s, and no \\v 1: that text read as verse 1", r.out.Index.Chapters[r.chap].ID, first)
 	r.orphan = nil
 	for i := range r.pending {
 		if s := &r.pending[i]; !s.Heading && s.Text != "" {
