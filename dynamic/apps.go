@@ -20,7 +20,7 @@ func (s *Server) getApp(ctx *fasthttp.RequestCtx, _ caller) {
 		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
-	a, err := s.cfg.DB.App(s.ctx, strings.ToLower(id))
+	a, err := s.apps.App(s.ctx, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		err = clientErrorf(ErrNotFound, "No app has the id %s.", id)
 	}
@@ -48,7 +48,7 @@ func (s *Server) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
 		s.fail(ctx, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
 		return
 	}
-	perms, err := s.cfg.DB.Grants(s.ctx, user, c.AppID)
+	perms, err := s.grants.Grants(s.ctx, user, c.AppID)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -108,7 +108,7 @@ func (s *Server) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
 	}
 	agreed := map[int]Agreement{}
 	if dev != "" {
-		as, err := s.cfg.DB.DeveloperAgreements(s.ctx, strings.ToLower(dev))
+		as, err := s.agreements.DeveloperAgreements(s.ctx, strings.ToLower(dev))
 		if err != nil {
 			s.fail(ctx, err)
 			return

@@ -76,7 +76,7 @@ func (s *Server) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 	rand.Read(b[:])
 	tok := base64.RawURLEncoding.EncodeToString(b[:])
 	now := s.now()
-	err := s.cfg.DB.CreateExchangeToken(s.ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
+	err := s.exchange.CreateExchangeToken(s.ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
 		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(ExchangeTokenLifetime)})
 	if err != nil {
 		s.fail(ctx, err)
@@ -89,7 +89,7 @@ func (s *Server) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 // liveApp loads the calling app; an unknown or archived app is 412 (spec,
 // App status).
 func (s *Server) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
-	a, err := s.cfg.DB.App(s.ctx, id)
+	a, err := s.apps.App(s.ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
 		err = clientErrorf(ErrNotPermitted, "The app is archived or unknown.")
 	}
@@ -167,7 +167,7 @@ func (s *Server) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *E
 			"The link is incomplete: it has no token.")
 		return "", nil, nil, false
 	}
-	t, err := s.cfg.DB.ExchangeToken(s.ctx, hashToken(tok))
+	t, err := s.exchange.ExchangeToken(s.ctx, hashToken(tok))
 	if err == nil {
 		switch {
 		case t.ConsumedAt != nil:
@@ -185,7 +185,7 @@ func (s *Server) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *E
 			"This permission request was made by another app.")
 		return "", nil, nil, false
 	}
-	a, err := s.cfg.DB.App(s.ctx, t.AppID)
+	a, err := s.apps.App(s.ctx, t.AppID)
 	if err != nil || a.Status == access.StatusArchived {
 		s.errorPage(ctx, http.StatusPreconditionFailed, "App unavailable",
 			"The app that made this request is no longer available.")
@@ -341,7 +341,7 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		result.Set("error", "invalid_request")
 		result.Set("error_description", "The form carried no decision.")
 	}
-	if _, err := s.cfg.DB.ConsumeExchangeToken(s.ctx, t.Hash, s.now(), grant); err != nil {
+	if _, err := s.exchange.ConsumeExchangeToken(s.ctx, t.Hash, s.now(), grant); err != nil {
 		// Lost a race with another submission, or expired meanwhile.
 		s.tokenProblem(ctx, err)
 		return

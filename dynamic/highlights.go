@@ -14,7 +14,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
 
@@ -144,7 +143,7 @@ func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(s.ctx, user, bibleID, verses)
+	hs, err := s.highlights.Highlights(s.ctx, user, bibleID, verses)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -170,8 +169,8 @@ type highlightBody struct {
 // postHighlights answers POST /v1/highlights: 201 with the highlight when
 // at least one verse was created or recoloured, 409 when the user already
 // had every verse in that colour. request_id makes retries safe: the first
-// answer is stored and replayed; the same id with a different highlight is
-// 422.
+// attempt's outcome is stored, and a retry is answered from it; the same id
+// with a different highlight is 422.
 func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	user, ok := s.user(ctx)
 	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
@@ -233,18 +232,8 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	if !ok {
 		return
 	}
-	// The answer names one verse (spec, Highlight: "a single verse in
-	// responses"): the first of a range.
-	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(s.ctx, HighlightRequest{UserID: user,
-		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
-		func(changed int) Answer {
-			if changed == 0 {
-				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
-			}
-			b, _ := json.Marshal(created)
-			return Answer{Status: http.StatusCreated, Body: b}
-		})
+	out, err := s.highlights.CreateHighlights(s.ctx, HighlightRequest{UserID: user,
+		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color})
 	if errors.Is(err, ErrRequestReused) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
@@ -256,7 +245,14 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		s.fail(ctx, err)
 		return
 	}
-	writeBody(ctx, ans.Status, ans.Body)
+	if !out.Changed {
+		message(ctx, http.StatusConflict, "The user already has this highlight.")
+		return
+	}
+	// The answer names one verse (spec, Highlight: "a single verse in
+	// responses"): the first of a range. A retry carries the same request
+	// (its fingerprint matched), so it reads the same answer.
+	writeJSON(ctx, http.StatusCreated, Highlight{BibleID: bibleID, PassageID: verses[0], Color: color})
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.
@@ -307,7 +303,7 @@ func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(s.ctx, user, bibleID, verses); err != nil {
+	if err := s.highlights.DeleteHighlights(s.ctx, user, bibleID, verses); err != nil {
 		s.fail(ctx, err)
 		return
 	}

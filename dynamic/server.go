@@ -25,6 +25,8 @@ import (
 
 // Config is what a Server needs.
 type Config struct {
+	// DB is every storage role; New hands each part of the service only
+	// the roles it uses.
 	DB    DB
 	Store publish.Store
 	// Users verifies user bearer tokens; nil refuses every token.
@@ -60,11 +62,19 @@ type Server struct {
 	metrics *metrics
 	trends  trends
 
+	// The storage roles the handlers use.
+	apps       AppStore
+	agreements AgreementStore
+	grants     GrantStore
+	highlights HighlightStore
+	exchange   ExchangeStore
+	searches   SearchStore
+
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
 
-	users  tokenCache
-	grants sync.Map // user|app|permission → struct{} (grants are never withdrawn)
+	users   tokenCache
+	granted sync.Map // user|app|permission → struct{} (grants are never withdrawn)
 
 	ln     net.Listener
 	srv    *fasthttp.Server
@@ -83,7 +93,8 @@ type Server struct {
 
 // New builds a Server; it does nothing until Open.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, now: cfg.Now, log: cfg.Log}
+	s := &Server{cfg: cfg, now: cfg.Now, log: cfg.Log,
+		apps: cfg.DB, agreements: cfg.DB, grants: cfg.DB, highlights: cfg.DB, exchange: cfg.DB, searches: cfg.DB}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -293,13 +304,18 @@ func (s *Server) Close() error {
 	return err
 }
 
-// housekeep purges expired tokens and old idempotency records.
+// housekeep purges expired tokens, highlight outcomes older than a day
+// (a retry later than that is a new request) and old search counts.
 func (s *Server) housekeep(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
-		if err := s.cfg.DB.Purge(ctx, s.now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
-			s.log.Error("dynamic: purge", "err", err)
+		dayAgo := s.now().Add(-24 * time.Hour)
+		if err := s.exchange.PurgeExchangeTokens(ctx, dayAgo); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge data exchange tokens", "err", err)
+		}
+		if err := s.highlights.PurgeHighlightRequests(ctx, dayAgo); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge highlight requests", "err", err)
 		}
 		if err := s.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge search queries", "err", err)
@@ -417,12 +433,12 @@ func (c *tokenCache) put(tok, id string, exp time.Time) {
 // never withdrawn, so a cached yes cannot go stale.
 func (s *Server) hasGrant(ctx context.Context, user, app, perm string) (bool, error) {
 	k := user + "|" + app + "|" + perm
-	if _, ok := s.grants.Load(k); ok {
+	if _, ok := s.granted.Load(k); ok {
 		return true, nil
 	}
-	ok, err := s.cfg.DB.HasGrant(ctx, user, app, perm)
+	ok, err := s.grants.HasGrant(ctx, user, app, perm)
 	if ok {
-		s.grants.Store(k, struct{}{})
+		s.granted.Store(k, struct{}{})
 	}
 	return ok, err
 }

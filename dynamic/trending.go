@@ -89,7 +89,7 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	now := s.now()
-	salt, err := s.cfg.DB.SearchSalt(s.ctx, now)
+	salt, err := s.searches.SearchSalt(s.ctx, now)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -113,7 +113,7 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		}
 		return qs[i].Phrase < qs[j].Phrase
 	})
-	if err := s.cfg.DB.AddSearchQueries(s.ctx, now, qs); err != nil {
+	if err := s.searches.AddSearchQueries(s.ctx, now, qs); err != nil {
 		s.fail(ctx, err)
 		return
 	}
@@ -171,7 +171,7 @@ func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
 	if t.body != nil && now.Sub(t.built) < trendingFresh && !now.Before(t.built) {
 		return t.body, nil
 	}
-	langs, err := s.cfg.DB.Trending(ctx, now.Add(-t.window), t.minApps, trendingLimit)
+	langs, err := s.searches.Trending(ctx, now.Add(-t.window), t.minApps, trendingLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -186,5 +186,5 @@ func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
 // purgeSearchQueries deletes what the window no longer covers, and past days' salts.
 func (s *Server) purgeSearchQueries(ctx context.Context) error {
 	now := s.now()
-	return s.cfg.DB.PurgeSearchQueries(ctx, now.Add(-s.trends.window), now)
+	return s.searches.PurgeSearchQueries(ctx, now.Add(-s.trends.window), now)
 }
