@@ -180,7 +180,7 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 // Handler is the service's HTTP handler: the edge token is checked before
 // anything else, then the route; an unknown path is 404 and a known one
 // with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
-// ServeMux answered. HEAD is served as GET; fasthttp drops the body.
+// ServeMux answers. HEAD is served as GET; fasthttp drops the body.
 //
 // /metrics needs no edge token: it is for the operator's scraper, on the
 // same private network as the rest of the service's port. Every other
