@@ -106,10 +106,10 @@ func prefixRange(ids []string) (lo, hi string, ok bool) {
 // same id waits on that row's unique index until this transaction ends, and
 // then finds the stored outcome (or, when the id came with a different
 // highlight, ErrRequestReused; a row without a fingerprint, written before
-// migration 0004, matches any request). The upsert touches
-// only verses whose colour differs, so its row count says whether any verse
-// was created or recoloured. Verses are written in the caller's (index)
-// order, so two overlapping ranges lock rows in the same order and cannot
+// migration 0004, matches any request). The upsert touches only verses
+// whose colour differs, so its row count says whether any verse was
+// created or recoloured. Verses are written in the caller's (index) order,
+// so two overlapping ranges lock rows in the same order and cannot
 // deadlock each other.
 func (db *DB) CreateHighlights(ctx context.Context, req dynamic.HighlightRequest) (dynamic.HighlightOutcome, error) {
 	var out dynamic.HighlightOutcome
