@@ -72,8 +72,9 @@ type AccessStore interface {
 	// agreement opens. It returns the new version.
 	BumpAccessVersion(ctx context.Context) (int64, error)
 	// ListenAccess calls ready once it listens, then fn with each new
-	// version notified, until ctx ends (ctx's error) or the connection
-	// fails (its error, often ErrUnavailable); the caller listens again.
+	// version notified, until ctx ends or the connection fails (often
+	// ErrUnavailable); it always returns an error saying which, and the
+	// caller listens again unless ctx ended.
 	ListenAccess(ctx context.Context, ready func(), fn func(version int64)) error
 }
 
