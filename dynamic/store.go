@@ -15,7 +15,8 @@ import (
 // ErrUnacceptable for a value the store's own checks refuse (an id that is
 // not a UUID, a status or colour outside its set) and, for anything else, an
 // error wrapped with context for the log (500). The adapter translates its
-// driver's errors into these; nothing above it sees a driver error type.
+// driver's errors into these sentinels; callers test them with errors.Is
+// and never look for a driver's error type.
 
 // AppStore holds registered apps.
 type AppStore interface {
