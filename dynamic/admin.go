@@ -121,7 +121,7 @@ func Seed(ctx context.Context, db SeedStore, snap *access.Snapshot, lics []Licen
 	for _, a := range snap.Apps {
 		org := a.OrganizationID
 		if org == "" {
-			org = DerivedUUID("demo-organization:" + a.ID)
+			org = derivedUUID("demo-organization:" + a.ID)
 		}
 		app := App{ID: a.ID, Name: a.Name, Status: a.Status, OrganizationID: org,
 			Description: "Demo app seeded from " + source, CallbackURL: callback,
@@ -175,9 +175,9 @@ func subset(a, b []int32) bool {
 	return true
 }
 
-// DerivedUUID is a stable UUID for a name (the version 8 "custom" layout
+// derivedUUID is a stable UUID for a name (the version 8 "custom" layout
 // over SHA-256), so a reseed reuses the same ids.
-func DerivedUUID(name string) string {
+func derivedUUID(name string) string {
 	sum := sha256.Sum256([]byte(name))
 	return bible.FormatUUID([16]byte(sum[:16]), 8)
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/bibleplatform/platform/templates"
 )
 
-// ExchangeTokenLifetime is the spec's data-exchange token lifetime.
-const ExchangeTokenLifetime = 300 * time.Second
+// exchangeTokenLifetime is the spec's data-exchange token lifetime.
+const exchangeTokenLifetime = 300 * time.Second
 
 // exchangeRoutes serves the data-exchange (consent) flow with the storage
 // roles it uses: tokens (which grant when consumed) and apps.
@@ -87,13 +87,13 @@ func (x *exchangeRoutes) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 	tok := base64.RawURLEncoding.EncodeToString(b[:])
 	now := x.now()
 	err := x.store.CreateExchangeToken(x.ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
-		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(ExchangeTokenLifetime)})
+		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(exchangeTokenLifetime)})
 	if err != nil {
 		x.fail(ctx, err)
 		return
 	}
 	writeJSON(ctx, http.StatusCreated, map[string]any{"token": tok, "token_type": "data_exchange",
-		"expires_in": int(ExchangeTokenLifetime / time.Second)})
+		"expires_in": int(exchangeTokenLifetime / time.Second)})
 }
 
 // liveApp loads the calling app; an unknown or archived app is 412 (spec,
@@ -285,7 +285,7 @@ func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
 	c.SetHTTPOnly(true)
 	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
 	c.SetSecure(isHTTPS(ctx))
-	c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
+	c.SetMaxAge(int(exchangeTokenLifetime / time.Second))
 	ctx.Response.Header.SetCookie(c)
 }
 
