@@ -148,7 +148,7 @@ func TestSharedBibles(t *testing.T) {
 			{3034, "EPH", "3", "14", "... for this reason I bow my knees before the Father,", false},
 			// A psalm without \v 1: its opening lines belong to verse 2.
 			{3034, "PSA", "1", "2", "Blessed is the man", true},
-			// A \p line before \v 1 stays with verse 1 (a repair, now said).
+			// A \p line before \v 1 stays with verse 1 (a repair the build reports).
 			{206, "SIR", "51", "1", "A Prayer of Jesus the son of Sirach. I will give thanks to you", true},
 			// ADE is published as ESG, starting at 10:4 as in the source.
 			{1611, "ESG", "10", "4", "", true},
