@@ -22,7 +22,7 @@ import (
 // decide which Bibles an agreement opens). Long-polling edges are woken at
 // once, so a revoked key stops working everywhere within a round trip.
 type accessFeed struct {
-	db      DB
+	db      AccessStore
 	content Published
 	log     *slog.Logger
 	now     func() time.Time
@@ -40,7 +40,7 @@ type accessFeed struct {
 	longPoll time.Duration
 }
 
-func newAccessFeed(db DB, content Published, log *slog.Logger, now func() time.Time) *accessFeed {
+func newAccessFeed(db AccessStore, content Published, log *slog.Logger, now func() time.Time) *accessFeed {
 	return &accessFeed{db: db, content: content, log: log, now: now,
 		changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 }

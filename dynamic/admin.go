@@ -64,7 +64,7 @@ func (a Agreement) Validate() error {
 
 // CreateApp validates a and stores it; an empty id gets a new random UUID.
 // It returns the app as stored.
-func CreateApp(ctx context.Context, db DB, a App) (App, error) {
+func CreateApp(ctx context.Context, db AppStore, a App) (App, error) {
 	if a.ID == "" {
 		a.ID = bible.NewUUID()
 	}
@@ -79,7 +79,7 @@ func CreateApp(ctx context.Context, db DB, a App) (App, error) {
 // the "bpk_" prefix. The database keeps only its SHA-256 (what the edge
 // looks keys up by) and its first characters as a hint, so the key is
 // returned once, here.
-func IssueKey(ctx context.Context, db DB, app string) (key string, id int64, err error) {
+func IssueKey(ctx context.Context, db KeyStore, app string) (key string, id int64, err error) {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", 0, err
@@ -91,7 +91,7 @@ func IssueKey(ctx context.Context, db DB, app string) (key string, id int64, err
 }
 
 // RevokeKeyText revokes the key whose text is key (as the app holds it).
-func RevokeKeyText(ctx context.Context, db DB, key string, at time.Time) error {
+func RevokeKeyText(ctx context.Context, db KeyStore, key string, at time.Time) error {
 	h := access.HashKey([]byte(key))
 	return db.RevokeKeyHash(ctx, h[:], at)
 }
@@ -113,7 +113,7 @@ type SeedResult struct {
 // snapshot does. Running it again changes nothing. source names the
 // snapshot in the apps' descriptions; callback is every app's consent
 // callback.
-func Seed(ctx context.Context, db DB, snap *access.Snapshot, lics []License, source, callback string, now time.Time) ([]SeedResult, error) {
+func Seed(ctx context.Context, db SeedStore, snap *access.Snapshot, lics []License, source, callback string, now time.Time) ([]SeedResult, error) {
 	if len(lics) == 0 {
 		return nil, errors.New("no published licences: run publish build first")
 	}
@@ -121,7 +121,7 @@ func Seed(ctx context.Context, db DB, snap *access.Snapshot, lics []License, sou
 	for _, a := range snap.Apps {
 		org := a.OrganizationID
 		if org == "" {
-			org = DerivedUUID("demo-organization:" + a.ID)
+			org = derivedUUID("demo-organization:" + a.ID)
 		}
 		app := App{ID: a.ID, Name: a.Name, Status: a.Status, OrganizationID: org,
 			Description: "Demo app seeded from " + source, CallbackURL: callback,
@@ -175,9 +175,9 @@ func subset(a, b []int32) bool {
 	return true
 }
 
-// DerivedUUID is a stable UUID for a name (the version 8 "custom" layout
+// derivedUUID is a stable UUID for a name (the version 8 "custom" layout
 // over SHA-256), so a reseed reuses the same ids.
-func DerivedUUID(name string) string {
+func derivedUUID(name string) string {
 	sum := sha256.Sum256([]byte(name))
 	return bible.FormatUUID([16]byte(sum[:16]), 8)
 }

@@ -46,7 +46,7 @@ func TestAgreementValidate(t *testing.T) {
 }
 
 func TestUUIDs(t *testing.T) {
-	a, b := DerivedUUID("demo-organization:x"), DerivedUUID("demo-organization:x")
+	a, b := derivedUUID("demo-organization:x"), derivedUUID("demo-organization:x")
 	if a != b || !bible.ValidUUID(a) || a[14] != '8' {
 		t.Errorf("derived %s, %s", a, b)
 	}

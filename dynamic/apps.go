@@ -13,19 +13,29 @@ import (
 	"github.com/bibleplatform/platform/bible"
 )
 
+// appRoutes serves /v1/apps/{app_id}, its permissions and /v1/licenses
+// with the storage roles they read.
+type appRoutes struct {
+	*requests
+	apps       AppStore
+	grants     GrantStore
+	agreements AgreementStore
+	content    Published
+}
+
 // getApp answers GET /v1/apps/{app_id} with the app's public summary.
-func (s *Server) getApp(ctx *fasthttp.RequestCtx, _ caller) {
+func (ap *appRoutes) getApp(ctx *fasthttp.RequestCtx, _ caller) {
 	id := pathValue(ctx, "app_id")
 	if !bible.ValidUUID(id) {
 		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
 		return
 	}
-	a, err := s.cfg.DB.App(s.ctx, strings.ToLower(id))
+	a, err := ap.apps.App(ap.ctx, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		err = clientErrorf(ErrNotFound, "No app has the id %s.", id)
 	}
 	if err != nil {
-		s.fail(ctx, err)
+		ap.fail(ctx, err)
 		return
 	}
 	writeJSON(ctx, http.StatusOK, map[string]string{"app_id": a.ID, "name": a.Name,
@@ -34,8 +44,8 @@ func (s *Server) getApp(ctx *fasthttp.RequestCtx, _ caller) {
 
 // getPermissions answers GET /v1/apps/{app_id}/permissions: what the user
 // granted the calling app, [] when nothing. Only the app itself may ask.
-func (s *Server) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
-	user, ok := s.user(ctx)
+func (ap *appRoutes) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := ap.user(ctx)
 	if !ok {
 		return
 	}
@@ -45,12 +55,12 @@ func (s *Server) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	if strings.ToLower(id) != c.AppID {
-		s.fail(ctx, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
+		ap.fail(ctx, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
 		return
 	}
-	perms, err := s.cfg.DB.Grants(s.ctx, user, c.AppID)
+	perms, err := ap.grants.Grants(ap.ctx, user, c.AppID)
 	if err != nil {
-		s.fail(ctx, err)
+		ap.fail(ctx, err)
 		return
 	}
 	writeJSON(ctx, http.StatusOK, map[string][]string{"permissions": perms})
@@ -73,7 +83,7 @@ type licenseOut struct {
 // default; with developer_id only those the developer agreed to, or with
 // all_available=true all of them with the developer's agreement where
 // present; with bible_id only the licence that Bible is published under.
-func (s *Server) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
+func (ap *appRoutes) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
 	q := ctx.QueryArgs()
 	var ds []detail
 	var bibleID int32
@@ -101,16 +111,16 @@ func (s *Server) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
 		validation(ctx, ds...)
 		return
 	}
-	lics, err := s.content.Licenses(s.ctx)
+	lics, err := ap.content.Licenses(ap.ctx)
 	if err != nil {
-		s.fail(ctx, err)
+		ap.fail(ctx, err)
 		return
 	}
 	agreed := map[int]Agreement{}
 	if dev != "" {
-		as, err := s.cfg.DB.DeveloperAgreements(s.ctx, strings.ToLower(dev))
+		as, err := ap.agreements.DeveloperAgreements(ap.ctx, strings.ToLower(dev))
 		if err != nil {
-			s.fail(ctx, err)
+			ap.fail(ctx, err)
 			return
 		}
 		for _, a := range as {

@@ -108,15 +108,15 @@ func errorStatus(err error) (int, string) {
 // fail answers err through the table. Every failure is logged with an id
 // that a 5xx answer also shows, so an operator can find the wrapped error
 // (with its PostgreSQL details) that the client never sees.
-func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
+func (r *requests) fail(ctx *fasthttp.RequestCtx, err error) {
 	status, msg := errorStatus(err)
 	level := slog.LevelDebug // a refusal is the client's business
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	if status >= 500 || s.log.Enabled(ctx, level) {
+	if status >= 500 || r.log.Enabled(ctx, level) {
 		id := requestID()
-		s.log.Log(ctx, level, "dynamic: request failed", "request_id", id, "method", string(ctx.Method()),
+		r.log.Log(ctx, level, "dynamic: request failed", "request_id", id, "method", string(ctx.Method()),
 			"path", string(ctx.Path()), "status", status, "err", err)
 		if status >= 500 && status != http.StatusServiceUnavailable {
 			msg = "Internal error (request " + id + ")."

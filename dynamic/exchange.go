@@ -22,8 +22,18 @@ import (
 	"github.com/bibleplatform/platform/templates"
 )
 
-// ExchangeTokenLifetime is the spec's data-exchange token lifetime.
-const ExchangeTokenLifetime = 300 * time.Second
+// exchangeTokenLifetime is the spec's data-exchange token lifetime.
+const exchangeTokenLifetime = 300 * time.Second
+
+// exchangeRoutes serves the data-exchange (consent) flow with the storage
+// roles it uses: tokens (which grant when consumed) and apps.
+type exchangeRoutes struct {
+	*requests
+	apps  AppStore
+	store ExchangeStore
+	// csrfKey signs the approval form's anti-forgery value.
+	csrfKey []byte
+}
 
 // permissionText describes each permission on the approval page.
 var permissionText = map[string]string{
@@ -38,8 +48,8 @@ func hashToken(tok string) []byte {
 // postExchangeToken answers POST /data-exchange/token: the user (bearer
 // token) lets the calling app start a consent flow for the permissions it
 // asks. The token is shown once and stored as its hash.
-func (s *Server) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
-	user, ok := s.user(ctx)
+func (x *exchangeRoutes) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := x.user(ctx)
 	if !ok {
 		return
 	}
@@ -69,32 +79,32 @@ func (s *Server) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 			perms = append(perms, p)
 		}
 	}
-	if _, ok := s.liveApp(ctx, c.AppID); !ok {
+	if _, ok := x.liveApp(ctx, c.AppID); !ok {
 		return
 	}
 	var b [32]byte
 	rand.Read(b[:])
 	tok := base64.RawURLEncoding.EncodeToString(b[:])
-	now := s.now()
-	err := s.cfg.DB.CreateExchangeToken(s.ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
-		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(ExchangeTokenLifetime)})
+	now := x.now()
+	err := x.store.CreateExchangeToken(x.ctx, ExchangeToken{Hash: hashToken(tok), AppID: c.AppID,
+		UserID: user, Permissions: perms, CreatedAt: now, ExpiresAt: now.Add(exchangeTokenLifetime)})
 	if err != nil {
-		s.fail(ctx, err)
+		x.fail(ctx, err)
 		return
 	}
 	writeJSON(ctx, http.StatusCreated, map[string]any{"token": tok, "token_type": "data_exchange",
-		"expires_in": int(ExchangeTokenLifetime / time.Second)})
+		"expires_in": int(exchangeTokenLifetime / time.Second)})
 }
 
 // liveApp loads the calling app; an unknown or archived app is 412 (spec,
 // App status).
-func (s *Server) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
-	a, err := s.cfg.DB.App(s.ctx, id)
+func (x *exchangeRoutes) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
+	a, err := x.apps.App(x.ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
 		err = clientErrorf(ErrNotPermitted, "The app is archived or unknown.")
 	}
 	if err != nil {
-		s.fail(ctx, err)
+		x.fail(ctx, err)
 		return nil, false
 	}
 	return a, true
@@ -105,13 +115,13 @@ func (s *Server) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
 // nonce) and form posts to ourselves and the app's callback (browsers
 // apply form-action to the redirect too), no framing (clickjacking), no
 // caching, no referrer (the token is in the URL).
-func (s *Server) page(ctx *fasthttp.RequestCtx, status int, name string, callbackOrigin string, data func(nonce string) any) {
+func (x *exchangeRoutes) page(ctx *fasthttp.RequestCtx, status int, name string, callbackOrigin string, data func(nonce string) any) {
 	var nb [16]byte
 	rand.Read(nb[:])
 	nonce := base64.RawStdEncoding.EncodeToString(nb[:])
 	var buf bytes.Buffer
 	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
-		s.log.Error("dynamic: render page", "page", name, "err", err)
+		x.log.Error("dynamic: render page", "page", name, "err", err)
 		ctx.Error("Internal error.", http.StatusInternalServerError)
 		return
 	}
@@ -131,28 +141,28 @@ func (s *Server) page(ctx *fasthttp.RequestCtx, status int, name string, callbac
 	ctx.SetBody(buf.Bytes())
 }
 
-func (s *Server) errorPage(ctx *fasthttp.RequestCtx, status int, title, msg string) {
-	s.page(ctx, status, "error.html", "", func(nonce string) any {
+func (x *exchangeRoutes) errorPage(ctx *fasthttp.RequestCtx, status int, title, msg string) {
+	x.page(ctx, status, "error.html", "", func(nonce string) any {
 		return templates.ErrorPage{Nonce: nonce, Title: title, Message: msg}
 	})
 }
 
 // tokenProblem shows why a token cannot be used. It never redirects: the
 // state table sends only a valid token's outcome back to the app.
-func (s *Server) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
+func (x *exchangeRoutes) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
 	switch {
 	case errors.Is(err, ErrTokenUsed):
-		s.errorPage(ctx, http.StatusGone, "This link has already been used",
+		x.errorPage(ctx, http.StatusGone, "This link has already been used",
 			"This permission request was already answered. Each request can be answered only once.")
 	case errors.Is(err, ErrTokenExpired):
-		s.errorPage(ctx, http.StatusGone, "This link has expired",
+		x.errorPage(ctx, http.StatusGone, "This link has expired",
 			"Permission requests are valid for five minutes, and this one has expired.")
 	case errors.Is(err, ErrNotFound):
-		s.errorPage(ctx, http.StatusNotFound, "Unknown permission request",
+		x.errorPage(ctx, http.StatusNotFound, "Unknown permission request",
 			"This link does not belong to any permission request.")
 	default:
-		s.log.Error("dynamic: data exchange", "err", err)
-		s.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
+		x.log.Error("dynamic: data exchange", "err", err)
+		x.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
 			"The request could not be completed. Please try again later.")
 	}
 }
@@ -160,41 +170,41 @@ func (s *Server) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
 // exchangeContext loads the token named in the query and its app, and
 // checks the app is the one the edge verified. It answers with an error
 // page itself when it cannot go on (false).
-func (s *Server) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *ExchangeToken, *App, bool) {
+func (x *exchangeRoutes) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (string, *ExchangeToken, *App, bool) {
 	tok := string(ctx.QueryArgs().Peek("token"))
 	if tok == "" {
-		s.errorPage(ctx, http.StatusBadRequest, "Missing permission request",
+		x.errorPage(ctx, http.StatusBadRequest, "Missing permission request",
 			"The link is incomplete: it has no token.")
 		return "", nil, nil, false
 	}
-	t, err := s.cfg.DB.ExchangeToken(s.ctx, hashToken(tok))
+	t, err := x.store.ExchangeToken(x.ctx, hashToken(tok))
 	if err == nil {
 		switch {
 		case t.ConsumedAt != nil:
 			err = ErrTokenUsed
-		case !s.now().Before(t.ExpiresAt):
+		case !x.now().Before(t.ExpiresAt):
 			err = ErrTokenExpired
 		}
 	}
 	if err != nil {
-		s.tokenProblem(ctx, err)
+		x.tokenProblem(ctx, err)
 		return "", nil, nil, false
 	}
 	if t.AppID != c.AppID {
-		s.errorPage(ctx, http.StatusForbidden, "Wrong app",
+		x.errorPage(ctx, http.StatusForbidden, "Wrong app",
 			"This permission request was made by another app.")
 		return "", nil, nil, false
 	}
-	a, err := s.cfg.DB.App(s.ctx, t.AppID)
+	a, err := x.apps.App(x.ctx, t.AppID)
 	if err != nil || a.Status == access.StatusArchived {
-		s.errorPage(ctx, http.StatusPreconditionFailed, "App unavailable",
+		x.errorPage(ctx, http.StatusPreconditionFailed, "App unavailable",
 			"The app that made this request is no longer available.")
 		return "", nil, nil, false
 	}
 	// Checked as when the app is registered (App.Validate): an app stored
 	// by other means does not send the browser to anything else.
 	if !httpURL(a.CallbackURL) {
-		s.errorPage(ctx, http.StatusConflict, "App not set up",
+		x.errorPage(ctx, http.StatusConflict, "App not set up",
 			"The app has no registered address to return to, so it cannot ask for permissions yet.")
 		return "", nil, nil, false
 	}
@@ -206,8 +216,8 @@ const csrfCookie = "dx_csrf"
 // csrfValue binds the form to this browser (the cookie) and this token: a
 // page on another site can neither read the value nor send the cookie
 // (SameSite=Strict), so it cannot forge an approval.
-func (s *Server) csrfValue(tokenHash []byte, cookie string) string {
-	m := hmac.New(sha256.New, s.cfg.CSRFKey)
+func (x *exchangeRoutes) csrfValue(tokenHash []byte, cookie string) string {
+	m := hmac.New(sha256.New, x.csrfKey)
 	m.Write(tokenHash)
 	m.Write([]byte{0})
 	m.Write([]byte(cookie))
@@ -234,8 +244,8 @@ func browserCookie(ctx *fasthttp.RequestCtx) string {
 const csrfCookieLen = 32
 
 // getExchange renders the approval page.
-func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
-	tok, t, a, ok := s.exchangeContext(ctx, c)
+func (x *exchangeRoutes) getExchange(ctx *fasthttp.RequestCtx, c caller) {
+	tok, t, a, ok := x.exchangeContext(ctx, c)
 	if !ok {
 		return
 	}
@@ -257,9 +267,9 @@ func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !httpURL(website) {
 		website = "" // never render a javascript: or other odd link
 	}
-	s.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
+	x.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
 		return templates.ApprovalPage{Nonce: nonce, AppName: a.Name, AppWebsite: website, Permissions: perms,
-			Action: "?" + q.Encode(), CSRF: s.csrfValue(t.Hash, cookie)}
+			Action: "?" + q.Encode(), CSRF: x.csrfValue(t.Hash, cookie)}
 	})
 }
 
@@ -275,7 +285,7 @@ func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
 	c.SetHTTPOnly(true)
 	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
 	c.SetSecure(isHTTPS(ctx))
-	c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
+	c.SetMaxAge(int(exchangeTokenLifetime / time.Second))
 	ctx.Response.Header.SetCookie(c)
 }
 
@@ -301,13 +311,13 @@ func origin(raw string) string {
 // the consent-without-the-user threat of docs/dynamic.md in its plainest
 // form. Such a request gets 403 with the spec's {message} body, saying
 // how to ask instead.
-func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
+func (x *exchangeRoutes) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !ctx.QueryArgs().Has("token") && len(ctx.Request.Header.Peek("Authorization")) > 0 {
 		message(ctx, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
 			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
 		return
 	}
-	_, t, a, ok := s.exchangeContext(ctx, c)
+	_, t, a, ok := x.exchangeContext(ctx, c)
 	if !ok {
 		return
 	}
@@ -319,7 +329,7 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		decision, csrf = string(form.Peek("decision")), string(form.Peek("csrf"))
 	}
 	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
-	csrfOK := cookie != "" && hmac.Equal([]byte(csrf), []byte(s.csrfValue(t.Hash, cookie)))
+	csrfOK := cookie != "" && hmac.Equal([]byte(csrf), []byte(x.csrfValue(t.Hash, cookie)))
 
 	result := url.Values{}
 	grant := false
@@ -341,9 +351,9 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		result.Set("error", "invalid_request")
 		result.Set("error_description", "The form carried no decision.")
 	}
-	if _, err := s.cfg.DB.ConsumeExchangeToken(s.ctx, t.Hash, s.now(), grant); err != nil {
+	if _, err := x.store.ConsumeExchangeToken(x.ctx, t.Hash, x.now(), grant); err != nil {
 		// Lost a race with another submission, or expired meanwhile.
-		s.tokenProblem(ctx, err)
+		x.tokenProblem(ctx, err)
 		return
 	}
 	// The csrf cookie stays: forms in other tabs are bound to it, and this

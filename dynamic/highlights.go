@@ -14,9 +14,17 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
+
+// highlightRoutes serves /v1/highlights and /v1/highlights/{passage_id}
+// with the storage roles they use: highlights, and grants to check.
+type highlightRoutes struct {
+	*requests
+	store   HighlightStore
+	grants  *grantCheck
+	content Published
+}
 
 // expand lists the verses a passage covers, as single-verse passage ids in
 // the Bible's order (bible.Book.Span). A chapter gives all its verses; a
@@ -53,8 +61,8 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 
 // passage resolves bible_id and passage_id to verses, answering the error
 // itself when it cannot (false).
-func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
-	x, err := s.content.Index(s.ctx, bibleID)
+func (h *highlightRoutes) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
+	x, err := h.content.Index(h.ctx, bibleID)
 	if errors.Is(err, ErrNotFound) {
 		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
 	}
@@ -63,7 +71,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref,
 		verses, err = expand(x, ref, allowChapter)
 	}
 	if err != nil {
-		s.fail(ctx, err)
+		h.fail(ctx, err)
 		return nil, false
 	}
 	return verses, true
@@ -97,14 +105,14 @@ func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 }
 
 // requireGrant answers 403 unless the user granted perm to the app.
-func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
-	ok, err := s.hasGrant(s.ctx, user, app, perm)
+func (h *highlightRoutes) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) bool {
+	ok, err := h.grants.has(h.ctx, user, app, perm)
 	if err != nil {
-		s.fail(ctx, err)
+		h.fail(ctx, err)
 		return false
 	}
 	if !ok {
-		s.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
+		h.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
 		return false
 	}
 	return true
@@ -114,9 +122,9 @@ func (s *Server) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm string) 
 // user's token and grant, then bible_id (query) and the passage (given by
 // the caller: query or path), checked against the Bible's index. It has
 // answered when ok is false.
-func (s *Server) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
-	user, ok = s.user(ctx)
-	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
+func (h *highlightRoutes) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc []string, passage string, present bool) (user string, bibleID int32, verses []string, ok bool) {
+	user, ok = h.user(ctx)
+	if !ok || !h.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return "", 0, nil, false
 	}
 	q := ctx.QueryArgs()
@@ -132,21 +140,21 @@ func (s *Server) highlightTarget(ctx *fasthttp.RequestCtx, c caller, passageLoc 
 		validation(ctx, ds...)
 		return "", 0, nil, false
 	}
-	verses, ok = s.passage(ctx, bibleID, ref, true)
+	verses, ok = h.passage(ctx, bibleID, ref, true)
 	return user, bibleID, verses, ok
 }
 
 // getHighlights answers GET /v1/highlights?bible_id=&passage_id=: one
 // colour per verse, 204 when there are none.
-func (s *Server) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
+func (h *highlightRoutes) getHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	q := ctx.QueryArgs()
-	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"query", "passage_id"}, string(q.Peek("passage_id")), q.Has("passage_id"))
+	user, bibleID, verses, ok := h.highlightTarget(ctx, c, []string{"query", "passage_id"}, string(q.Peek("passage_id")), q.Has("passage_id"))
 	if !ok {
 		return
 	}
-	hs, err := s.cfg.DB.Highlights(s.ctx, user, bibleID, verses)
+	hs, err := h.store.Highlights(h.ctx, user, bibleID, verses)
 	if err != nil {
-		s.fail(ctx, err)
+		h.fail(ctx, err)
 		return
 	}
 	if len(hs) == 0 {
@@ -170,11 +178,11 @@ type highlightBody struct {
 // postHighlights answers POST /v1/highlights: 201 with the highlight when
 // at least one verse was created or recoloured, 409 when the user already
 // had every verse in that colour. request_id makes retries safe: the first
-// answer is stored and replayed; the same id with a different highlight is
-// 422.
-func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
-	user, ok := s.user(ctx)
-	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
+// attempt's outcome is stored, and a retry is answered from it; the same id
+// with a different highlight is 422.
+func (h *highlightRoutes) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, ok := h.user(ctx)
+	if !ok || !h.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
 	}
 	var body highlightBody
@@ -229,22 +237,12 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		validation(ctx, ds...)
 		return
 	}
-	verses, ok := s.passage(ctx, bibleID, ref, false)
+	verses, ok := h.passage(ctx, bibleID, ref, false)
 	if !ok {
 		return
 	}
-	// The answer names one verse (spec, Highlight: "a single verse in
-	// responses"): the first of a range.
-	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
-	ans, err := s.cfg.DB.CreateHighlights(s.ctx, HighlightRequest{UserID: user,
-		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
-		func(changed int) Answer {
-			if changed == 0 {
-				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
-			}
-			b, _ := json.Marshal(created)
-			return Answer{Status: http.StatusCreated, Body: b}
-		})
+	out, err := h.store.CreateHighlights(h.ctx, HighlightRequest{UserID: user,
+		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color})
 	if errors.Is(err, ErrRequestReused) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
@@ -253,10 +251,17 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	if err != nil {
-		s.fail(ctx, err)
+		h.fail(ctx, err)
 		return
 	}
-	writeBody(ctx, ans.Status, ans.Body)
+	if !out.Changed {
+		message(ctx, http.StatusConflict, "The user already has this highlight.")
+		return
+	}
+	// The answer names one verse (spec, Highlight: "a single verse in
+	// responses"): the first of a range. A retry carries the same request
+	// (its fingerprint matched), so it reads the same answer.
+	writeJSON(ctx, http.StatusCreated, Highlight{BibleID: bibleID, PassageID: verses[0], Color: color})
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.
@@ -302,13 +307,13 @@ func jsonKind(t reflect.Type) string {
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:
 // a verse, a range or a whole chapter; 204 with no body, also when there
 // was nothing to delete (the state afterwards is the one asked for).
-func (s *Server) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
-	user, bibleID, verses, ok := s.highlightTarget(ctx, c, []string{"path", "passage_id"}, pathValue(ctx, "passage_id"), true)
+func (h *highlightRoutes) deleteHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	user, bibleID, verses, ok := h.highlightTarget(ctx, c, []string{"path", "passage_id"}, pathValue(ctx, "passage_id"), true)
 	if !ok {
 		return
 	}
-	if err := s.cfg.DB.DeleteHighlights(s.ctx, user, bibleID, verses); err != nil {
-		s.fail(ctx, err)
+	if err := h.store.DeleteHighlights(h.ctx, user, bibleID, verses); err != nil {
+		h.fail(ctx, err)
 		return
 	}
 	noContent(ctx, http.StatusNoContent)

@@ -25,6 +25,8 @@ import (
 
 // Config is what a Server needs.
 type Config struct {
+	// DB is every storage role; New hands each part of the service only
+	// the roles it uses.
 	DB    DB
 	Store publish.Store
 	// Users verifies user bearer tokens; nil refuses every token.
@@ -50,50 +52,61 @@ type Config struct {
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
-// on port 0.
+// on port 0. It wires the routes of each role to the storage roles they
+// use; what every route shares is requests.
 type Server struct {
+	*requests
 	cfg     Config
-	now     func() time.Time
-	log     *slog.Logger
 	content Published
 	feed    *accessFeed
 	metrics *metrics
-	trends  trends
+
+	highlights *highlightRoutes
+	apps       *appRoutes
+	exchange   *exchangeRoutes
+	trends     *trends
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
-
-	users  tokenCache
-	grants sync.Map // user|app|permission → struct{} (grants are never withdrawn)
 
 	ln     net.Listener
 	srv    *fasthttp.Server
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+}
 
-	// ctx is what requests query the database and the store under: the
-	// server's run context, ended by Close, as fasthttp's RequestCtx is
-	// (its Done closes only at shutdown). The RequestCtx itself is not
-	// handed on as a context: being of its own type, every context or
-	// AfterFunc derived from it starts a goroutine to watch it (pgx does so
-	// for each statement), and fasthttp's Shutdown writes what its Done
-	// reads without synchronisation, which the race detector reports.
+// requests is what the routes of every role share: the context they query
+// under, the clock, the log failures go to, and the user bearer tokens.
+type requests struct {
+	// ctx is the server's run context, ended by Close, as fasthttp's
+	// RequestCtx is (its Done closes only at shutdown). The RequestCtx
+	// itself is not handed on as a context: being of its own type, every
+	// context or AfterFunc derived from it starts a goroutine to watch it
+	// (pgx does so for each statement), and fasthttp's Shutdown writes what
+	// its Done reads without synchronisation, which the race detector
+	// reports. Open sets it.
 	ctx context.Context
+	now func() time.Time
+	log *slog.Logger
+	// verifier verifies user bearer tokens; nil refuses every token.
+	verifier *jwt.Verifier
+	users    tokenCache
 }
 
 // New builds a Server; it does nothing until Open.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, now: cfg.Now, log: cfg.Log}
-	if s.now == nil {
-		s.now = time.Now
+	r := &requests{now: cfg.Now, log: cfg.Log, verifier: cfg.Users}
+	if r.now == nil {
+		r.now = time.Now
 	}
-	if s.log == nil {
-		s.log = slog.Default()
+	if r.log == nil {
+		r.log = slog.Default()
 	}
-	if s.cfg.CSRFKey == nil {
-		s.cfg.CSRFKey = make([]byte, 32)
-		rand.Read(s.cfg.CSRFKey)
+	if cfg.CSRFKey == nil {
+		cfg.CSRFKey = make([]byte, 32)
+		rand.Read(cfg.CSRFKey)
 	}
+	s := &Server{requests: r, cfg: cfg}
 	s.content = NewContent(cfg.Store)
 	s.feed = newAccessFeed(cfg.DB, s.content, s.log, s.now)
 	s.feed.longPoll = cfg.LongPoll
@@ -101,7 +114,10 @@ func New(cfg Config) *Server {
 		s.feed.longPoll = 20 * time.Second
 	}
 	s.metrics = newMetrics()
-	s.trends.window, s.trends.minApps = cfg.TrendingWindow, cfg.TrendingMinApps
+	s.highlights = &highlightRoutes{requests: r, store: cfg.DB, grants: &grantCheck{store: cfg.DB}, content: s.content}
+	s.apps = &appRoutes{requests: r, apps: cfg.DB, grants: cfg.DB, agreements: cfg.DB, content: s.content}
+	s.exchange = &exchangeRoutes{requests: r, apps: cfg.DB, store: cfg.DB, csrfKey: cfg.CSRFKey}
+	s.trends = &trends{requests: r, store: cfg.DB, window: cfg.TrendingWindow, minApps: cfg.TrendingMinApps}
 	if s.trends.window <= 0 {
 		s.trends.window = DefaultTrendingWindow
 	}
@@ -116,18 +132,19 @@ func New(cfg Config) *Server {
 // routes maps each path to its handlers by method. Paths with a variable
 // segment are matched in route.
 func (s *Server) routes() {
+	h, a, x, t := s.highlights, s.apps, s.exchange, s.trends
 	s.byPath = map[string]methods{
 		"/internal/access":          {"GET": s.feed.serveAccess},
-		"/internal/search-queries":  {"POST": s.postSearchQueries},
-		"/internal/search-trending": {"GET": s.getSearchTrending},
-		"/v1/highlights":            {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights)},
-		"/v1/licenses":              {"GET": s.app(s.getLicenses)},
-		"/data-exchange/token":      {"POST": s.app(s.postExchangeToken)},
-		"/data-exchange":            {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
+		"/internal/search-queries":  {"POST": t.postSearchQueries},
+		"/internal/search-trending": {"GET": t.getSearchTrending},
+		"/v1/highlights":            {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights)},
+		"/v1/licenses":              {"GET": s.app(a.getLicenses)},
+		"/data-exchange/token":      {"POST": s.app(x.postExchangeToken)},
+		"/data-exchange":            {"GET": s.app(x.getExchange), "POST": s.app(x.postExchange)},
 	}
-	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
-	s.appInfo = methods{"GET": s.app(s.getApp)}
-	s.permissions = methods{"GET": s.app(s.getPermissions)}
+	s.highlight = methods{"DELETE": s.app(h.deleteHighlights)}
+	s.appInfo = methods{"GET": s.app(a.getApp)}
+	s.permissions = methods{"GET": s.app(a.getPermissions)}
 }
 
 // methods are one path's handlers by HTTP method.
@@ -169,7 +186,7 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 // Handler is the service's HTTP handler: the edge token is checked before
 // anything else, then the route; an unknown path is 404 and a known one
 // with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
-// ServeMux answered. HEAD is served as GET; fasthttp drops the body.
+// ServeMux answers. HEAD is served as GET; fasthttp drops the body.
 //
 // /metrics needs no edge token: it is for the operator's scraper, on the
 // same private network as the rest of the service's port. Every other
@@ -293,15 +310,20 @@ func (s *Server) Close() error {
 	return err
 }
 
-// housekeep purges expired tokens and old idempotency records.
+// housekeep purges expired tokens, highlight outcomes older than a day
+// (a retry later than that is a new request) and old search counts.
 func (s *Server) housekeep(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
-		if err := s.cfg.DB.Purge(ctx, s.now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
-			s.log.Error("dynamic: purge", "err", err)
+		dayAgo := s.now().Add(-24 * time.Hour)
+		if err := s.exchange.store.PurgeExchangeTokens(ctx, dayAgo); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge data exchange tokens", "err", err)
 		}
-		if err := s.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
+		if err := s.highlights.store.PurgeHighlightRequests(ctx, dayAgo); err != nil && ctx.Err() == nil {
+			s.log.Error("dynamic: purge highlight requests", "err", err)
+		}
+		if err := s.trends.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge search queries", "err", err)
 		}
 		select {
@@ -341,7 +363,7 @@ func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
 // The token is copied out of fasthttp's buffers (string conversion): the
 // verified-token cache keeps it, and the buffers are reused by the next
 // request.
-func (s *Server) user(ctx *fasthttp.RequestCtx) (string, bool) {
+func (r *requests) user(ctx *fasthttp.RequestCtx) (string, bool) {
 	auth := string(ctx.Request.Header.Peek("Authorization"))
 	scheme, tok, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
@@ -349,7 +371,7 @@ func (s *Server) user(ctx *fasthttp.RequestCtx) (string, bool) {
 		message(ctx, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
 		return "", false
 	}
-	id, err := s.verifyUser(s.ctx, strings.TrimSpace(tok))
+	id, err := r.verifyUser(r.ctx, strings.TrimSpace(tok))
 	if err != nil {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
 		message(ctx, http.StatusUnauthorized, "The bearer token is not valid.")
@@ -358,16 +380,16 @@ func (s *Server) user(ctx *fasthttp.RequestCtx) (string, bool) {
 	return id, true
 }
 
-func (s *Server) verifyUser(ctx context.Context, tok string) (string, error) {
-	now := s.now()
-	if id, ok := s.users.get(tok, now); ok {
+func (r *requests) verifyUser(ctx context.Context, tok string) (string, error) {
+	now := r.now()
+	if id, ok := r.users.get(tok, now); ok {
 		return id, nil
 	}
-	if s.cfg.Users == nil {
+	if r.verifier == nil {
 		return "", errors.New("no user token verifier configured")
 	}
-	v := *s.cfg.Users
-	v.Now = s.now
+	v := *r.verifier
+	v.Now = r.now
 	c, err := v.Verify(ctx, tok)
 	if err != nil {
 		return "", err
@@ -376,7 +398,7 @@ func (s *Server) verifyUser(ctx context.Context, tok string) (string, error) {
 		return "", fmt.Errorf("%w: subject is not a user id", jwt.ErrInvalid)
 	}
 	id := strings.ToLower(c.Subject)
-	s.users.put(tok, id, c.ExpiresAt)
+	r.users.put(tok, id, c.ExpiresAt)
 	return id, nil
 }
 
@@ -413,16 +435,22 @@ func (c *tokenCache) put(tok, id string, exp time.Time) {
 	c.m[tok] = cachedUser{id, exp}
 }
 
-// hasGrant checks a user's grant, remembering positive answers: a grant is
-// never withdrawn, so a cached yes cannot go stale.
-func (s *Server) hasGrant(ctx context.Context, user, app, perm string) (bool, error) {
+// grantCheck answers whether a user granted an app a permission,
+// remembering yeses: a grant is never withdrawn, so a cached yes cannot go
+// stale.
+type grantCheck struct {
+	store   GrantStore
+	granted sync.Map // user|app|permission → struct{}
+}
+
+func (g *grantCheck) has(ctx context.Context, user, app, perm string) (bool, error) {
 	k := user + "|" + app + "|" + perm
-	if _, ok := s.grants.Load(k); ok {
+	if _, ok := g.granted.Load(k); ok {
 		return true, nil
 	}
-	ok, err := s.cfg.DB.HasGrant(ctx, user, app, perm)
+	ok, err := g.store.HasGrant(ctx, user, app, perm)
 	if ok {
-		s.grants.Store(k, struct{}{})
+		g.granted.Store(k, struct{}{})
 	}
 	return ok, err
 }

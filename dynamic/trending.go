@@ -44,8 +44,11 @@ type SearchCount struct {
 	Apps     [][]byte
 }
 
-// trends is the trending state of a Server.
+// trends serves /internal/search-queries and /internal/search-trending
+// from the search counts, and keeps the last trending snapshot.
 type trends struct {
+	*requests
+	store   SearchStore
 	window  time.Duration
 	minApps int
 
@@ -57,7 +60,7 @@ type trends struct {
 // postSearchQueries answers POST /internal/search-queries: a trending.Batch,
 // checked whole (422 names the first bad entry), stored in one
 // transaction, 204.
-func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
+func (tr *trends) postSearchQueries(ctx *fasthttp.RequestCtx) {
 	var b trending.Batch
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	dec.DisallowUnknownFields()
@@ -88,10 +91,10 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		noContent(ctx, http.StatusNoContent)
 		return
 	}
-	now := s.now()
-	salt, err := s.cfg.DB.SearchSalt(s.ctx, now)
+	now := tr.now()
+	salt, err := tr.store.SearchSalt(tr.ctx, now)
 	if err != nil {
-		s.fail(ctx, err)
+		tr.fail(ctx, err)
 		return
 	}
 	qs := make([]SearchCount, 0, len(merged))
@@ -113,8 +116,8 @@ func (s *Server) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		}
 		return qs[i].Phrase < qs[j].Phrase
 	})
-	if err := s.cfg.DB.AddSearchQueries(s.ctx, now, qs); err != nil {
-		s.fail(ctx, err)
+	if err := tr.store.AddSearchQueries(tr.ctx, now, qs); err != nil {
+		tr.fail(ctx, err)
 		return
 	}
 	noContent(ctx, http.StatusNoContent)
@@ -154,24 +157,23 @@ func checkCount(i int, q *trending.Count) *detail {
 
 // getSearchTrending answers GET /internal/search-trending with a
 // trending.Snapshot, computed at most every trendingFresh.
-func (s *Server) getSearchTrending(ctx *fasthttp.RequestCtx) {
-	body, err := s.trendingSnapshot(s.ctx)
+func (tr *trends) getSearchTrending(ctx *fasthttp.RequestCtx) {
+	body, err := tr.trendingSnapshot(tr.ctx)
 	if err != nil {
-		s.fail(ctx, err)
+		tr.fail(ctx, err)
 		return
 	}
 	writeBody(ctx, http.StatusOK, body)
 }
 
-func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
-	t := &s.trends
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := s.now()
-	if t.body != nil && now.Sub(t.built) < trendingFresh && !now.Before(t.built) {
-		return t.body, nil
+func (tr *trends) trendingSnapshot(ctx context.Context) ([]byte, error) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	now := tr.now()
+	if tr.body != nil && now.Sub(tr.built) < trendingFresh && !now.Before(tr.built) {
+		return tr.body, nil
 	}
-	langs, err := s.cfg.DB.Trending(ctx, now.Add(-t.window), t.minApps, trendingLimit)
+	langs, err := tr.store.Trending(ctx, now.Add(-tr.window), tr.minApps, trendingLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -179,12 +181,12 @@ func (s *Server) trendingSnapshot(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.body, t.built = b, now
+	tr.body, tr.built = b, now
 	return b, nil
 }
 
 // purgeSearchQueries deletes what the window no longer covers, and past days' salts.
-func (s *Server) purgeSearchQueries(ctx context.Context) error {
-	now := s.now()
-	return s.cfg.DB.PurgeSearchQueries(ctx, now.Add(-s.trends.window), now)
+func (tr *trends) purgeSearchQueries(ctx context.Context) error {
+	now := tr.now()
+	return tr.store.PurgeSearchQueries(ctx, now.Add(-tr.window), now)
 }

@@ -8,5 +8,5 @@ BENCH_DYNAMIC_CONCURRENCY ?= 64
 .PHONY: bench-dynamic
 bench-dynamic:
 	@url=$$(scripts/db.sh) && \
-	$(GO) run ./dynamic/internal/bench -database-url "$$url" \
+	$(GO) run ./tools/bench-dynamic -database-url "$$url" \
 		-duration $(BENCH_DYNAMIC_DURATION) -concurrency $(BENCH_DYNAMIC_CONCURRENCY)

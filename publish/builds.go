@@ -69,7 +69,7 @@ func manifests(ctx context.Context, s Store) (map[string]*Manifest, string, erro
 		if !ok || strings.Contains(id, "/") {
 			continue
 		}
-		m, err := LoadManifest(ctx, s, id)
+		m, err := loadManifest(ctx, s, id)
 		if err != nil {
 			return nil, "", fmt.Errorf("builds: %w", err)
 		}
@@ -108,7 +108,7 @@ func Rollback(ctx context.Context, s Store, build string) (string, error) {
 		}
 		build = bs[cur+1].ID
 	}
-	m, err := LoadManifest(ctx, s, build)
+	m, err := loadManifest(ctx, s, build)
 	if IsNotExist(err) || errors.Is(err, ErrBadKey) {
 		return "", fmt.Errorf("rollback: the store holds no build %q (publish builds lists those it holds)", build)
 	}

@@ -200,7 +200,7 @@ func whole(dir string, want ...string) error {
 	if !slices.Contains(want, cur) {
 		return fmt.Errorf("CURRENT names %q, none of %q", cur, want)
 	}
-	m, err := publish.LoadManifest(ctx, s, cur)
+	m, _, err := publish.LoadCurrent(ctx, s)
 	if err != nil {
 		return fmt.Errorf("build %s: %v", cur, err)
 	}

@@ -70,6 +70,6 @@ func BenchmarkEncodePassage(b *testing.B) {
 	e := publish.NewEncoder()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		e.Encode(body)
+		publish.Encode(e, body)
 	}
 }

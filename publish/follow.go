@@ -54,7 +54,7 @@ func (f *Follower) Check(ctx context.Context) (b *Followed, changed bool, err er
 	if cur := f.cur.Load(); cur != nil && cur.ID == id {
 		return cur, false, nil
 	}
-	m, err := LoadManifest(ctx, f.Store, id)
+	m, err := loadManifest(ctx, f.Store, id)
 	if err != nil {
 		return f.cur.Load(), false, err
 	}

@@ -127,8 +127,8 @@ func (m *Manifest) BuildID() string {
 // ManifestKey is the object key of a build's manifest.
 func ManifestKey(build string) string { return "builds/" + build + ".json" }
 
-// LoadManifest reads a build's manifest.
-func LoadManifest(ctx context.Context, s Store, build string) (*Manifest, error) {
+// loadManifest reads a build's manifest.
+func loadManifest(ctx context.Context, s Store, build string) (*Manifest, error) {
 	b, err := s.Get(ctx, ManifestKey(build))
 	if err != nil {
 		return nil, fmt.Errorf("load build %s: %w", build, err)
@@ -146,7 +146,7 @@ func LoadCurrent(ctx context.Context, s Store) (*Manifest, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := LoadManifest(ctx, s, id)
+	m, err := loadManifest(ctx, s, id)
 	return m, id, err
 }
 
@@ -167,11 +167,11 @@ func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	n, err := PackHeaderLen(b)
+	n, err := packHeaderLen(b)
 	if err != nil {
 		return nil, err
 	}
-	end := min(int64(PackHeaderPrefix)+n, ref.Size)
+	end := min(int64(packHeaderPrefix)+n, ref.Size)
 	if got := int64(len(b)); end > got {
 		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
 		if err != nil {
@@ -179,5 +179,5 @@ func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pa
 		}
 		b = append(b[:got:got], rest...)
 	}
-	return DecodePackHeaderOf(b, ref.Size)
+	return decodePackHeaderOf(b, ref.Size)
 }

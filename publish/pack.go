@@ -25,8 +25,8 @@ import (
 // with another.
 const packMagic = "BPK1"
 
-// PackHeaderPrefix is how many bytes precede the JSON header.
-const PackHeaderPrefix = len(packMagic) + 4
+// packHeaderPrefix is how many bytes precede the JSON header.
+const packHeaderPrefix = len(packMagic) + 4
 
 // Encodings a representation can be stored in, as Content-Encoding spells
 // them; "" is identity.
@@ -40,8 +40,8 @@ const (
 //
 // A pack holds no Cache-Control: whether an answer may sit in a shared
 // cache depends on the Bible's licence, which changes without the text
-// changing, so the edge decides it when it serves (docs/edge.md). Packs of
-// earlier builds carry a "c" field; it is ignored.
+// changing, so the edge decides it when it serves (docs/edge.md). A "c"
+// field in a stored header is ignored, as every unknown field is.
 type Entry struct {
 	Name string `json:"n"`
 	Type string `json:"t"` // Content-Type
@@ -128,14 +128,14 @@ func (p *Pack) BodyOffset() int64 { return p.bodyOff }
 
 // DecodePack decodes a whole pack object.
 func DecodePack(data []byte) (*Pack, error) {
-	n, err := PackHeaderLen(data)
+	n, err := packHeaderLen(data)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) < int64(PackHeaderPrefix)+n {
+	if int64(len(data)) < int64(packHeaderPrefix)+n {
 		return nil, errors.New("publish: pack header truncated")
 	}
-	p, err := DecodePackHeader(data[PackHeaderPrefix : int64(PackHeaderPrefix)+n])
+	p, err := decodePackHeader(data[packHeaderPrefix : int64(packHeaderPrefix)+n])
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +146,19 @@ func DecodePack(data []byte) (*Pack, error) {
 	return p, nil
 }
 
-// DecodePackHeaderOf decodes the header of a pack of size bytes from its
-// first bytes (prefix and header, at least PackHeaderPrefix+n where n is
-// PackHeaderLen), checking that every entry lies within the pack.
-func DecodePackHeaderOf(head []byte, size int64) (*Pack, error) {
-	n, err := PackHeaderLen(head)
+// decodePackHeaderOf decodes the header of a pack of size bytes from its
+// first bytes (prefix and header, at least packHeaderPrefix+n where n is
+// packHeaderLen), checking that every entry lies within the pack.
+func decodePackHeaderOf(head []byte, size int64) (*Pack, error) {
+	n, err := packHeaderLen(head)
 	if err != nil {
 		return nil, err
 	}
-	end := int64(PackHeaderPrefix) + n
+	end := int64(packHeaderPrefix) + n
 	if end > size || end > int64(len(head)) {
 		return nil, fmt.Errorf("publish: pack header of %d bytes in %d read of a pack of %d", n, len(head), size)
 	}
-	p, err := DecodePackHeader(head[PackHeaderPrefix:end])
+	p, err := decodePackHeader(head[packHeaderPrefix:end])
 	if err != nil {
 		return nil, err
 	}
@@ -184,19 +184,19 @@ func WithBodies(e *Entry, bodies []byte, offs []int64) (*Pack, error) {
 	return p, nil
 }
 
-// PackHeaderLen reads the header length from the first PackHeaderPrefix
+// packHeaderLen reads the header length from the first packHeaderPrefix
 // bytes of a pack.
-func PackHeaderLen(prefix []byte) (int64, error) {
-	if len(prefix) < PackHeaderPrefix || string(prefix[:len(packMagic)]) != packMagic {
+func packHeaderLen(prefix []byte) (int64, error) {
+	if len(prefix) < packHeaderPrefix || string(prefix[:len(packMagic)]) != packMagic {
 		return 0, errors.New("publish: not a pack")
 	}
-	return int64(binary.LittleEndian.Uint32(prefix[len(packMagic):PackHeaderPrefix])), nil
+	return int64(binary.LittleEndian.Uint32(prefix[len(packMagic):packHeaderPrefix])), nil
 }
 
-// DecodePackHeader decodes the JSON header alone (for ranged reads: the
+// decodePackHeader decodes the JSON header alone (for ranged reads: the
 // bodies are then fetched one by one at BodyOffset()+Off).
-func DecodePackHeader(h []byte) (*Pack, error) {
-	p := &Pack{bodyOff: int64(PackHeaderPrefix + len(h))}
+func decodePackHeader(h []byte) (*Pack, error) {
+	p := &Pack{bodyOff: int64(packHeaderPrefix + len(h))}
 	if err := json.Unmarshal(h, &p.Entries); err != nil {
 		return nil, fmt.Errorf("publish: pack header: %w", err)
 	}
@@ -296,7 +296,7 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	var bodies [][]byte // in order, each stored once
 	var size int64
 	seen := make(map[[32]byte]Rep)
-	encoded := make(map[[32]byte][]Compressed)
+	encoded := make(map[[32]byte][]compressed)
 	put := func(encoding, etag string, data []byte) Rep {
 		sum := sha256.Sum256(data)
 		if r, ok := seen[sum]; ok {
@@ -317,7 +317,7 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 		if !p.raw {
 			cs, ok := encoded[sum]
 			if !ok {
-				cs = enc.Encode(p.body)
+				cs = enc.encode(p.body)
 				encoded[sum] = cs
 			}
 			for _, c := range cs {
@@ -330,7 +330,7 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	if err != nil {
 		panic(err) // entries are plain strings and numbers
 	}
-	out := make([]byte, 0, int64(PackHeaderPrefix+len(h))+size)
+	out := make([]byte, 0, int64(packHeaderPrefix+len(h))+size)
 	out = append(out, packMagic...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
 	out = append(out, h...)
@@ -340,8 +340,8 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	return out
 }
 
-// Compressed is one encoded form of a body.
-type Compressed struct {
+// compressed is one encoded form of a body.
+type compressed struct {
 	Encoding string
 	Data     []byte
 }
@@ -364,7 +364,7 @@ func ETag(sum *[32]byte, encoding string) string {
 	return string(append(t, '"'))
 }
 
-// MaxETag is the longest entity tag a pack may hold (DecodePackHeader
+// MaxETag is the longest entity tag a pack may hold (decodePackHeader
 // refuses a longer one): the edge keeps each tag inline with its body's
 // other serving data, so that an answer touches one cache line for both.
 const MaxETag = 31
@@ -374,14 +374,14 @@ const MaxETag = 31
 // within a pack), so a build of any size holds only the packs in progress.
 // It is safe for concurrent use.
 type Encoder struct {
-	BrotliLevel, GzipLevel int
+	brotliLevel, gzipLevel int
 	brPool                 [25]sync.Pool // by window size
 	gzPool                 sync.Pool
 }
 
 // NewEncoder returns an Encoder with the levels the build uses.
 func NewEncoder() *Encoder {
-	return &Encoder{BrotliLevel: 5, GzipLevel: 6}
+	return &Encoder{brotliLevel: 5, gzipLevel: 6}
 }
 
 // minBrotliWindow is the smallest log2 window brotli allows. A window no
@@ -393,8 +393,8 @@ func NewEncoder() *Encoder {
 const minBrotliWindow = 10
 
 // Encode returns the encodings worth storing: those smaller than body.
-func (e *Encoder) Encode(body []byte) []Compressed {
-	var c []Compressed
+func (e *Encoder) encode(body []byte) []compressed {
+	var c []compressed
 	var br, gz bytes.Buffer
 	lgwin := minBrotliWindow
 	for lgwin < 24 && 1<<lgwin < len(body) {
@@ -404,7 +404,7 @@ func (e *Encoder) Encode(body []byte) []Compressed {
 	if ok {
 		bw.Reset(&br)
 	} else {
-		bw = brotli.NewWriterOptions(&br, brotli.WriterOptions{Quality: e.BrotliLevel, LGWin: lgwin})
+		bw = brotli.NewWriterOptions(&br, brotli.WriterOptions{Quality: e.brotliLevel, LGWin: lgwin})
 	}
 	bw.Write(body)
 	bw.Close()
@@ -413,12 +413,12 @@ func (e *Encoder) Encode(body []byte) []Compressed {
 	if ok {
 		gw.Reset(&gz)
 	} else {
-		gw, _ = gzip.NewWriterLevel(&gz, e.GzipLevel)
+		gw, _ = gzip.NewWriterLevel(&gz, e.gzipLevel)
 	}
 	gw.Write(body)
 	gw.Close()
 	e.gzPool.Put(gw)
-	for _, x := range []Compressed{{Brotli, br.Bytes()}, {Gzip, gz.Bytes()}} {
+	for _, x := range []compressed{{Brotli, br.Bytes()}, {Gzip, gz.Bytes()}} {
 		if len(x.Data) < len(body) {
 			c = append(c, x)
 		}

@@ -31,14 +31,14 @@ func TestPackReader(t *testing.T) {
 
 	// The header alone, then one entry's codings read into a buffer of
 	// their own, read like the whole pack.
-	h, err := DecodePackHeaderOf(data, int64(len(data)))
+	h, err := decodePackHeaderOf(data, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DecodePackHeaderOf(data[:PackHeaderPrefix+2], int64(len(data))); err == nil {
+	if _, err := decodePackHeaderOf(data[:packHeaderPrefix+2], int64(len(data))); err == nil {
 		t.Fatal("truncated header accepted")
 	}
-	if _, err := DecodePackHeaderOf(data, h.BodyOffset()+1); err == nil {
+	if _, err := decodePackHeaderOf(data, h.BodyOffset()+1); err == nil {
 		t.Fatal("entries past the pack's end accepted")
 	}
 	e := h.Entry("book")
@@ -82,7 +82,7 @@ func TestLoadPackHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, probe := range []int64{int64(PackHeaderPrefix), 64 << 10} {
+	for _, probe := range []int64{int64(packHeaderPrefix), 64 << 10} {
 		h, err := LoadPackHeader(ctx, s, ref, probe)
 		if err != nil {
 			t.Fatalf("probe %d: %v", probe, err)
@@ -91,7 +91,7 @@ func TestLoadPackHeader(t *testing.T) {
 			t.Errorf("probe %d: header %+v at %d, want %+v at %d", probe, h.Entries, h.BodyOffset(), whole.Entries, whole.BodyOffset())
 		}
 	}
-	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(PackHeaderPrefix) + 2}, 64<<10); err == nil {
+	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10); err == nil {
 		t.Error("a header past the pack's size accepted")
 	}
 }
@@ -103,7 +103,7 @@ func TestPackHeaderChecks(t *testing.T) {
 		`[{"n":"a","t":"x","r":[]},{"n":"a","t":"x","r":[]}]`,
 		`[{"n":"a","t":"x","r":[{"o":0,"l":0,"g":"\"` + strings.Repeat("0", MaxETag-1) + `\""}]}]`,
 	} {
-		if _, err := DecodePackHeader([]byte(bad)); err == nil {
+		if _, err := decodePackHeader([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}

@@ -20,12 +20,6 @@ import (
 // previous build current, and a rerun finds the objects that did land
 // (they are content-addressed) and uploads only the rest.
 
-// Object is one object to publish.
-type Object struct {
-	Key  string
-	Data []byte
-}
-
 // SyncOptions tune uploads. Zero values take the defaults.
 type SyncOptions struct {
 	Parallel   int           // uploads in flight; default 16

@@ -42,18 +42,24 @@ func contentKey(data []byte) string {
 	return "packs/" + hex.EncodeToString(sum[:20])
 }
 
-func objects(n int, tag string) []publish.Object {
-	var objs []publish.Object
+// object is one object to publish: its key and its data.
+type object struct {
+	Key  string
+	Data []byte
+}
+
+func objects(n int, tag string) []object {
+	var objs []object
 	for i := 0; i < n; i++ {
 		data := []byte(fmt.Sprintf("%s object %d", tag, i))
-		objs = append(objs, publish.Object{Key: contentKey(data), Data: data})
+		objs = append(objs, object{Key: contentKey(data), Data: data})
 	}
 	return objs
 }
 
 // upload queues objs on an Uploader, as a build does, stopping at the
 // first Put that fails, and waits for them.
-func upload(ctx context.Context, s publish.Store, objs []publish.Object, opt publish.SyncOptions) (publish.SyncReport, error) {
+func upload(ctx context.Context, s publish.Store, objs []object, opt publish.SyncOptions) (publish.SyncReport, error) {
 	u := publish.NewUploader(ctx, s, opt)
 	for _, o := range objs {
 		if err := u.Put(ctx, o.Key, o.Data); err != nil {

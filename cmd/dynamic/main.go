@@ -10,13 +10,17 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/bibleplatform/platform/cmd/internal/command"
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/dynamic/postgres"
+	"github.com/bibleplatform/platform/trending"
 )
 
 type cli struct {
@@ -44,13 +48,18 @@ type serveCmd struct {
 	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
 	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
 
-	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"168h" env:"TRENDING_WINDOW"`
-	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most 16)." default:"3" env:"TRENDING_MIN_APPS"`
+	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"${trending_window}" env:"TRENDING_WINDOW"`
+	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most ${trending_max_apps})." default:"${trending_min_apps}" env:"TRENDING_MIN_APPS"`
 }
 
 func main() {
 	var c cli
-	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c)
+	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c,
+		kong.Vars{ // the defaults dynamic.New applies, so that they are written once
+			"trending_window":   dynamic.DefaultTrendingWindow.String(),
+			"trending_min_apps": strconv.Itoa(dynamic.DefaultTrendingMinApps),
+			"trending_max_apps": strconv.Itoa(trending.MaxApps),
+		})
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {

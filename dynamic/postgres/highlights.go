@@ -104,25 +104,26 @@ func prefixRange(ids []string) (lo, hi string, ok bool) {
 
 // CreateHighlights records the request id first: a concurrent retry with the
 // same id waits on that row's unique index until this transaction ends, and
-// then finds the stored answer (or, when the id came with a different
-// highlight, ErrRequestReused; rows written before fingerprints existed
-// replay as before). The upsert touches only verses whose colour
-// differs, so its row count is the number created or recoloured. Verses are
-// written in the caller's (index) order, so two overlapping ranges lock
-// rows in the same order and cannot deadlock each other.
-func (db *DB) CreateHighlights(ctx context.Context, req dynamic.HighlightRequest, answer func(changed int) dynamic.Answer) (dynamic.Answer, error) {
-	var out dynamic.Answer
+// then finds the stored outcome (or, when the id came with a different
+// highlight, ErrRequestReused; a row without a fingerprint, written before
+// migration 0004, matches any request). The upsert touches only verses
+// whose colour differs, so its row count says whether any verse was
+// created or recoloured. Verses are written in the caller's (index) order,
+// so two overlapping ranges lock rows in the same order and cannot
+// deadlock each other.
+func (db *DB) CreateHighlights(ctx context.Context, req dynamic.HighlightRequest) (dynamic.HighlightOutcome, error) {
+	var out dynamic.HighlightOutcome
 	err := db.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		fp := req.Fingerprint()
-		tag, err := tx.Exec(ctx, `INSERT INTO highlight_requests (user_id, request_id, status, body, fingerprint)
-			VALUES ($1::uuid, $2::uuid, 0, '', $3) ON CONFLICT DO NOTHING`, req.UserID, req.RequestID, fp)
+		tag, err := tx.Exec(ctx, `INSERT INTO highlight_requests (user_id, request_id, changed, fingerprint)
+			VALUES ($1::uuid, $2::uuid, false, $3) ON CONFLICT DO NOTHING`, req.UserID, req.RequestID, fp)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
 			var seen []byte
-			err := tx.QueryRow(ctx, `SELECT status, body, fingerprint FROM highlight_requests
-				WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID).Scan(&out.Status, &out.Body, &seen)
+			err := tx.QueryRow(ctx, `SELECT changed, fingerprint FROM highlight_requests
+				WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID).Scan(&out.Changed, &seen)
 			if err == nil && seen != nil && !bytes.Equal(seen, fp) {
 				err = dynamic.ErrRequestReused
 			}
@@ -135,9 +136,12 @@ func (db *DB) CreateHighlights(ctx context.Context, req dynamic.HighlightRequest
 		if err != nil {
 			return err
 		}
-		out = answer(int(tag.RowsAffected()))
-		_, err = tx.Exec(ctx, `UPDATE highlight_requests SET status = $3, body = $4
-			WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID, out.Status, out.Body)
+		out = dynamic.HighlightOutcome{Changed: tag.RowsAffected() > 0}
+		if !out.Changed {
+			return nil // the row already says so
+		}
+		_, err = tx.Exec(ctx, `UPDATE highlight_requests SET changed = true
+			WHERE user_id = $1::uuid AND request_id = $2::uuid`, req.UserID, req.RequestID)
 		return err
 	})
 	return out, translate(err, "create highlights")
@@ -207,10 +211,12 @@ func (db *DB) ConsumeExchangeToken(ctx context.Context, hash []byte, now time.Ti
 	return t, nil
 }
 
-func (db *DB) Purge(ctx context.Context, before time.Time) error {
-	if _, err := db.pool.Exec(ctx, `DELETE FROM data_exchange_tokens WHERE expires_at < $1`, before); err != nil {
-		return translate(err, "purge tokens")
-	}
+func (db *DB) PurgeExchangeTokens(ctx context.Context, before time.Time) error {
+	_, err := db.pool.Exec(ctx, `DELETE FROM data_exchange_tokens WHERE expires_at < $1`, before)
+	return translate(err, "purge data exchange tokens")
+}
+
+func (db *DB) PurgeHighlightRequests(ctx context.Context, before time.Time) error {
 	_, err := db.pool.Exec(ctx, `DELETE FROM highlight_requests WHERE created_at < $1`, before)
 	return translate(err, "purge highlight requests")
 }

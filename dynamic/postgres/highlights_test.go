@@ -34,7 +34,7 @@ func TestHighlightsExactVersesInOrder(t *testing.T) {
 	}
 	for i, s := range seed {
 		req := dynamic.HighlightRequest{UserID: s.user, RequestID: uuidN(i + 1), BibleID: s.bible, Verses: s.verses, Color: "aabbcc"}
-		if _, err := db.CreateHighlights(ctx, req, func(int) dynamic.Answer { return dynamic.Answer{Status: 201, Body: []byte("created")} }); err != nil {
+		if _, err := db.CreateHighlights(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestReadsBatched(t *testing.T) {
 		users[i] = fmt.Sprintf("9d3e2b1a-0000-4000-8000-%012d", i)
 		req := dynamic.HighlightRequest{UserID: users[i], RequestID: uuidN(i + 1), BibleID: 9001,
 			Verses: []string{fmt.Sprintf("JHN.3.%d", i%25+1)}, Color: fmt.Sprintf("%06x", i)}
-		if _, err := db.CreateHighlights(ctx, req, func(int) dynamic.Answer { return dynamic.Answer{Status: 201, Body: []byte("created")} }); err != nil {
+		if _, err := db.CreateHighlights(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestReadsSeeWrites(t *testing.T) {
 				v := fmt.Sprintf("JHN.3.%d", i+1)
 				req := dynamic.HighlightRequest{UserID: u, RequestID: uuidN(w*100 + i + 1), BibleID: 9001,
 					Verses: []string{v}, Color: "abcdef"}
-				if _, err := db.CreateHighlights(ctx, req, func(int) dynamic.Answer { return dynamic.Answer{Status: 201, Body: []byte("created")} }); err != nil {
+				if _, err := db.CreateHighlights(ctx, req); err != nil {
 					t.Error(err)
 					return
 				}

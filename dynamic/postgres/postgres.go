@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -65,7 +66,10 @@ func (db *DB) Close() { db.pool.Close() }
 // Migrate applies the embedded migrations not applied yet, each in its own
 // transaction, under an advisory lock so that instances starting together
 // do not race.
-func (db *DB) Migrate(ctx context.Context) error {
+func (db *DB) Migrate(ctx context.Context) error { return db.migrate(ctx, math.MaxInt) }
+
+// migrate applies the migrations not applied yet up to version last.
+func (db *DB) migrate(ctx context.Context, last int) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
@@ -91,6 +95,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 		version, err := strconv.Atoi(num)
 		if !ok || err != nil {
 			return fmt.Errorf("migrate: %s: name must start with a number and '_'", base)
+		}
+		if version > last {
+			break
 		}
 		var done bool
 		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM schema_migrations WHERE version = $1)`, version).Scan(&done); err != nil {

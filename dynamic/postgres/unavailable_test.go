@@ -99,7 +99,7 @@ func TestUnavailableTranslated(t *testing.T) {
 	}
 	write := db.CreateHighlights
 	if _, err := write(ctx, dynamic.HighlightRequest{UserID: user, RequestID: "00000000-0000-4000-8000-000000000001",
-		BibleID: 9001, Verses: []string{"JHN.3.16"}, Color: "aabbcc"}, func(int) dynamic.Answer { return dynamic.Answer{} }); !errors.Is(err, dynamic.ErrUnavailable) {
+		BibleID: 9001, Verses: []string{"JHN.3.16"}, Color: "aabbcc"}); !errors.Is(err, dynamic.ErrUnavailable) {
 		t.Errorf("write with the server gone: %v, want ErrUnavailable", err)
 	}
 	p.cut(false)

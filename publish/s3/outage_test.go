@@ -25,11 +25,15 @@ func TestPublishSurvivesOutage(t *testing.T) {
 	if err := s.SetCurrent(ctx, "previous"); err != nil {
 		t.Fatal(err)
 	}
-	var objs []publish.Object
+	type object struct {
+		Key  string
+		Data []byte
+	}
+	var objs []object
 	for i := 0; i < 300; i++ {
 		data := bytes.Repeat([]byte(fmt.Sprintf("object %d;", i)), 2000)
 		sum := sha256.Sum256(data)
-		objs = append(objs, publish.Object{Key: "packs/" + hex.EncodeToString(sum[:20]), Data: data})
+		objs = append(objs, object{Key: "packs/" + hex.EncodeToString(sum[:20]), Data: data})
 	}
 
 	w := s3test.NewStopAfter(s, 40, func() { srv.Stop(t) })

@@ -39,16 +39,16 @@ type Config struct {
 	// most self-hosted S3 services need when they have no wildcard DNS.
 	// minio-go already picks path style for IP endpoints and non-AWS hosts.
 	PathStyle bool
-	// Retries is how many times minio-go tries a request; 0 means
-	// DefaultRetries. Kept low because callers that want persistence (the
+	// Retries is how many times minio-go tries a request; 0 means 3
+	// (defaultRetries). Kept low because callers that want persistence (the
 	// uploader) retry with their own backoff, and the edge would rather
 	// serve from its cache than wait out ten attempts against a store that
 	// is down.
 	Retries int
 }
 
-// DefaultRetries is Config.Retries when it is zero.
-const DefaultRetries = 3
+// defaultRetries is Config.Retries when it is zero.
+const defaultRetries = 3
 
 // ParseURL parses s3://bucket[/prefix][?endpoint=host:port&secure=false&
 // region=…&lookup=path&retries=N].
@@ -140,12 +140,12 @@ func (c Config) String() string {
 	return u.String()
 }
 
-// Credentials is the chain the store signs with, first that has a key
+// credentialChain is the chain the store signs with, first that has a key
 // wins: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN),
 // MINIO_ROOT_USER / MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY /
 // MINIO_SECRET_KEY), the shared AWS credentials file, then an EC2/ECS
 // instance role.
-func Credentials() *credentials.Credentials {
+func credentialChain() *credentials.Credentials {
 	return credentials.NewChainCredentials([]credentials.Provider{
 		&credentials.EnvAWS{},
 		&credentials.EnvMinio{},
@@ -170,10 +170,10 @@ func New(cfg Config, creds *credentials.Credentials) (*Store, error) {
 		cfg.Endpoint = "s3.amazonaws.com"
 	}
 	if cfg.Retries == 0 {
-		cfg.Retries = DefaultRetries
+		cfg.Retries = defaultRetries
 	}
 	if creds == nil {
-		creds = Credentials()
+		creds = credentialChain()
 	}
 	opts := &minio.Options{
 		Creds:      creds,
@@ -195,8 +195,9 @@ func New(cfg Config, creds *credentials.Credentials) (*Store, error) {
 	return s, nil
 }
 
-// NewURL parses an s3:// URL and returns a store signing with
-// Credentials(), without contacting the service (see New).
+// NewURL parses an s3:// URL and returns a store signing with the
+// environment's credentials (as New with nil), without contacting the
+// service.
 func NewURL(rawURL string) (*Store, error) {
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
@@ -205,20 +206,8 @@ func NewURL(rawURL string) (*Store, error) {
 	return New(cfg, nil)
 }
 
-// Open parses an s3:// URL, connects with Credentials() and makes sure the
-// bucket exists, creating it if needed (as OpenDir creates its directory).
-func Open(ctx context.Context, rawURL string) (*Store, error) {
-	s, err := NewURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.EnsureBucket(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// EnsureBucket creates the bucket if it does not exist.
+// EnsureBucket creates the bucket if it does not exist (as OpenDir creates
+// its directory).
 func (s *Store) EnsureBucket(ctx context.Context) error {
 	ok, err := s.c.BucketExists(ctx, s.cfg.Bucket)
 	if err != nil {

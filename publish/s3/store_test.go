@@ -150,15 +150,16 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestOpenCreatesBucket checks Open against the environment's credential
-// chain, as the publish and edge binaries use it.
-func TestOpenCreatesBucket(t *testing.T) {
+// TestEnsureBucketCreatesBucket checks NewURL and EnsureBucket against the
+// environment's credential chain, as the publish and edge binaries use
+// them.
+func TestEnsureBucketCreatesBucket(t *testing.T) {
 	srv := s3test.Shared(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	ctx := context.Background()
 	bucket := srv.NewBucket(t) + "-open" // NewBucket's cleanup does not cover it
-	s, err := s3store.Open(ctx, srv.URL(bucket, "p"))
+	s, err := open(ctx, srv.URL(bucket, "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,13 +174,22 @@ func TestOpenCreatesBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Opening again finds the bucket and the pointer.
-	s2, err := s3store.Open(ctx, srv.URL(bucket, "p"))
+	s2, err := open(ctx, srv.URL(bucket, "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s2.Current(ctx); err != nil || got != "b1" {
 		t.Errorf("Current = %q, %v; want b1", got, err)
 	}
+}
+
+// open is what the binaries do with an s3:// URL (cmd/internal/storeurl).
+func open(ctx context.Context, rawURL string) (*s3store.Store, error) {
+	s, err := s3store.NewURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.EnsureBucket(ctx)
 }
 
 // TestGetRangePastTheEnd: S3 answers a range that runs past the end with

@@ -1,11 +1,11 @@
-// Command bench measures highlight writes and reads through the edge (edge
-// and dynamic in process, PostgreSQL from scripts/db.sh) next to pgbench
-// (TPC-B-like) and pgbench -S on the same server in the same run, and
-// prints the ratios. It also measures a read one hop at a time (dynamic's
-// query alone, dynamic over HTTP, then through the edge) and the CPU each
-// costs in this process and in PostgreSQL, so that each hop's share of a
-// read is known. `make bench-dynamic` runs it; docs/dynamic.md explains the
-// method and the figures.
+// Command bench-dynamic measures highlight writes and reads through the
+// edge (edge and dynamic in process, PostgreSQL from scripts/db.sh) next to
+// pgbench (TPC-B-like) and pgbench -S on the same server in the same run,
+// and prints the ratios. It also measures a read one hop at a time
+// (dynamic's query alone, dynamic over HTTP, then through the edge) and the
+// CPU each costs in this process and in PostgreSQL, so that each hop's
+// share of a read is known. `make bench-dynamic` runs it; docs/dynamic.md
+// explains the method and the figures.
 package main
 
 import (
