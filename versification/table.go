@@ -22,6 +22,9 @@ import (
 // ParseVRS would have, so that both read a mapping line alike.
 const magic = "VRS1"
 
+// ContentType names the compiled form where it is stored.
+const ContentType = "application/vnd.bibleplatform.versification"
+
 // Encode compiles s.
 func Encode(s *Scheme) []byte {
 	b := []byte(magic)
