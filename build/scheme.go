@@ -1,8 +1,12 @@
 package build
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
+	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/versification"
 )
 
@@ -40,4 +44,56 @@ func settleScheme(dir string, meta *BibleMeta, opt ImportOptions, extra map[stri
 		meta.Versification = versification.Default
 	}
 	return extra, nil
+}
+
+// schemeFit warns when a Bible's chapters hold more verses than its
+// versification gives them: a sign that bible.json names the wrong scheme
+// (the UHB's \v numbers are English; its \va ones Hebrew), under which
+// those verses would map to the wrong text. It names the standard scheme
+// that fits best when that one fits better. Fewer verses than the scheme
+// are common (verses a translation omits) and not reported.
+func schemeFit(meta *BibleMeta, s *versification.Scheme, idx *bible.Index) error {
+	beyond := func(s *versification.Scheme) (n int, examples []string) {
+		for _, b := range idx.Books {
+			if s.Chapters(b.ID) == 0 {
+				continue
+			}
+			for _, c := range b.Chapters {
+				ch, err := strconv.Atoi(c.ID)
+				if err != nil {
+					continue
+				}
+				last := 0
+				for _, v := range c.Verses {
+					if k, err := strconv.Atoi(v.ID); err == nil {
+						last = max(last, k)
+					}
+				}
+				if want := s.LastVerse(b.ID, ch); last > want {
+					n++
+					if len(examples) < 3 {
+						examples = append(examples, fmt.Sprintf("%s %d has %d, %s %d", b.ID, ch, last, s.Name, want))
+					}
+				}
+			}
+		}
+		return n, examples
+	}
+	n, examples := beyond(s)
+	if n == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("bible %d: its versification %s gives %d of its chapters fewer verses than they have (%s)",
+		meta.ID, meta.Scheme(), n, strings.Join(examples, "; "))
+	best, bestN := "", n
+	for _, name := range versification.Names {
+		std, _ := versification.Standard(name)
+		if k, _ := beyond(std); k < bestN {
+			best, bestN = name, k
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf("; %s fits better (%d such chapters): check versification in bible.json", best, bestN)
+	}
+	return errors.New(msg)
 }

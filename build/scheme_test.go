@@ -180,3 +180,24 @@ func TestDBLBundleVersification(t *testing.T) {
 		t.Errorf("versification %q after --versification eng", got)
 	}
 }
+
+// TestSchemeFit warns of a versification that gives chapters fewer verses
+// than the Bible has, and names the standard scheme that fits.
+func TestSchemeFit(t *testing.T) {
+	content, src := t.TempDir(), t.TempDir()
+	buildtest.AddLicenses(t, content, 1)
+	writeFiles(t, src, map[string]string{"JHN.usfm": goodJHN})
+	if _, err := build.Import(content, src, testMeta(7), build.ImportOptions{VRS: []byte("JHN 1:4\n"), VRSName: "own.vrs"}); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := publish.OpenDir(t.TempDir())
+	rep, _ := buildTo(t, content, store)
+	want := "bible 7: its versification custom gives 1 of its chapters fewer verses than they have (JHN 1 has 5, custom 4); org fits better (0 such chapters)"
+	if got := errorsText(rep.Warnings); !strings.Contains(got, want) {
+		t.Errorf("warnings %s, want %q", got, want)
+	}
+	writeFiles(t, filepath.Join(content, "bibles", "7"), map[string]string{build.VRSFile: "JHN 1:5\n"})
+	if rep, _ := buildTo(t, content, store); strings.Contains(errorsText(rep.Warnings), "versification") {
+		t.Errorf("a fitting scheme warned: %v", rep.Warnings)
+	}
+}

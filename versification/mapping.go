@@ -57,7 +57,9 @@ func Map(from, to *Scheme, r bible.Ref) ([]bible.Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	if from == to || from.hub && to.hub {
+	if from == to || from.hub && to.hub || from.Name == to.Name && from.Name != Custom && Valid(from.Name) {
+		// One numbering: a Bible's compiled table of a standard scheme
+		// is that scheme.
 		return runs(to, local), nil
 	}
 	var org, out []Verse

@@ -92,6 +92,7 @@ func TestMap(t *testing.T) {
 		// The original numbering names the Song of the Three twice.
 		{Vul, Org, "DAG.3.24", "S3Y.1.1,DAG.3.24"},
 		{Org, Org, "DAG.3.24", "DAG.3.24"},
+		{Eng, Eng, "DAG.3.24-25", "DAG.3.24-25"},
 		// Greek Esther: English verses that are segments of one original
 		// verse.
 		{Eng, Org, "ESG.1.2", "ESG.1.1b"},
@@ -101,6 +102,13 @@ func TestMap(t *testing.T) {
 		{RSO, Org, "PSA.89.6", "PSA.90.5-6"},
 	} {
 		got, err := Map(std(t, tc.from), std(t, tc.to), bible.MustParseRef(tc.ref))
+		if tc.from != tc.to {
+			// A Bible's compiled copy of a scheme maps as the scheme.
+			from, _ := Decode(Encode(std(t, tc.from)))
+			if again, err := Map(from, std(t, tc.to), bible.MustParseRef(tc.ref)); err != nil || join(again) != join(got) {
+				t.Errorf("%s %s → %s from a compiled copy = %s (%v), want %s", tc.from, tc.ref, tc.to, join(again), err, join(got))
+			}
+		}
 		if err != nil {
 			t.Errorf("%s %s → %s: %v", tc.from, tc.ref, tc.to, err)
 			continue
