@@ -129,11 +129,12 @@ type Scheme struct {
 	counts   map[bible.BookID][]int // chapter n's last verse at n-1
 	mappings []Mapping              // in file order
 	excluded []Verse                // verses the scheme lists as absent
-	isExcl   map[Verse]bool         //
+	isExcl   map[Verse]bool         // the same, as a set
 	toOrg    map[Verse][]Verse      // a local verse's org verses
 	fromOrg  map[Verse][]Verse      // an org verse's local verses
 	fromSeg  map[Verse][]Verse      // an org verse (no segment)'s local verses through its segments
 	pairs    int                    // verse pairs of all mappings
+	seen     map[pairKey]bool       // the pairs recorded in toOrg, fromOrg and fromSeg
 	hub      bool                   // org: the hub itself; its mappings are aliases
 }
 
@@ -145,6 +146,7 @@ func newScheme(name string) *Scheme {
 		toOrg:   map[Verse][]Verse{},
 		fromOrg: map[Verse][]Verse{},
 		fromSeg: map[Verse][]Verse{},
+		seen:    map[pairKey]bool{},
 		hub:     name == Org,
 	}
 }
@@ -170,17 +172,26 @@ func (s *Scheme) truncate(book bible.BookID, chapter int) {
 	}
 }
 
+// pairKey is a verse pair a mapping recorded; seg marks the pair of a
+// local verse and an org verse's base recorded in fromSeg.
+type pairKey struct {
+	local, org Verse
+	seg        bool
+}
+
 func (s *Scheme) addMapping(m Mapping) {
 	s.mappings = append(s.mappings, m)
 	m.Pairs(func(local, org Verse) {
 		s.pairs++
-		if !slices.Contains(s.toOrg[local], org) {
+		// A set, not a scan of the lists: a hostile file may map
+		// thousands of verses to one.
+		if k := (pairKey{local, org, false}); !s.seen[k] {
+			s.seen[k] = true
 			s.toOrg[local] = append(s.toOrg[local], org)
-		}
-		if !slices.Contains(s.fromOrg[org], local) {
 			s.fromOrg[org] = append(s.fromOrg[org], local)
 		}
-		if org.Seg != 0 && !slices.Contains(s.fromSeg[org.base()], local) {
+		if k := (pairKey{local, org.base(), true}); org.Seg != 0 && !s.seen[k] {
+			s.seen[k] = true
 			s.fromSeg[org.base()] = append(s.fromSeg[org.base()], local)
 		}
 	})
@@ -276,12 +287,11 @@ func equal(a, b *Scheme) bool {
 		}
 	}
 	for v, o := range a.toOrg {
-		p := b.toOrg[v]
-		if len(o) != len(p) {
+		if len(o) != len(b.toOrg[v]) {
 			return false
 		}
 		for _, x := range o {
-			if !slices.Contains(p, x) {
+			if !b.seen[pairKey{v, x, false}] {
 				return false
 			}
 		}
