@@ -52,6 +52,9 @@ func (e *MissingError) Error() string {
 // original numbering names some verses twice (org.vrs: S3Y 1:1 is DAG
 // 3:24); a verse mapped through such a verse answers both names, so that
 // a Bible with either book finds it.
+//
+// Two schemes of the same standard name (a Bible's compiled copy of eng
+// and eng) are one numbering: Map answers r's verses as they are.
 func Map(from, to *Scheme, r bible.Ref) ([]bible.Ref, error) {
 	local, err := from.expand(r)
 	if err != nil {
