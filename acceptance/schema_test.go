@@ -48,6 +48,10 @@ var bibleSchema = tObject{req: map[string]schema{
 	"books":                  tArray{of: bookID},
 	"platform_deep_link":     anyURL,
 	"organization_id":        tNullable{uuid},
+}, opt: map[string]schema{
+	// Beyond the spec: the single Bible carries it; the collection's
+	// items will once the catalogue lists it.
+	"versification": tString{enum: []string{"org", "eng", "lxx", "vul", "rsc", "rso", "custom"}},
 }}
 
 var verseSchema = tObject{req: map[string]schema{

@@ -18,6 +18,10 @@ type Bible struct {
 	Books                 []BookID `json:"books"`
 	PlatformDeepLink      string   `json:"platform_deep_link"`
 	OrganizationID        *string  `json:"organization_id"`
+	// Versification names how the Bible numbers its verses: a standard
+	// Paratext scheme (org, eng, lxx, vul, rsc, rso) or custom
+	// (docs/versification.md).
+	Versification string `json:"versification"`
 }
 
 // Index is the structure of one Bible: its books, chapters and verses.

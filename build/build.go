@@ -20,6 +20,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/versification"
 )
 
 // renderVersion changes whenever rendering or the pack layout changes in a
@@ -522,6 +523,10 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBible, publish.JSON, mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL)))
 	w.Add(publish.NameIndex, publish.JSON, mustJSON(idx))
+	w.AddRaw(publish.NameVersification, versification.ContentType, versification.Encode(cb.Scheme))
+	if err := schemeFit(&cb.Meta, cb.Scheme, &idx); err != nil {
+		b.count(func(r *Report) { r.Warnings = append(r.Warnings, err) })
+	}
 	w.Add(publish.BooksName(""), publish.JSON, mustJSON(dataOf(idx.Books)))
 	for _, c := range bible.Canons {
 		sel := []bible.Book{}

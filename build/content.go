@@ -7,6 +7,7 @@
 //	bibles/<id>/bible.json      the Bible's metadata (BibleMeta)
 //	bibles/<id>/<BOOK>.usfm     one USFM (or <BOOK>.usx, USX) file per book, as imported
 //	bibles/<id>/license.xml     the DBL licence of a bundle, kept as delivered
+//	bibles/<id>/versification.vrs  the Bible's own versification (custom)
 //	organizations/<uuid>.json   organizations
 //	licenses/<id>.json, .html   licences and their texts
 //	fonts/<id>.json, files/…    font families and their files
@@ -24,6 +25,7 @@ import (
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/versification"
 	"golang.org/x/text/language"
 )
 
@@ -51,6 +53,39 @@ type BibleMeta struct {
 	// BookNames, when set (from a DBL bundle's metadata), name the books:
 	// they replace the \toc3, \toc2 and \toc1 of the book's source.
 	BookNames map[bible.BookID]BookName `json:"book_names,omitempty"`
+	// Versification is how the Bible numbers its verses: one of
+	// versification.Names, or versification.Custom with the scheme in
+	// VRSFile beside bible.json. Empty is versification.Default.
+	Versification string `json:"versification,omitempty"`
+}
+
+// VRSFile is the name of a Bible's own versification file in its folder
+// of the content directory, as a DBL bundle names it.
+const VRSFile = "versification.vrs"
+
+// Scheme is the Bible's versification name, versification.Default when
+// bible.json names none.
+func (m *BibleMeta) Scheme() string {
+	if m.Versification == "" {
+		return versification.Default
+	}
+	return m.Versification
+}
+
+// loadScheme reads the versification of the Bible whose folder is dir: a
+// standard scheme, or the folder's VRSFile for a custom one.
+func (m *BibleMeta) loadScheme(dir string) (*versification.Scheme, error) {
+	name := m.Scheme()
+	if s, ok := versification.Standard(name); ok {
+		return s, nil
+	}
+	p := filepath.Join(dir, VRSFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("bible %d: versification is %s: %w", m.ID, name, err)
+	}
+	s, _, err := versification.ParseVRS(p, versification.Custom, data)
+	return s, err
 }
 
 // BookName is a book's names in the Bible's language.
@@ -87,6 +122,9 @@ func (m *BibleMeta) Validate() error {
 	if m.TextDirection != "" && m.TextDirection != "ltr" && m.TextDirection != "rtl" {
 		miss = append(miss, "text_direction (ltr or rtl)")
 	}
+	if m.Versification != "" && !versification.Valid(m.Versification) {
+		miss = append(miss, fmt.Sprintf("versification (%q is not one of %s or %s)", m.Versification, strings.Join(versification.Names, ", "), versification.Custom))
+	}
 	if len(miss) > 0 {
 		return fmt.Errorf("bible %d: missing or bad %s", m.ID, strings.Join(miss, ", "))
 	}
@@ -117,6 +155,7 @@ func (m *BibleMeta) Override(flags BibleMeta) {
 	set(&m.PublisherURL, flags.PublisherURL)
 	set(&m.TextDirection, flags.TextDirection)
 	set(&m.DBLID, flags.DBLID)
+	set(&m.Versification, flags.Versification)
 	if flags.LicenseID != 0 {
 		m.LicenseID = flags.LicenseID
 	}
@@ -182,6 +221,7 @@ func (m *BibleMeta) Bible(books []bible.BookID, readerURL string) bible.Bible {
 		LanguageTag: m.LanguageTag, LocalizedAbbreviation: m.LocalizedAbbreviation,
 		LocalizedTitle: m.LocalizedTitle, Title: m.Title, Books: books,
 		PlatformDeepLink: readerURL + strconv.Itoa(int(m.ID)),
+		Versification:    m.Scheme(),
 	}
 	if m.PublisherURL != "" {
 		b.PublisherURL = &m.PublisherURL
@@ -204,9 +244,10 @@ func (m *BibleMeta) Bible(books []bible.BookID, readerURL string) bible.Bible {
 
 // ContentBible is one Bible found in a content directory.
 type ContentBible struct {
-	Dir   string
-	Meta  BibleMeta
-	Books map[bible.BookID]string // book → file path
+	Dir    string
+	Meta   BibleMeta
+	Books  map[bible.BookID]string // book → file path
+	Scheme *versification.Scheme   // how the Bible numbers its verses
 }
 
 // ReadBibles lists the Bibles in a content directory, by id.
@@ -223,6 +264,9 @@ func ReadBibles(content string) ([]*ContentBible, error) {
 		}
 		if err := cb.Meta.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if cb.Scheme, err = cb.Meta.loadScheme(cb.Dir); err != nil {
+			return nil, err
 		}
 		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.*"))
 		for _, f := range files {

@@ -38,6 +38,8 @@ import (
 //	names/name (abbr, short, long)          book_names: each book's \toc3,
 //	                                        \toc2 and \toc1 at build
 //	publications/publication[default]       which USX files are the books
+//	release/versification.vrs               versification: the standard scheme
+//	                                        it is, else custom with the file kept
 //
 // Flags (non-empty fields of meta) override all of it. license.xml is kept
 // as bibles/<id>/license.xml. The Bible's id, when not given, is the one an
@@ -48,6 +50,10 @@ import (
 // that a re-import finds it) and a licence of that organization that is
 // not open (apps need an agreement; `publish licenses add --open` makes an
 // open one). Books are published in the spec's canonical order.
+// bundleVRS is where a bundle keeps its versification (Paratext's
+// project versification, standard or its own).
+const bundleVRS = "release/" + VRSFile
+
 type dblBundle struct {
 	name  string            // the source, for diagnostics
 	files map[string][]byte // by path relative to the bundle root
@@ -164,7 +170,7 @@ func findBundle(source string) (*dblBundle, error) {
 			}
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.ToSlash(rel)
-			if rel != "metadata.xml" && rel != "license.xml" && !isUSXName(rel) {
+			if rel != "metadata.xml" && rel != "license.xml" && rel != bundleVRS && !isUSXName(rel) {
 				return nil
 			}
 			data, err := readLimited(p)
@@ -177,7 +183,7 @@ func findBundle(source string) (*dblBundle, error) {
 	case strings.EqualFold(filepath.Ext(source), ".zip"):
 		files, err := readZip(source, func(name string) bool {
 			base := path.Base(name)
-			return base == "metadata.xml" || base == "license.xml" || isUSXName(name)
+			return base == "metadata.xml" || base == "license.xml" || base == VRSFile || isUSXName(name)
 		})
 		if err != nil {
 			return nil, err
@@ -379,6 +385,9 @@ func importBundle(content string, b *dblBundle, flags BibleMeta, opt ImportOptio
 	extra := map[string][]byte{}
 	if lic, ok := b.files["license.xml"]; ok {
 		extra["license.xml"] = lic
+	}
+	if vrs, ok := b.files[bundleVRS]; ok && flags.Versification == "" && opt.VRS == nil {
+		opt.VRS, opt.VRSName = vrs, b.name+":"+bundleVRS
 	}
 	rep, err := importFiles(content, b.name, books, meta, opt, extra)
 	if rep != nil {

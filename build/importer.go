@@ -25,6 +25,10 @@ type ImportOptions struct {
 	AllowDamaged bool
 	// Check reads and reports without writing anything.
 	Check bool
+	// VRS is a versification file for the Bible (named VRSName in
+	// diagnostics); see settleScheme.
+	VRS     []byte
+	VRSName string
 }
 
 // ImportReport says what an import did. Errors and Warnings are
@@ -164,6 +168,10 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	rep := &ImportReport{Bible: meta.ID, Repairs: map[string]int{}}
+	extra, err := settleScheme(dir, &meta, opt, extra, rep)
+	if err != nil {
+		return nil, err
+	}
 	if err := CheckReferences(content, []*ContentBible{{Dir: dir, Meta: meta}}); err != nil {
 		// Not an import error: the licence or organization may be added
 		// next. The build refuses to start without them.

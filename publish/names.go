@@ -9,7 +9,7 @@ import (
 // Entry names inside packs, shared by the build that writes them and the
 // edge that reads them.
 //
-// Bible pack:   "bible", "index", "books", "books/<canon>"
+// Bible pack:   "bible", "index", "books", "books/<canon>", "versification"
 // Search pack:  "search"
 // Book pack:    "book", "chapters", "passage/INTRO/<variant>", "warnings", "words"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
@@ -40,6 +40,11 @@ const (
 	// rendering unchanged Bibles again. Internal. (Book packs of builds
 	// before render-5 hold their book's.)
 	NameWords = "words"
+	// NameVersification is in a Bible's pack: the Bible's versification
+	// compiled by versification.Encode (the verse counts and its mapping
+	// to the original numbering), what mapping a passage between Bibles
+	// reads at request time. Internal: never served.
+	NameVersification = "versification"
 )
 
 // The search aids of a language (Manifest.Topics, Manifest.Suggestions),

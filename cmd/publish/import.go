@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/versification"
 )
 
 type importCmd struct {
@@ -26,6 +27,7 @@ type importCmd struct {
 	Info                  string `help:"Extra information, shown in a reader's footer."`
 	PublisherURL          string `name:"publisher-url" help:"Link to the publisher's page."`
 	Direction             string `help:"Text direction (ltr, rtl); derived from the language by default." enum:",ltr,rtl" default:""`
+	Versification         string `help:"How the source numbers its verses: org, eng, lxx, vul, rsc, rso, or a Paratext .vrs file (kept with the Bible unless it is one of those). Default: a DBL bundle's versification.vrs, else an earlier import's, else eng."`
 	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
 	AllowDamaged          bool   `name:"allow-damaged" help:"Import books with damaged structure (bad chapter or verse numbers, lost verses, text with no verse) instead of refusing them."`
 	Check                 bool   `help:"Read and report only; write nothing."`
@@ -55,7 +57,11 @@ func (c *importCmd) Run() error {
 		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
 		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
 	})
-	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check})
+	opt := build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check}
+	if err := c.versification(&meta, &opt); err != nil {
+		return err
+	}
+	rep, err := build.Import(c.Content, c.Source, meta, opt)
 	if rep != nil {
 		printImport(out, os.Stderr, rep, c.Check)
 	}
@@ -67,6 +73,22 @@ func (c *importCmd) Run() error {
 		return fmt.Errorf("%d books would be refused, %d files could not be read", len(rep.Refused), rep.Unreadable)
 	case rep.Failed():
 		return fmt.Errorf("%d books refused (earlier copies kept), %d files could not be read; the other books were imported", len(rep.Refused), rep.Unreadable)
+	}
+	return nil
+}
+
+// versification reads --versification: a scheme's name, or a .vrs file.
+func (c *importCmd) versification(meta *build.BibleMeta, opt *build.ImportOptions) error {
+	switch v := c.Versification; {
+	case v == "":
+	case versification.Valid(v):
+		meta.Versification = v
+	default:
+		data, err := os.ReadFile(v)
+		if err != nil {
+			return fmt.Errorf("--versification %s: neither one of %s nor a readable .vrs file: %w", v, strings.Join(versification.Names, ", "), err)
+		}
+		opt.VRS, opt.VRSName = data, v
 	}
 	return nil
 }

@@ -77,3 +77,31 @@ func TestContentCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestImportVersificationFlag names a standard scheme, gives a .vrs file
+// of the Bible's own, and refuses what is neither.
+func TestImportVersificationFlag(t *testing.T) {
+	content, src := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(src, "JUD.usfm"), []byte("\\id JUD\n\\c 1\n\\p\n\\v 1 Jude, a servant.\n"), 0o644)
+	vrs := filepath.Join(t.TempDir(), "own.vrs")
+	os.WriteFile(vrs, []byte("JUD 1:26\nJUD 1:26 = JUD 1:25\n"), 0o644)
+	imp := func(v string) error {
+		_, err := runCLI(t, "import", "--content", content, "--id", "5", "--language", "en", "--abbreviation", "S", "--title", "Sample", "--license", "1", "--versification", v, src)
+		return err
+	}
+	bibleJSON := func() string {
+		b, _ := os.ReadFile(filepath.Join(content, "bibles", "5", "bible.json"))
+		return string(b)
+	}
+	for _, tc := range []struct{ flag, want string }{
+		{"lxx", `"versification": "lxx"`},
+		{vrs, `"versification": "custom"`},
+	} {
+		if err := imp(tc.flag); err != nil || !strings.Contains(bibleJSON(), tc.want) {
+			t.Errorf("--versification %s: %v, bible.json %s", tc.flag, err, bibleJSON())
+		}
+	}
+	if err := imp("kjv"); err == nil || !strings.Contains(err.Error(), "--versification kjv: neither one of org, eng, lxx, vul, rsc, rso nor a readable .vrs file") {
+		t.Errorf("--versification kjv: %v", err)
+	}
+}

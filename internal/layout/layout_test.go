@@ -60,6 +60,8 @@ func TestImportDirections(t *testing.T) {
 			switch {
 			case name == "bible" && (local || !standard(d)):
 				t.Errorf("bible must use the standard library only; it imports %s", d)
+			case name == "versification" && (local && dep != "bible" || !local && !standard(d)):
+				t.Errorf("versification uses the standard library and bible only; it imports %s", d)
 			case strings.HasPrefix(name, "publish") && !strings.HasPrefix(name, "publish/s3") &&
 				local && (strings.HasPrefix(dep, "build") || strings.HasPrefix(dep, "edge") || strings.HasPrefix(dep, "dynamic")):
 				t.Errorf("%s is below build, edge and dynamic; it imports %s", name, dep)
