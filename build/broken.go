@@ -20,6 +20,9 @@ func (e bookError) Error() string { return e.err.Error() }
 func (b *builder) broken(bj *bibleJob, prev *publish.Manifest) bool {
 	cb := bj.bible
 	var errs []error
+	if bj.err != nil {
+		errs = append(errs, bj.err)
+	}
 	for _, j := range bj.books {
 		if j.err != nil {
 			errs = append(errs, j.err)

@@ -28,7 +28,9 @@ type importCmd struct {
 	Direction             string `help:"Text direction (ltr, rtl); derived from the language by default." enum:",ltr,rtl" default:""`
 	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
 	AllowDamaged          bool   `name:"allow-damaged" help:"Import books with damaged structure (bad chapter or verse numbers, lost verses, text with no verse) instead of refusing them."`
-	Check                 bool   `help:"Read and report only; write nothing."`
+	Check                 bool   `help:"Read and report only; write nothing (and say what would be removed)."`
+	ReplaceAll            bool   `name:"replace-all" help:"Remove the books of the Bible that the source does not have (without it, the source's books are added or replaced and the others kept)."`
+	Replace               bool   `help:"Import a source whose title, abbreviation, language, DBL id or text differs from the Bible already at this id."`
 	Source                string `arg:"" help:"A folder of .usfm/.sfm/.usx(.gz) files, a .zip of them, one file, or a DBL text bundle (folder or .zip with metadata.xml)." type:"path"`
 
 	out io.Writer `kong:"-"`
@@ -55,7 +57,8 @@ func (c *importCmd) Run() error {
 		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
 		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
 	})
-	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check})
+	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{
+		AllowDamaged: c.AllowDamaged, Check: c.Check, ReplaceAll: c.ReplaceAll, Replace: c.Replace})
 	if rep != nil {
 		printImport(out, os.Stderr, rep, c.Check)
 	}
@@ -97,6 +100,15 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
 	if len(rep.Damaged) > 0 {
 		fmt.Fprintf(out, "imported with damage (--allow-damaged): %s\n", joinIDs(rep.Damaged))
 	}
+	switch {
+	case len(rep.Removed) > 0 && check:
+		fmt.Fprintf(out, "would remove (--replace-all): %s\n", joinIDs(rep.Removed))
+	case len(rep.Removed) > 0:
+		fmt.Fprintf(out, "removed (--replace-all): %s\n", joinIDs(rep.Removed))
+	}
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(out, "kept, not in the source: %s (--replace-all removes them; publish remove removes some)\n", joinIDs(rep.Kept))
+	}
 	for _, c := range rep.Created {
 		fmt.Fprintf(out, "wrote %s from the bundle's metadata\n", c)
 	}
@@ -104,6 +116,6 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
 	if check {
 		verb = "checked (nothing written)"
 	}
-	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d errors, %d warnings\n",
-		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Errors), len(rep.Warnings))
+	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d kept, %d removed, %d errors, %d warnings\n",
+		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Kept), len(rep.Removed), len(rep.Errors), len(rep.Warnings))
 }

@@ -1,0 +1,271 @@
+package build
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/render"
+	"github.com/bibleplatform/platform/build/usfm"
+	"github.com/bibleplatform/platform/lang"
+)
+
+// identityChanges lists how an import's source is not the Bible already
+// at its id: the title, abbreviation, language or DBL id the import gives
+// (flags, --metadata, a bundle's metadata.xml) against bible.json, and
+// the text of the books both have. A corrected or revised delivery of the
+// same Bible keeps most verses word for word; another Bible's folder
+// shares almost none, whatever its book set or its books' names. texts
+// are the source's verse texts by book (nil for a peripheral book);
+// existing are the Bible's book files.
+func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, texts map[bible.BookID][][]string) []string {
+	var out []string
+	field := func(name, was, now string) {
+		if was != "" && now != "" && was != now {
+			out = append(out, fmt.Sprintf("%s %q (was %q)", name, now, was))
+		}
+	}
+	field("title", old.Title, given.Title)
+	field("abbreviation", old.Abbreviation, given.Abbreviation)
+	oldLang := old.LanguageTag
+	if tag, err := canonicalLanguage(oldLang); err == nil {
+		oldLang = tag
+	}
+	field("language", oldLang, given.LanguageTag)
+	field("DBL id", old.DBLID, given.DBLID)
+
+	var common, same int
+	var example string
+	for _, id := range sortedKeys(texts) {
+		now := texts[id]
+		paths := existing[id]
+		if now == nil || len(paths) != 1 {
+			continue
+		}
+		was, err := bookTexts(paths[0], old.LanguageTag)
+		if err != nil {
+			continue // a broken earlier copy says nothing of identity
+		}
+		for c := range min(len(was), len(now)) {
+			for v := range min(len(was[c]), len(now[c])) {
+				a, b := normSpace(was[c][v]), normSpace(now[c][v])
+				if a == "" && b == "" {
+					continue
+				}
+				common++
+				if a == b {
+					same++
+				} else if example == "" {
+					example = fmt.Sprintf("%s chapter %d verse %d reads %q, was %q", id, c+1, v+1, clip(b), clip(a))
+				}
+			}
+		}
+	}
+	// Below minShared verses in common there is too little text to tell a
+	// correction from another Bible.
+	if common >= minShared && same*2 < common {
+		out = append(out, fmt.Sprintf("the text: %d of the %d verses the source shares with it differ (%s)", common-same, common, example))
+	}
+	return out
+}
+
+const minShared = 20
+
+// bookTexts renders a book file of the content directory to its verse
+// texts, by chapter and verse position.
+func bookTexts(p, language string) ([][]string, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ParseBook(p, data)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := render.Render(b, render.Options{Language: language, File: p})
+	if err != nil {
+		return nil, err
+	}
+	return verseTexts(rb.Chapters), nil
+}
+
+func sortedKeys[V any](m map[bible.BookID]V) []bible.BookID {
+	ids := make([]bible.BookID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sortBooks(ids)
+	return ids
+}
+
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}
+
+// canonicalLanguage is tag as the language catalogue's id (lang.Canonical:
+// spa → es, en_US → en), so that a Bible is found under its language's
+// ranges; a tag the catalogue cannot read is refused with a suggestion.
+func canonicalLanguage(tag string) (string, error) {
+	id, err := lang.Canonical(tag)
+	if err == nil {
+		return id, nil
+	}
+	msg := fmt.Sprintf("language %q is not a language tag of the catalogue (docs/languages.md)", tag)
+	if s := suggestLanguage(tag); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else {
+		msg += "; give a BCP 47 tag such as en, es, hbo or sr-Latn"
+	}
+	return "", errors.New(msg)
+}
+
+// suggestLanguage guesses the tag meant: a language named so in English
+// ("Spanish"), or the tag's first subtag.
+func suggestLanguage(tag string) string {
+	t := strings.TrimSpace(tag)
+	for _, l := range lang.All() {
+		if n, ok := l.DisplayName("en"); ok && strings.EqualFold(n, t) {
+			return l.ID
+		}
+	}
+	if base, _, ok := strings.Cut(strings.ReplaceAll(t, "_", "-"), "-"); ok {
+		if id, err := lang.Canonical(base); err == nil {
+			return id
+		}
+	}
+	return ""
+}
+
+// checkUTF8 locates the first byte of data that is not UTF-8: published,
+// it would be U+FFFD, the text silently changed.
+func checkUTF8(name string, data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	line, start := 1, 0
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return usfm.Diag{File: name, Pos: usfm.Pos{Line: line, Col: i - start + 1}, Sev: usfm.Damage,
+				Msg: fmt.Sprintf("byte 0x%02x is not UTF-8: the file must be UTF-8 (convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8)", data[i])}
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += n
+	}
+	return nil
+}
+
+// publishable refuses a rendered book the build could not publish: more
+// verses than bible.MaxBookVerses, or a chapter whose pack would pass
+// maxPack bytes (MaxPackBytes at import). The error is located at the
+// verse or chapter marker.
+func publishable(f sourceFile, rb *render.Book, maxPack int64) error {
+	if err := checkBookVerses(f, rb); err != nil {
+		return err
+	}
+	for i := range rb.Index.Chapters {
+		what := fmt.Sprintf("%s %s", rb.Index.ID, rb.Index.Chapters[i].ID)
+		if _, err := chapterPack(&rb.Index, i, rb.Chapters[i].Verses, what, maxPack); err != nil {
+			return locateChapter(f, rb.Index.Chapters[i].ID, err)
+		}
+	}
+	return nil
+}
+
+// checkBookVerses refuses a book of more than bible.MaxBookVerses verses,
+// at the first verse beyond the cap.
+func checkBookVerses(f sourceFile, rb *render.Book) error {
+	total := 0
+	for _, c := range rb.Index.Chapters {
+		total += len(c.Verses)
+	}
+	if total > bible.MaxBookVerses {
+		return usfm.Diag{File: f.name, Pos: nthVersePos(f.data, isUSXName(f.name), bible.MaxBookVerses+1), Sev: usfm.Damage,
+			Msg: fmt.Sprintf("the book has %d verses, beyond the cap of %d verses in one book", total, bible.MaxBookVerses)}
+	}
+	return nil
+}
+
+// locateChapter places err at chapter id's marker in f.
+func locateChapter(f sourceFile, id string, err error) error {
+	return usfm.Diag{File: f.name, Pos: chapterPos(f.data, isUSXName(f.name), id), Sev: usfm.Damage, Msg: err.Error()}
+}
+
+// chapterPos is the place of chapter id's marker (\c or <chapter>), or
+// the file's start if it cannot be found.
+func chapterPos(data []byte, usx bool, id string) usfm.Pos {
+	return findPos(data, func(line []byte) int {
+		if usx {
+			if i := bytes.Index(line, []byte(`<chapter`)); i >= 0 && bytes.Contains(line[i:], []byte(`number="`+id+`"`)) {
+				return i
+			}
+			return -1
+		}
+		for off := 0; ; {
+			i := bytes.Index(line[off:], []byte(`\c `))
+			if i < 0 {
+				return -1
+			}
+			i += off
+			if f := bytes.Fields(line[i+3:]); len(f) > 0 && string(f[0]) == id {
+				return i
+			}
+			off = i + 3
+		}
+	})
+}
+
+// nthVersePos is the place of the nth verse marker (\v, or a <verse>
+// with a number: not an end milestone), or the file's start.
+func nthVersePos(data []byte, usx bool, n int) usfm.Pos {
+	marker := []byte(`\v `)
+	if usx {
+		marker = []byte(`<verse `)
+	}
+	seen := 0
+	return findPos(data, func(line []byte) int {
+		for off := 0; ; {
+			i := bytes.Index(line[off:], marker)
+			if i < 0 {
+				return -1
+			}
+			i += off
+			off = i + len(marker)
+			if usx {
+				tag, _, _ := bytes.Cut(line[i:], []byte(">"))
+				if !bytes.Contains(tag, []byte(" number=")) {
+					continue
+				}
+			}
+			if seen++; seen == n {
+				return i
+			}
+		}
+	})
+}
+
+// findPos is the place of the first line where at returns a byte offset.
+func findPos(data []byte, at func(line []byte) int) usfm.Pos {
+	for n, start := 1, 0; start < len(data); n++ {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data) - start
+		}
+		if col := at(data[start : start+end]); col >= 0 {
+			return usfm.Pos{Line: n, Col: col + 1}
+		}
+		start += end + 1
+	}
+	return usfm.Pos{Line: 1, Col: 1}
+}
