@@ -402,6 +402,9 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		}
 		// The previous build is unreadable: render afresh.
 	}
+	if err := tooManyVerseMarkers(sourceFile{j.file, src}); err != nil {
+		return bookError{err}
+	}
 	pb, err := ParseBook(j.file, src)
 	if err != nil {
 		return bookError{err}

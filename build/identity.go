@@ -191,20 +191,34 @@ func checkBookVerses(f sourceFile, rb *render.Book) error {
 		total += len(c.Verses)
 	}
 	if total > bible.MaxBookVerses {
-		return usfm.Diag{File: f.name, Pos: nthVersePos(f.data, isUSXName(f.name), bible.MaxBookVerses+1), Sev: usfm.Damage,
+		pos, _ := nthVersePos(f.data, isUSXName(f.name), bible.MaxBookVerses+1)
+		return usfm.Diag{File: f.name, Pos: pos, Sev: usfm.Damage,
 			Msg: fmt.Sprintf("the book has %d verses, beyond the cap of %d verses in one book", total, bible.MaxBookVerses)}
 	}
 	return nil
 }
 
+// tooManyVerseMarkers refuses, before it is parsed, a source with more
+// verse markers than bible.MaxBookVerses: parsing and rendering a book of
+// a million verses would take minutes and gigabytes first.
+func tooManyVerseMarkers(f sourceFile) error {
+	pos, found := nthVersePos(f.data, isUSXName(f.name), bible.MaxBookVerses+1)
+	if !found {
+		return nil
+	}
+	return usfm.Diag{File: f.name, Pos: pos, Sev: usfm.Damage,
+		Msg: fmt.Sprintf("verse marker number %d: beyond the cap of %d verses in one book", bible.MaxBookVerses+1, bible.MaxBookVerses)}
+}
+
 // locateChapter places err at chapter id's marker in f.
 func locateChapter(f sourceFile, id string, err error) error {
-	return usfm.Diag{File: f.name, Pos: chapterPos(f.data, isUSXName(f.name), id), Sev: usfm.Damage, Msg: err.Error()}
+	pos, _ := chapterPos(f.data, isUSXName(f.name), id)
+	return usfm.Diag{File: f.name, Pos: pos, Sev: usfm.Damage, Msg: err.Error()}
 }
 
 // chapterPos is the place of chapter id's marker (\c or <chapter>), or
-// the file's start if it cannot be found.
-func chapterPos(data []byte, usx bool, id string) usfm.Pos {
+// the file's start and false if it cannot be found.
+func chapterPos(data []byte, usx bool, id string) (usfm.Pos, bool) {
 	return findPos(data, func(line []byte) int {
 		if usx {
 			if i := bytes.Index(line, []byte(`<chapter`)); i >= 0 && bytes.Contains(line[i:], []byte(`number="`+id+`"`)) {
@@ -227,8 +241,8 @@ func chapterPos(data []byte, usx bool, id string) usfm.Pos {
 }
 
 // nthVersePos is the place of the nth verse marker (\v, or a <verse>
-// with a number: not an end milestone), or the file's start.
-func nthVersePos(data []byte, usx bool, n int) usfm.Pos {
+// with a number: not an end milestone), or the file's start and false.
+func nthVersePos(data []byte, usx bool, n int) (usfm.Pos, bool) {
 	marker := []byte(`\v `)
 	if usx {
 		marker = []byte(`<verse `)
@@ -255,17 +269,35 @@ func nthVersePos(data []byte, usx bool, n int) usfm.Pos {
 	})
 }
 
-// findPos is the place of the first line where at returns a byte offset.
-func findPos(data []byte, at func(line []byte) int) usfm.Pos {
+// findPos is the place of the first line where at returns a byte offset,
+// or the file's start and false.
+func findPos(data []byte, at func(line []byte) int) (usfm.Pos, bool) {
 	for n, start := 1, 0; start < len(data); n++ {
 		end := bytes.IndexByte(data[start:], '\n')
 		if end < 0 {
 			end = len(data) - start
 		}
 		if col := at(data[start : start+end]); col >= 0 {
-			return usfm.Pos{Line: n, Col: col + 1}
+			return usfm.Pos{Line: n, Col: col + 1}, true
 		}
 		start += end + 1
 	}
-	return usfm.Pos{Line: 1, Col: 1}
+	return usfm.Pos{Line: 1, Col: 1}, false
+}
+
+// bookCode is the book code a source declares (\id, or USX's <book
+// code>), read without parsing the book; "" if none is found.
+func bookCode(name string, data []byte) bible.BookID {
+	head := data[:min(len(data), 4096)]
+	var rest []byte
+	var ok bool
+	if isUSXName(name) {
+		_, rest, ok = bytes.Cut(head, []byte(`code="`))
+	} else {
+		_, rest, ok = bytes.Cut(head, []byte(`\id `))
+	}
+	if !ok || len(rest) < 3 || !bible.ValidBookID(string(rest[:3])) {
+		return ""
+	}
+	return bible.BookID(rest[:3])
 }

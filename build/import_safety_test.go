@@ -3,6 +3,7 @@ package build_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/build/buildtest"
 	"github.com/bibleplatform/platform/internal/repotest"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // copyShared copies files of a shared Bible into a new folder.
@@ -132,7 +135,7 @@ func TestImportVerseCap(t *testing.T) {
 	writeFiles(t, src, map[string]string{"JUD.usfm": b.String()})
 	rep, err := build.Import(content, src, testMeta(7), build.ImportOptions{AllowDamaged: true})
 	// Verse 10001 is verse 1 of chapter 11: line 1 + 10 × 1002 + 3.
-	if err == nil || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Error(), "JUD.usfm:10024:1: the book has 11000 verses, beyond the cap of 10000") {
+	if err == nil || len(rep.Errors) != 1 || fmt.Sprint(rep.Refused) != "[JUD]" || !strings.Contains(rep.Errors[0].Error(), "JUD.usfm:10024:1: verse marker number 10001: beyond the cap of 10000 verses in one book") {
 		t.Errorf("11,000 verses: %v, %v", err, rep.Errors)
 	}
 }
@@ -221,5 +224,45 @@ func TestImportCheckReportsRemovals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(content, "bibles", "7", "JHN.usfm")); err != nil {
 		t.Errorf("--check removed JHN: %v", err)
+	}
+}
+
+// TestBuildNeverEmpties: a missing or empty content directory is an
+// error, and so is a build leaving out more than MaxShrink of the current
+// build's Bibles, unless AllowShrink; nothing is switched either way.
+func TestBuildNeverEmpties(t *testing.T) {
+	ctx := context.Background()
+	content, src := t.TempDir(), t.TempDir()
+	buildtest.AddLicenses(t, content, 1)
+	writeFiles(t, src, map[string]string{"JUD.usfm": goodJUD})
+	for id := int32(1); id <= 3; id++ {
+		if _, err := build.Import(content, src, testMeta(id), build.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store, _ := publish.OpenDir(t.TempDir())
+	first, _ := buildTo(t, content, store)
+	for _, c := range []struct{ content, want string }{
+		{filepath.Join(content, "misspelt"), "no such file or directory"},
+		{t.TempDir(), "holds no Bible"},
+	} {
+		if _, err := build.Build(ctx, build.Options{Content: c.content, Store: store}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("build of %s: %v; want %q", c.content, err, c.want)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(content, "bibles", "2")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err == nil || !strings.Contains(err.Error(), "1 of the 3 Bibles of the current build are not in the content directory (2)") ||
+		!strings.Contains(err.Error(), "--allow-shrink") {
+		t.Errorf("build without Bible 2: %v; want refused", err)
+	}
+	if cur, _ := store.Current(ctx); cur != first.Build {
+		t.Errorf("current %s after refused builds; want %s", cur, first.Build)
+	}
+	rep, err := build.Build(ctx, build.Options{Content: content, Store: store, AllowShrink: true})
+	if err != nil || !rep.Switched {
+		t.Errorf("build with AllowShrink: %v", err)
 	}
 }

@@ -99,6 +99,11 @@ type checkedBook struct {
 // its diagnostics.
 func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 	cb := checkedBook{file: f}
+	if err := tooManyVerseMarkers(f); err != nil {
+		cb.fatal = err
+		cb.id = bookCode(f.name, f.data)
+		return cb
+	}
 	b, err := ParseBook(f.name, f.data)
 	if err != nil {
 		cb.fatal = err

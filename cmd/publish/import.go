@@ -60,7 +60,7 @@ func (c *importCmd) Run() error {
 	rep, err := build.Import(c.Content, c.Source, meta, build.ImportOptions{
 		AllowDamaged: c.AllowDamaged, Check: c.Check, ReplaceAll: c.ReplaceAll, Replace: c.Replace})
 	if rep != nil {
-		printImport(out, os.Stderr, rep, c.Check)
+		printImport(out, os.Stderr, rep, c.Check, err != nil)
 	}
 	if err != nil {
 		return err
@@ -75,7 +75,8 @@ func (c *importCmd) Run() error {
 }
 
 // printImport writes the diagnostics to errw and the summary to out.
-func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
+// refused says the import wrote nothing because of an error.
+func printImport(out, errw io.Writer, rep *build.ImportReport, check, refused bool) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(errw, "warning:", w)
 	}
@@ -113,8 +114,11 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
 		fmt.Fprintf(out, "wrote %s from the bundle's metadata\n", c)
 	}
 	verb := "imported"
-	if check {
+	switch {
+	case check:
 		verb = "checked (nothing written)"
+	case refused:
+		verb = "refused (nothing written)"
 	}
 	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d kept, %d removed, %d errors, %d warnings\n",
 		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Kept), len(rep.Removed), len(rep.Errors), len(rep.Warnings))
