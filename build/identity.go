@@ -22,7 +22,7 @@ import (
 // shares almost none, whatever its book set or its books' names. texts
 // are the source's verse texts by book (nil for a peripheral book);
 // existing are the Bible's book files.
-func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, texts map[bible.BookID][][]string) []string {
+func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, texts map[bible.BookID]verseMap) []string {
 	var out []string
 	field := func(name, was, now string) {
 		if was != "" && now != "" && was != now {
@@ -43,25 +43,27 @@ func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, t
 	for _, id := range sortedKeys(texts) {
 		now := texts[id]
 		paths := existing[id]
-		if now == nil || len(paths) != 1 {
+		if now.text == nil || len(paths) != 1 {
 			continue
 		}
-		was, err := bookTexts(paths[0], old.LanguageTag)
+		was, err := bookVerses(paths[0], old.LanguageTag)
 		if err != nil {
 			continue // a broken earlier copy says nothing of identity
 		}
-		for c := range min(len(was), len(now)) {
-			for v := range min(len(was[c]), len(now[c])) {
-				a, b := normSpace(was[c][v]), normSpace(now[c][v])
-				if a == "" && b == "" {
-					continue
-				}
-				common++
-				if a == b {
-					same++
-				} else if example == "" {
-					example = fmt.Sprintf("%s chapter %d verse %d reads %q, was %q", id, c+1, v+1, clip(b), clip(a))
-				}
+		for _, v := range now.order {
+			a, ok := was.text[v]
+			if !ok {
+				continue
+			}
+			b := now.text[v]
+			if a == "" && b == "" {
+				continue
+			}
+			common++
+			if a == b {
+				same++
+			} else if example == "" {
+				example = fmt.Sprintf("%s %s reads %q, was %q", id, v, clip(b), clip(a))
 			}
 		}
 	}
@@ -73,24 +75,45 @@ func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, t
 	return out
 }
 
+// verseMap is a book's verse texts, spaces normalised, by chapter:verse.
+type verseMap struct {
+	order []string // chapter:verse ids in source order
+	text  map[string]string
+}
+
+func versesOf(rb *render.Book) verseMap {
+	m := verseMap{text: map[string]string{}}
+	texts := verseTexts(rb.Chapters)
+	for c, ch := range rb.Index.Chapters {
+		for v, vs := range ch.Verses {
+			id := ch.ID + ":" + vs.ID
+			if _, dup := m.text[id]; !dup {
+				m.order = append(m.order, id)
+			}
+			m.text[id] = normSpace(texts[c][v])
+		}
+	}
+	return m
+}
+
 const minShared = 20
 
-// bookTexts renders a book file of the content directory to its verse
-// texts, by chapter and verse position.
-func bookTexts(p, language string) ([][]string, error) {
+// bookVerses renders a book file of the content directory to its verse
+// texts.
+func bookVerses(p, language string) (verseMap, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, err
+		return verseMap{}, err
 	}
 	b, err := ParseBook(p, data)
 	if err != nil {
-		return nil, err
+		return verseMap{}, err
 	}
 	rb, err := render.Render(b, render.Options{Language: language, File: p})
 	if err != nil {
-		return nil, err
+		return verseMap{}, err
 	}
-	return verseTexts(rb.Chapters), nil
+	return versesOf(rb), nil
 }
 
 func sortedKeys[V any](m map[bible.BookID]V) []bible.BookID {

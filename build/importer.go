@@ -92,7 +92,7 @@ type checkedBook struct {
 	damage  []error
 	fatal   error // cannot be published at all
 	repairs []usfm.Diag
-	texts   [][]string // verse texts of a canonical book, for identityChanges
+	texts   verseMap // verse texts of a canonical book, for identityChanges
 }
 
 // checkBook parses and renders a source book as the build will, and sorts
@@ -129,7 +129,7 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 			cb.fatal = err
 			return cb
 		}
-		cb.texts = verseTexts(rb.Chapters)
+		cb.texts = versesOf(rb)
 	case !peripheralBooks[cb.id]:
 		cb.damage = append(cb.damage, usfm.Diag{File: f.name, Pos: usfm.Pos{Line: 1, Col: 1},
 			Msg: fmt.Sprintf("book code %s is neither a book of the spec's table nor a USFM peripheral book", cb.id), Sev: usfm.Damage})
@@ -226,7 +226,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: the text direction of %q is not known; assuming ltr (set text_direction or --direction)", meta.ID, meta.LanguageTag))
 	}
 	books := map[bible.BookID]sourceFile{}
-	texts := map[bible.BookID][][]string{}
+	texts := map[bible.BookID]verseMap{}
 	refused := map[bible.BookID]bool{}
 	for _, f := range files {
 		cb := checkBook(f, meta.LanguageTag, rep)
