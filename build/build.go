@@ -77,6 +77,9 @@ type Report struct {
 	// Warnings are those of every book of the build, rendered now or
 	// reused from an earlier build.
 	Warnings []error
+	// Removed are the Bibles of the previous build that are not in the
+	// content directory, and so not in this build.
+	Removed []int32
 	// Broken are the Bibles left out of this build because a book of
 	// theirs could not be rendered (file:line:col and why); each keeps
 	// what the previous build published of it, if anything.
@@ -149,14 +152,21 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	b.rep.Warnings = append(b.rep.Warnings, warns...)
-	bibles, err := ReadBibles(opt.Content)
+	bibles, unread, err := readBibles(opt.Content)
 	if err != nil {
 		return b.rep, err
 	}
-	if len(bibles) == 0 {
+	if len(bibles)+len(unread) == 0 {
 		return b.rep, fmt.Errorf("build: the content directory %s holds no Bible (bibles/<id>/bible.json): nothing to publish", opt.Content)
 	}
-	if err := checkShrink(prev, bibles, opt.AllowShrink); err != nil {
+	present := map[int32]bool{}
+	for _, cb := range bibles {
+		present[cb.Meta.ID] = true
+	}
+	for _, u := range unread {
+		present[u.id] = true // kept as published (keepUnread)
+	}
+	if b.rep.Removed, err = checkShrink(prev, present, opt.AllowShrink); err != nil {
 		return b.rep, err
 	}
 	if err := CheckReferences(opt.Content, bibles); err != nil {
@@ -181,10 +191,14 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	}
 	// A broken Bible never published before has no entry.
 	m.Bibles = slices.DeleteFunc(m.Bibles, func(e publish.BibleEntry) bool { return e.ID == 0 })
+	kept, err := b.keepUnread(ctx, m, prev, unread)
+	if err != nil {
+		return b.rep, err
+	}
 	if len(m.Bibles) == 0 {
 		return b.rep, fmt.Errorf("build: no Bible of %s could be published (%d broken); nothing was switched", opt.Content, len(b.rep.Broken))
 	}
-	if err := b.sitePack(ctx, m, site, bibles); err != nil {
+	if err := b.sitePack(ctx, m, site, bibles, kept); err != nil {
 		return b.rep, err
 	}
 	if err := b.languagePacks(ctx, m, topics); err != nil {
@@ -213,26 +227,22 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 // checkShrink refuses a build that would leave out more than MaxShrink of
 // prev's Bibles, unless allow. A Bible broken at build keeps its previous
 // entry (see broken), so only Bibles gone from the content directory count.
-func checkShrink(prev *publish.Manifest, bibles []*ContentBible, allow bool) error {
-	if prev == nil || allow || len(prev.Bibles) == 0 {
-		return nil
+func checkShrink(prev *publish.Manifest, have map[int32]bool, allow bool) ([]int32, error) {
+	if prev == nil {
+		return nil, nil
 	}
-	have := map[int32]bool{}
-	for _, cb := range bibles {
-		have[cb.Meta.ID] = true
-	}
-	var gone []string
+	var gone []int32
 	for _, be := range prev.Bibles {
 		if !have[be.ID] {
-			gone = append(gone, fmt.Sprint(be.ID))
+			gone = append(gone, be.ID)
 		}
 	}
-	if float64(len(gone)) <= MaxShrink*float64(len(prev.Bibles)) {
-		return nil
+	if allow || float64(len(gone)) <= MaxShrink*float64(len(prev.Bibles)) {
+		return gone, nil
 	}
-	return fmt.Errorf("build: %d of the %d Bibles of the current build are not in the content directory (%s), more than %.0f%%; "+
+	return gone, fmt.Errorf("build: %d of the %d Bibles of the current build are not in the content directory (%s), more than %.0f%%; "+
 		"nothing was written. Check --content; if they are meant to go offline, build again with --allow-shrink",
-		len(gone), len(prev.Bibles), strings.Join(gone, " "), MaxShrink*100)
+		len(gone), len(prev.Bibles), strings.Trim(fmt.Sprint(gone), "[]"), MaxShrink*100)
 }
 
 type builder struct {

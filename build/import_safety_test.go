@@ -266,3 +266,53 @@ func TestBuildNeverEmpties(t *testing.T) {
 		t.Errorf("build with AllowShrink: %v", err)
 	}
 }
+
+// TestUnreadableBibleKept: a Bible whose bible.json cannot be read keeps
+// what the previous build published of it, in the manifest and in the
+// Bible catalogue, while the other Bibles publish.
+func TestUnreadableBibleKept(t *testing.T) {
+	ctx := context.Background()
+	content, src := t.TempDir(), t.TempDir()
+	buildtest.AddLicenses(t, content, 1)
+	writeFiles(t, src, map[string]string{"JUD.usfm": goodJUD})
+	for _, id := range []int32{7, 8} {
+		if _, err := build.Import(content, src, testMeta(id), build.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store, _ := publish.OpenDir(t.TempDir())
+	_, before := buildTo(t, content, store)
+	writeFiles(t, content, map[string]string{
+		"bibles/8/bible.json": `{"id": 8, "title": `,
+		"bibles/9/bible.json": `{"id": 9}`,
+		"bibles/7/JUD.usfm":   strings.Replace(goodJUD, "servant", "slave", 1),
+	})
+	rep, err := build.Build(ctx, build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(rep.Broken)
+	if len(rep.Broken) != 2 || !strings.Contains(got, filepath.Join("bibles", "8")+": ") || !strings.Contains(got, "the previous build's copy stays published") ||
+		!strings.Contains(got, "missing or bad abbreviation, title") || !strings.Contains(got, "it is not published") {
+		t.Errorf("broken: %v", rep.Broken)
+	}
+	m, _, _ := publish.LoadCurrent(ctx, store)
+	if m.Bible(8) == nil || m.Bible(8).Pack != before.Bible(8).Pack || m.Bible(7).Pack == before.Bible(7).Pack && m.Bible(7).Books[0].Source == before.Bible(7).Books[0].Source {
+		t.Errorf("Bible 8 %+v (was %+v); want kept, and Bible 7 changed", m.Bible(8), before.Bible(8))
+	}
+	p, err := publish.LoadPack(ctx, store, *m.Site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat []publish.CatalogBible
+	var lic []publish.License
+	if err := p.Decode(publish.NameCatalogBibles, &cat); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Decode(publish.NameLicenses, &lic); err != nil {
+		t.Fatal(err)
+	}
+	if len(cat) != 2 || !strings.Contains(string(cat[1].Bible), `"id":8`) || fmt.Sprint(lic[0].BibleIDs) != "[7 8]" {
+		t.Errorf("catalogue %d entries (%+v), licence Bibles %v; want 7 and 8", len(cat), cat, lic[0].BibleIDs)
+	}
+}

@@ -67,6 +67,9 @@ func (c *buildCmd) run(ctx context.Context, st publish.Store, l *publish.Lease) 
 			fmt.Fprintln(os.Stderr, "warning:", w)
 		}
 	}
+	if len(rep.Removed) > 0 && rep.Switched {
+		fmt.Printf("removed from the catalogue (not in the content directory): Bibles %s\n", strings.Trim(fmt.Sprint(rep.Removed), "[]"))
+	}
 	fmt.Println(summary(rep, up.Report(), c.Warnings))
 	fmt.Printf("search indexes: %d built in %s\n", rep.SearchBuilt, rep.Search.Round(time.Millisecond))
 	return brokenBibles(os.Stderr, rep)

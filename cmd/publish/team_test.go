@@ -279,6 +279,15 @@ func TestTeamBuildNeverTakesOffline(t *testing.T) {
 	if cur, _ := st.Current(ctx); cur != first {
 		t.Fatalf("a refused build switched: %s, was %s", cur, first)
 	}
+	// --allow-shrink, into a copy of the store (this one's history stays
+	// as the rollbacks below expect), says what goes.
+	if out, err := exec.Command("cp", "-a", filepath.Join(dir, "store"), filepath.Join(dir, "store2")).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	out = mustRun(t, dir, "build", "--content", "content", "--store", "store2", "--allow-shrink")
+	if !strings.Contains(out, "removed from the catalogue (not in the content directory): Bibles 3034") {
+		t.Errorf("build --allow-shrink:\n%s", out)
+	}
 	os.Rename(filepath.Join(dir, "bsb-aside"), filepath.Join(dir, "content", "bibles", "3034"))
 
 	// A second writer while one holds the lease.
