@@ -15,6 +15,8 @@ import (
 
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
+	s3store "github.com/bibleplatform/platform/publish/s3"
+	"github.com/bibleplatform/platform/publish/s3/s3test"
 )
 
 // These tests run the real bin/publish, as a content team does, on the
@@ -59,8 +61,15 @@ func TestMain(m *testing.M) {
 // and stderr) and exit code.
 func run(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
+	return runEnv(t, dir, nil, args...)
+}
+
+// runEnv is run with env added to the environment.
+func runEnv(t *testing.T, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(binPublish(t), args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -371,4 +380,67 @@ func jud(m *publish.Manifest, id int32) string {
 		}
 	}
 	return ""
+}
+
+// TestTeamTwoWritersOneBucket: two builds into one S3 bucket, as from two
+// machines: while the first holds the lease (stopped with SIGSTOP in the
+// middle of its build), the second is refused naming it; the first then
+// finishes and switches.
+func TestTeamTwoWritersOneBucket(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Shared(t)
+	bucket := srv.NewBucket(t)
+	url := srv.URL(bucket, "prod")
+	env := srv.Env()
+	dir := teamContent(t)
+	web := sharedBooks(t, dir, "web", "eng-web", "95-JUDeng-web.usfm.gz", "73-JHNeng-web.usfm.gz")
+	mustRun(t, dir, "import", "--content", "content", "--id", "206", "--language", "en", "--abbreviation", "WEB", "--title", "World English Bible", "--license", "1", web)
+
+	first := exec.Command(binPublish(t), "build", "--content", "content", "--store", url)
+	first.Dir, first.Env = dir, append(os.Environ(), env...)
+	var out1 bytes.Buffer
+	first.Stdout, first.Stderr = &out1, &out1
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	store := srvStore(t, srv, url)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		if _, err := publish.ReadLease(ctx, store); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			t.Fatal("the first build took no lease")
+		}
+	}
+	first.Process.Signal(syscall.SIGSTOP)
+	out, code := runEnv(t, dir, env, "build", "--content", "content", "--store", url)
+	first.Process.Signal(syscall.SIGCONT)
+	if err := first.Wait(); err != nil {
+		t.Errorf("the first build: %v\n%s", err, out1.String())
+	}
+	want := fmt.Sprintf("(pid %d)", first.Process.Pid)
+	if code != 1 || !strings.Contains(out, "the store has another writer: build by") || !strings.Contains(out, want) {
+		t.Errorf("the second build: exit %d, want 1 naming %s\n%s", code, want, out)
+	}
+	if !strings.Contains(out1.String(), "is now current") {
+		t.Errorf("the first build did not switch:\n%s", out1.String())
+	}
+	if _, err := publish.ReadLease(ctx, store); !publish.IsNotExist(err) {
+		t.Errorf("the lease after both builds: %v; want none", err)
+	}
+}
+
+// srvStore opens url as the test's MinIO signs.
+func srvStore(t *testing.T, srv *s3test.Server, url string) publish.Store {
+	t.Helper()
+	cfg, err := s3store.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s3store.New(cfg, srv.Creds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
