@@ -46,7 +46,17 @@ func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, t
 		if now.text == nil || len(paths) != 1 {
 			continue
 		}
-		was, err := bookVerses(paths[0], old.LanguageTag)
+		data, err := os.ReadFile(paths[0])
+		if err != nil {
+			continue
+		}
+		if bytes.Equal(data, now.src) {
+			// The same file again: the same text, without rendering it.
+			common += len(now.order)
+			same += len(now.order)
+			continue
+		}
+		was, err := bookVerses(paths[0], data, old.LanguageTag)
 		if err != nil {
 			continue // a broken earlier copy says nothing of identity
 		}
@@ -79,10 +89,11 @@ func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, t
 type verseMap struct {
 	order []string // chapter:verse ids in source order
 	text  map[string]string
+	src   []byte // the book's source
 }
 
-func versesOf(rb *render.Book) verseMap {
-	m := verseMap{text: map[string]string{}}
+func versesOf(rb *render.Book, src []byte) verseMap {
+	m := verseMap{text: map[string]string{}, src: src}
 	texts := verseTexts(rb.Chapters)
 	for c, ch := range rb.Index.Chapters {
 		for v, vs := range ch.Verses {
@@ -98,13 +109,9 @@ func versesOf(rb *render.Book) verseMap {
 
 const minShared = 20
 
-// bookVerses renders a book file of the content directory to its verse
-// texts.
-func bookVerses(p, language string) (verseMap, error) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return verseMap{}, err
-	}
+// bookVerses renders a book file of the content directory, p holding
+// data, to its verse texts.
+func bookVerses(p string, data []byte, language string) (verseMap, error) {
 	b, err := ParseBook(p, data)
 	if err != nil {
 		return verseMap{}, err
@@ -113,7 +120,7 @@ func bookVerses(p, language string) (verseMap, error) {
 	if err != nil {
 		return verseMap{}, err
 	}
-	return versesOf(rb), nil
+	return versesOf(rb, data), nil
 }
 
 func sortedKeys[V any](m map[bible.BookID]V) []bible.BookID {
@@ -198,12 +205,33 @@ func publishable(f sourceFile, rb *render.Book, maxPack int64) error {
 		return err
 	}
 	for i := range rb.Index.Chapters {
+		if packBound(rb.Chapters[i].Verses) < maxPack {
+			continue // every real chapter: no need to assemble its pack
+		}
 		what := fmt.Sprintf("%s %s", rb.Index.ID, rb.Index.Chapters[i].ID)
 		if _, err := chapterPack(&rb.Index, i, rb.Chapters[i].Verses, what, maxPack); err != nil {
 			return locateChapter(f, rb.Index.Chapters[i].ID, err)
 		}
 	}
 	return nil
+}
+
+// packBound bounds the bytes of a chapter's pack (chapterPack) without
+// assembling it. The pack holds five passages of each verse and five of
+// the chapter, each at most the chapter's segments composed (their HTML,
+// notes, text and paragraph classes, plus a paragraph's tags), and the
+// segments themselves: at most eleven times the segments' bytes, times
+// six for JSON's worst escaping (\u00XX), plus per segment its JSON keys
+// and per verse its objects, ids and references.
+func packBound(verses [][]bible.Segment) int64 {
+	var raw, segs int64
+	for _, v := range verses {
+		for _, sg := range v {
+			raw += int64(len(sg.HTML)+len(sg.Notes)+len(sg.Text)+len(sg.Class)) + 64
+			segs++
+		}
+	}
+	return 66*raw + 512*segs + 16<<10*int64(len(verses)) + 64<<10
 }
 
 // checkBookVerses refuses a book of more than bible.MaxBookVerses verses,

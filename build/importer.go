@@ -129,7 +129,7 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 			cb.fatal = err
 			return cb
 		}
-		cb.texts = versesOf(rb)
+		cb.texts = versesOf(rb, f.data)
 	case !peripheralBooks[cb.id]:
 		cb.damage = append(cb.damage, usfm.Diag{File: f.name, Pos: usfm.Pos{Line: 1, Col: 1},
 			Msg: fmt.Sprintf("book code %s is neither a book of the spec's table nor a USFM peripheral book", cb.id), Sev: usfm.Damage})

@@ -3,10 +3,14 @@ package build
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/build/usfm"
 )
 
@@ -69,4 +73,53 @@ func FuzzLocate(f *testing.F) {
 			t.Fatalf("book code %q", id)
 		}
 	})
+}
+
+// TestPackBound: the bound publishable uses to skip assembling a chapter's
+// pack is above the pack's real size, for the chapters of a shared Bible
+// and for text that JSON escapes.
+func TestPackBound(t *testing.T) {
+	for _, text := range []string{"In the beginning", "\x01\x02<>&\"\\\u2028"} {
+		verses := make([][]bible.Segment, 50)
+		for i := range verses {
+			s := strings.Repeat(text, 20)
+			verses[i] = []bible.Segment{{Class: "p", HTML: s, Notes: s + s, Text: s}}
+		}
+		book := bible.Book{ID: "JHN", Title: "John", Chapters: []bible.Chapter{{ID: "1", Title: "1"}}}
+		for i := range verses {
+			book.Chapters[0].Verses = append(book.Chapters[0].Verses, bible.Verse{ID: fmt.Sprint(i + 1), Title: fmt.Sprint(i + 1)})
+		}
+		w, err := chapterPack(&book, 0, verses, "JHN 1", MaxPackBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, bound := w.Size(), packBound(verses); got > bound {
+			t.Errorf("text %q: pack %d bytes, bound %d", text, got, bound)
+		}
+	}
+}
+
+// TestPublishablePackCap: import refuses a chapter whose pack would pass
+// the cap, at the chapter's marker.
+func TestPublishablePackCap(t *testing.T) {
+	src := "\\id JUD\n\\c 1\n\\p\n\\v 1 short.\n\\c 2\n\\p\n"
+	for v := 1; v <= 30; v++ {
+		src += fmt.Sprintf("\\v %d %s\n", v, strings.Repeat("word ", 200))
+	}
+	f := sourceFile{"JUD.usfm", []byte(src)}
+	b, err := ParseBook(f.name, f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := render.Render(b, render.Options{Language: "en", File: f.name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := publishable(f, rb, MaxPackBytes); err != nil {
+		t.Errorf("under the real cap: %v", err)
+	}
+	err = publishable(f, rb, 20<<10)
+	if err == nil || !strings.HasPrefix(err.Error(), "JUD.usfm:5:1: JUD 2: the pack would hold more than 20480 bytes") {
+		t.Errorf("under a 20 KiB cap: %v", err)
+	}
 }
