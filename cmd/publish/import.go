@@ -120,6 +120,10 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check, refused bo
 	case refused:
 		verb = "refused (nothing written)"
 	}
-	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d kept, %d removed, %d errors, %d warnings\n",
-		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Kept), len(rep.Removed), len(rep.Errors), len(rep.Warnings))
+	removed := "removed"
+	if check || refused {
+		removed = "to remove"
+	}
+	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d kept, %d %s, %d errors, %d warnings\n",
+		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Kept), len(rep.Removed), removed, len(rep.Errors), len(rep.Warnings))
 }

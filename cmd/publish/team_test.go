@@ -158,7 +158,7 @@ func TestTeamImportNeverDestroys(t *testing.T) {
 	}
 
 	out = mustRun(t, dir, "import", "--content", "content", "--id", "206", "--check", "--replace-all", filepath.Join(fixed, "JHN.usfm"))
-	if !strings.Contains(out, "would remove (--replace-all): GEN EXO") || !strings.Contains(out, "82 removed") {
+	if !strings.Contains(out, "would remove (--replace-all): GEN EXO") || !strings.Contains(out, "82 to remove") {
 		t.Errorf("--check --replace-all said:\n%s", out)
 	}
 	if n := bookFiles(t, bibleDir); n != 83 {
@@ -362,6 +362,19 @@ func TestTeamBuildNeverTakesOffline(t *testing.T) {
 	mustRun(t, dir, "lease", "--store", "store", "--break", info.Token)
 	mustRun(t, dir, "build", "--content", "content", "--store", "store")
 	third, _ := st.Current(ctx)
+
+	// gc deletes under the lease, and collects what killed writers left.
+	tmp := filepath.Join(dir, "store", "objects", "packs", ".tmp-killed")
+	os.WriteFile(tmp, []byte("partial"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(tmp, old, old)
+	out = mustRun(t, dir, "gc", "--store", "store", "--keep", "5", "--delete")
+	if !strings.Contains(out, "removed 0 builds and 0 objects (0 B), and 1 temporary files of interrupted writes (7 B)") {
+		t.Errorf("gc --delete:\n%s", out)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("gc left %s (%v)", tmp, err)
+	}
 
 	// Rollback goes to what was current before, then further back.
 	for _, want := range []string{second, first} {
