@@ -11,4 +11,9 @@ const (
 	MaxChapters   = 1000     // chapters per book, and the largest chapter number
 	MaxVerses     = 1000     // verses per chapter
 	MaxVerseBytes = 64 << 10 // rendered bytes of one verse (its HTML with notes)
+	// MaxBookVerses bounds the verses of one book: Psalms, the longest,
+	// has 2,461. A book within the other caps could otherwise hold a
+	// million verses, and the build would spend minutes and gigabytes on
+	// it before refusing it.
+	MaxBookVerses = 10000
 )

@@ -48,7 +48,17 @@ type Options struct {
 	Now      func() time.Time
 	// MaxPackBytes overrides the cap on one pack (MaxPackBytes) when > 0.
 	MaxPackBytes int64
+	// AllowShrink publishes a build that leaves out more than MaxShrink of
+	// the current build's Bibles; without it such a build is refused
+	// before anything is written.
+	AllowShrink bool
 }
+
+// MaxShrink is the share of the current build's Bibles a build may leave
+// out without Options.AllowShrink: a content directory that lost its
+// Bibles (a misspelt path, a half-finished checkout) must not take the
+// catalogue offline.
+const MaxShrink = 0.10
 
 // Progress is how far a build is.
 type Progress struct {
@@ -68,6 +78,9 @@ type Report struct {
 	// Warnings are those of every book of the build, rendered now or
 	// reused from an earlier build.
 	Warnings []error
+	// Removed are the Bibles of the previous build that are not in the
+	// content directory, and so not in this build.
+	Removed []int32
 	// Broken are the Bibles left out of this build because a book of
 	// theirs could not be rendered (file:line:col and why); each keeps
 	// what the previous build published of it, if anything.
@@ -125,6 +138,12 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 			}
 		}
 	}
+	if fi, err := os.Stat(opt.Content); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return b.rep, fmt.Errorf("build: content directory %s: %w", opt.Content, err)
+	}
 	site, err := readSite(opt.Content)
 	if err != nil {
 		return b.rep, err
@@ -134,8 +153,21 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	b.rep.Warnings = append(b.rep.Warnings, warns...)
-	bibles, err := ReadBibles(opt.Content)
+	bibles, unread, err := readBibles(opt.Content)
 	if err != nil {
+		return b.rep, err
+	}
+	if len(bibles)+len(unread) == 0 {
+		return b.rep, fmt.Errorf("build: the content directory %s holds no Bible (bibles/<id>/bible.json): nothing to publish", opt.Content)
+	}
+	present := map[int32]bool{}
+	for _, cb := range bibles {
+		present[cb.Meta.ID] = true
+	}
+	for _, u := range unread {
+		present[u.id] = true // kept as published (keepUnread)
+	}
+	if b.rep.Removed, err = checkShrink(prev, present, opt.AllowShrink); err != nil {
 		return b.rep, err
 	}
 	if err := CheckReferences(opt.Content, bibles); err != nil {
@@ -160,7 +192,14 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	}
 	// A broken Bible never published before has no entry.
 	m.Bibles = slices.DeleteFunc(m.Bibles, func(e publish.BibleEntry) bool { return e.ID == 0 })
-	if err := b.sitePack(ctx, m, site, bibles); err != nil {
+	kept, err := b.keepUnread(ctx, m, prev, unread)
+	if err != nil {
+		return b.rep, err
+	}
+	if len(m.Bibles) == 0 {
+		return b.rep, fmt.Errorf("build: no Bible of %s could be published (%d broken); nothing was switched", opt.Content, len(b.rep.Broken))
+	}
+	if err := b.sitePack(ctx, m, site, bibles, kept); err != nil {
 		return b.rep, err
 	}
 	if err := b.languagePacks(ctx, m, topics); err != nil {
@@ -184,6 +223,27 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		b.rep.Switched = true
 	}
 	return b.rep, nil
+}
+
+// checkShrink refuses a build that would leave out more than MaxShrink of
+// prev's Bibles, unless allow. A Bible broken at build keeps its previous
+// entry (see broken), so only Bibles gone from the content directory count.
+func checkShrink(prev *publish.Manifest, have map[int32]bool, allow bool) ([]int32, error) {
+	if prev == nil {
+		return nil, nil
+	}
+	var gone []int32
+	for _, be := range prev.Bibles {
+		if !have[be.ID] {
+			gone = append(gone, be.ID)
+		}
+	}
+	if allow || float64(len(gone)) <= MaxShrink*float64(len(prev.Bibles)) {
+		return gone, nil
+	}
+	return gone, fmt.Errorf("build: %d of the %d Bibles of the current build are not in the content directory (%s), more than %.0f%%; "+
+		"nothing was written. Check --content; if they are meant to go offline, build again with --allow-shrink",
+		len(gone), len(prev.Bibles), strings.Trim(fmt.Sprint(gone), "[]"), MaxShrink*100)
 }
 
 type builder struct {
@@ -212,6 +272,7 @@ type bibleJob struct {
 	books []*bookJob
 	left  atomic.Int32 // books not finished
 	fail  atomic.Bool  // a book failed: no Bible pack
+	err   error        // the Bible's own pack could not be made (see Report.Broken)
 	slot  *publish.BibleEntry
 	// words are the verse words of the Bible's books, with counts: a
 	// rendered book adds its own as it finishes (addWords), the others'
@@ -281,9 +342,7 @@ func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
 					j.words = nil
 				}
 				if bj.left.Add(-1) == 0 && !bj.fail.Load() && ctx.Err() == nil {
-					if err := b.biblePack(ctx, bj); err != nil {
-						fail(err)
-					}
+					b.finishBible(ctx, bj, fail)
 				}
 				b.mu.Lock()
 				b.done++
@@ -297,9 +356,7 @@ func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
 	// A Bible without books gets its pack at once.
 	for _, bj := range bibles {
 		if len(bj.books) == 0 {
-			if err := b.biblePack(ctx, bj); err != nil {
-				fail(err)
-			}
+			b.finishBible(ctx, bj, fail)
 		}
 	}
 feed:
@@ -318,6 +375,17 @@ feed:
 		return fmt.Errorf("build: %w", errors.Join(errs...))
 	}
 	return ctx.Err()
+}
+
+// finishBible writes bj's own pack. Content at fault (a pack beyond the
+// cap) leaves the Bible out (see broken); a store error fails the build.
+func (b *builder) finishBible(ctx context.Context, bj *bibleJob, fail func(error)) {
+	var be bookError
+	if err := b.biblePack(ctx, bj); errors.As(err, &be) {
+		bj.err = be.err
+	} else if err != nil {
+		fail(err)
+	}
 }
 
 // book publishes one book: reused whole when its source is unchanged,
@@ -345,8 +413,14 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 		}
 		// The previous build is unreadable: render afresh.
 	}
+	if err := tooManyVerseMarkers(sourceFile{j.file, src}); err != nil {
+		return bookError{err}
+	}
 	pb, err := ParseBook(j.file, src)
 	if err != nil {
+		return bookError{err}
+	}
+	if err := checkUTF8(j.file, src); err != nil {
 		return bookError{err}
 	}
 	if n, ok := meta.BookNames[j.id]; ok {
@@ -354,6 +428,9 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	}
 	rb, err := render.Render(pb, render.Options{Language: meta.LanguageTag, File: j.file})
 	if err != nil {
+		return bookError{err}
+	}
+	if err := checkBookVerses(sourceFile{j.file, src}, rb); err != nil {
 		return bookError{err}
 	}
 	warns := []string{}
@@ -373,9 +450,9 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	book := &rb.Index
 	for i := range book.Chapters {
 		what := fmt.Sprintf("Bible %s, %s %s", j.bible.label, book.ID, book.Chapters[i].ID)
-		w, err := b.chapterPack(book, i, rb.Chapters[i].Verses, what)
+		w, err := chapterPack(book, i, rb.Chapters[i].Verses, what, b.opt.MaxPackBytes)
 		if err != nil {
-			return err
+			return bookError{locateChapter(sourceFile{j.file, src}, book.Chapters[i].ID, err)}
 		}
 		ref, err := b.put(ctx, w, what)
 		if err != nil {
@@ -450,9 +527,10 @@ func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book
 
 // chapterPack holds everything of one chapter: the chapter and verse
 // objects, every passage of the chapter and of each verse, and the verse
-// segments the edge composes ranges from. A chapter beyond MaxPackBytes is
-// refused as soon as it passes it.
-func (b *builder) chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string) (*publish.PackWriter, error) {
+// segments the edge composes ranges from. A chapter beyond max bytes is
+// refused as soon as it passes it. Import assembles the same pack to
+// refuse such a chapter before any build (publishable).
+func chapterPack(book *bible.Book, i int, verses [][]bible.Segment, what string, max int64) (*publish.PackWriter, error) {
 	c := &book.Chapters[i]
 	w := publish.NewPackWriter()
 	w.Add(publish.NameChapter, publish.JSON, mustJSON(c))
@@ -467,20 +545,23 @@ func (b *builder) chapterPack(book *bible.Book, i int, verses [][]bible.Segment,
 		label.Verse = v.Title
 		addPassages(w, v.ID, ref, label.Label(book.Title, ""), verses[k])
 		all = append(all, verses[k]...)
-		if err := b.checkPackSize(w, what); err != nil {
+		if err := checkPackSize(w, what, max); err != nil {
 			return nil, err
 		}
 	}
 	label.Verse = ""
 	addPassages(w, "", bible.Ref{Book: book.ID, Chapter: c.ID}, label.Label(book.Title, ""), all)
 	w.AddRaw(publish.NameSegments, publish.JSON, mustJSON(verses))
-	return w, b.checkPackSize(w, what)
+	return w, checkPackSize(w, what, max)
 }
 
-func (b *builder) checkPackSize(w *publish.PackWriter, what string) error {
-	if max := b.opt.MaxPackBytes; w.Size() > max {
-		return fmt.Errorf("%s: the pack would hold more than %s, the cap on one pack (build.MaxPackBytes); "+
-			"no real chapter comes near it: check the source", what, capText(max))
+// checkPackSize refuses a pack beyond max bytes. The error is a
+// bookError: the content is at fault, and its Bible keeps its previous
+// build while the others publish.
+func checkPackSize(w *publish.PackWriter, what string, max int64) error {
+	if w.Size() > max {
+		return bookError{fmt.Errorf("%s: the pack would hold more than %s, the cap on one pack (build.MaxPackBytes); "+
+			"no real chapter comes near it: check the source", what, capText(max))}
 	}
 	return nil
 }
@@ -554,7 +635,7 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 // is. A pack already named by the previous build keeps its Modified time.
 // what names the pack's content in errors.
 func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (publish.PackRef, error) {
-	if err := b.checkPackSize(w, what); err != nil {
+	if err := checkPackSize(w, what, b.opt.MaxPackBytes); err != nil {
 		return publish.PackRef{}, err
 	}
 	key := w.Key()

@@ -252,42 +252,77 @@ type ContentBible struct {
 
 // ReadBibles lists the Bibles in a content directory, by id.
 func ReadBibles(content string) ([]*ContentBible, error) {
-	dirs, err := filepath.Glob(filepath.Join(content, "bibles", "*", "bible.json"))
+	bibles, bad, err := readBibles(content)
 	if err != nil {
 		return nil, err
 	}
+	if len(bad) > 0 {
+		return nil, bad[0].err
+	}
+	return bibles, nil
+}
+
+// unreadBible is a Bible folder that cannot be read: a bible.json that
+// is not valid, a book in two files. A build leaves it as the previous
+// build published it.
+type unreadBible struct {
+	id  int32 // from the folder's name; 0 if that is not a number
+	dir string
+	err error
+}
+
+// readBibles lists the Bibles in a content directory, by id, and the
+// folders that cannot be read. Two folders of one id are an error.
+func readBibles(content string) ([]*ContentBible, []unreadBible, error) {
+	dirs, err := filepath.Glob(filepath.Join(content, "bibles", "*", "bible.json"))
+	if err != nil {
+		return nil, nil, err
+	}
 	var out []*ContentBible
+	var bad []unreadBible
 	for _, p := range dirs {
-		cb := &ContentBible{Dir: filepath.Dir(p), Books: map[bible.BookID]string{}}
-		if err := readJSON(p, &cb.Meta); err != nil {
-			return nil, err
-		}
-		if err := cb.Meta.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if cb.Scheme, err = cb.Meta.loadScheme(cb.Dir); err != nil {
-			return nil, err
-		}
-		files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.*"))
-		for _, f := range files {
-			id, _, ok := bookFile(filepath.Base(f))
-			if !ok {
-				continue
-			}
-			if other, dup := cb.Books[id]; dup {
-				return nil, fmt.Errorf("%s: book %s is both %s and %s", cb.Dir, id, filepath.Base(other), filepath.Base(f))
-			}
-			cb.Books[id] = f
+		cb, err := readBible(p)
+		if err != nil {
+			id, _ := strconv.ParseInt(filepath.Base(filepath.Dir(p)), 10, 32)
+			bad = append(bad, unreadBible{id: int32(id), dir: filepath.Dir(p), err: err})
+			continue
 		}
 		out = append(out, cb)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Meta.ID < out[j].Meta.ID })
 	for i := 1; i < len(out); i++ {
 		if out[i].Meta.ID == out[i-1].Meta.ID {
-			return nil, fmt.Errorf("bible id %d is used by %s and %s", out[i].Meta.ID, out[i-1].Dir, out[i].Dir)
+			return nil, nil, fmt.Errorf("bible id %d is used by %s and %s", out[i].Meta.ID, out[i-1].Dir, out[i].Dir)
 		}
 	}
-	return out, nil
+	return out, bad, nil
+}
+
+// readBible reads the Bible whose bible.json is p.
+func readBible(p string) (*ContentBible, error) {
+	cb := &ContentBible{Dir: filepath.Dir(p), Books: map[bible.BookID]string{}}
+	if err := readJSON(p, &cb.Meta); err != nil {
+		return nil, err
+	}
+	if err := cb.Meta.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	var err error
+	if cb.Scheme, err = cb.Meta.loadScheme(cb.Dir); err != nil {
+		return nil, err
+	}
+	files, _ := filepath.Glob(filepath.Join(cb.Dir, "*.*"))
+	for _, f := range files {
+		id, _, ok := bookFile(filepath.Base(f))
+		if !ok {
+			continue
+		}
+		if other, dup := cb.Books[id]; dup {
+			return nil, fmt.Errorf("%s: book %s is both %s and %s", cb.Dir, id, filepath.Base(other), filepath.Base(f))
+		}
+		cb.Books[id] = f
+	}
+	return cb, nil
 }
 
 func readJSON(path string, v any) error {

@@ -154,40 +154,36 @@ func findBundle(source string) (*dblBundle, error) {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	b := &dblBundle{name: source, files: map[string][]byte{}}
+	r := &sourceReader{source: source}
+	bundleFile := func(rel string) bool {
+		return rel == "metadata.xml" || rel == "license.xml" || rel == bundleVRS || isUSXName(rel)
+	}
 	switch {
 	case fi.IsDir():
 		root := source
-		if _, err := os.Stat(filepath.Join(root, "metadata.xml")); err != nil {
+		if _, err := os.Lstat(filepath.Join(root, "metadata.xml")); err != nil {
 			subs, _ := filepath.Glob(filepath.Join(source, "*", "metadata.xml"))
 			if len(subs) != 1 {
 				return nil, nil
 			}
 			root = filepath.Dir(subs[0])
 		}
-		err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			rel = filepath.ToSlash(rel)
-			if rel != "metadata.xml" && rel != "license.xml" && rel != bundleVRS && !isUSXName(rel) {
-				return nil
-			}
-			data, err := readLimited(p)
-			b.files[rel] = data
-			return err
-		})
+		err := r.walkFolder(root, bundleFile, func(_, rel string) string { return rel })
 		if err != nil {
-			return nil, fmt.Errorf("import: %w", err)
+			return nil, err
+		}
+		for _, f := range r.files {
+			b.files[f.name] = f.data
 		}
 	case strings.EqualFold(filepath.Ext(source), ".zip"):
-		files, err := readZip(source, func(name string) bool {
+		err := r.readZip(source, func(name string) bool {
 			base := path.Base(name)
 			return base == "metadata.xml" || base == "license.xml" || base == VRSFile || isUSXName(name)
 		})
 		if err != nil {
 			return nil, err
 		}
+		files := r.files
 		// The bundle is the shallowest metadata.xml's folder, whatever
 		// the order of the zip's entries (as for a folder).
 		prefix, found := "", false
@@ -259,9 +255,6 @@ func (b *dblBundle) books() ([]sourceFile, error) {
 			return nil, fmt.Errorf("import: %s: metadata.xml names %s, which the bundle does not hold", b.name, s)
 		}
 		out = append(out, sourceFile{b.name + ":" + s, data})
-	}
-	if err := gunzipAll(out); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

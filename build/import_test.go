@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -261,8 +262,12 @@ func TestDBLBundle(t *testing.T) {
 		}
 	}
 
-	// A re-import finds the same Bible, organization and licence; flags override.
-	rep, err = build.Import(content, eng, build.BibleMeta{Abbreviation: "OSTX"}, build.ImportOptions{})
+	// A re-import finds the same Bible, organization and licence; flags
+	// override, and a new abbreviation is a new identity: --replace.
+	if _, err := build.Import(content, eng, build.BibleMeta{Abbreviation: "OSTX"}, build.ImportOptions{}); err == nil || !strings.Contains(err.Error(), `abbreviation "OSTX" (was "OST")`) {
+		t.Fatalf("re-import under another abbreviation without --replace: %v", err)
+	}
+	rep, err = build.Import(content, eng, build.BibleMeta{Abbreviation: "OSTX"}, build.ImportOptions{Replace: true})
 	if err != nil || rep.Bible != 1 {
 		t.Fatalf("re-import: %v, bible %d", err, rep.Bible)
 	}
@@ -372,9 +377,10 @@ func zipDir(t *testing.T, dir, prefix string) string {
 	return out
 }
 
-// TestImportStaleBooks: a book the source no longer has is removed, unless
-// a file of the source could not be read (it might be that book), and a
-// book delivered as USX instead of USFM replaces its .usfm.
+// TestImportStaleBooks: a book the source does not have is kept unless
+// ReplaceAll, which removes nothing when a file of the source could not be
+// read (it might be that book); a book delivered as USX instead of USFM
+// replaces its .usfm.
 func TestImportStaleBooks(t *testing.T) {
 	content := t.TempDir()
 	dir := filepath.Join(content, "bibles", "7")
@@ -383,15 +389,28 @@ func TestImportStaleBooks(t *testing.T) {
 	writeFiles(t, src2, map[string]string{"JUD.usfm": goodJUD, "BAD.usfm": "\\c 1\n\\v 1 no id\n"})
 	writeFiles(t, src3, map[string]string{"JUD.usx": `<usx version="3.0"><book code="JUD" style="id"/><chapter number="1"/><para style="p"><verse number="1"/>Jude.</para></usx>`})
 	for i, step := range []struct {
-		src  string
-		want string
+		src        string
+		replaceAll bool
+		want       string
+		kept       string
+		removed    string
+		err        string
 	}{
-		{src1, "JHN.usfm JUD.usfm bible.json"},
-		{src2, "JHN.usfm JUD.usfm bible.json"}, // BAD.usfm could be JHN: nothing removed
-		{src3, "JUD.usx bible.json"},
+		{src: src1, want: "JHN.usfm JUD.usfm bible.json"},
+		{src: src2, want: "JHN.usfm JUD.usfm bible.json", kept: "[JHN]"},
+		{src: src2, replaceAll: true, want: "JHN.usfm JUD.usfm bible.json", err: "might be any of JHN"},
+		{src: src3, want: "JHN.usfm JUD.usx bible.json", kept: "[JHN]"},
+		{src: src3, replaceAll: true, want: "JUD.usx bible.json", removed: "[JHN]"},
 	} {
-		if _, err := build.Import(content, step.src, testMeta(7), build.ImportOptions{}); err != nil {
+		rep, err := build.Import(content, step.src, testMeta(7), build.ImportOptions{ReplaceAll: step.replaceAll})
+		if step.err != "" {
+			if err == nil || !strings.Contains(err.Error(), step.err) {
+				t.Errorf("step %d: %v; want an error saying %q", i+1, err, step.err)
+			}
+		} else if err != nil {
 			t.Fatal(err)
+		} else if fmt.Sprint(rep.Kept) != fmt.Sprint(splitOr(step.kept)) || fmt.Sprint(rep.Removed) != fmt.Sprint(splitOr(step.removed)) {
+			t.Errorf("step %d: kept %v, removed %v; want %s, %s", i+1, rep.Kept, rep.Removed, step.kept, step.removed)
 		}
 		var names []string
 		entries, _ := os.ReadDir(dir)
@@ -402,4 +421,13 @@ func TestImportStaleBooks(t *testing.T) {
 			t.Errorf("step %d: content has %s; want %s", i+1, got, step.want)
 		}
 	}
+}
+
+// splitOr is "[A B]" as the books it names, nil for "".
+func splitOr(s string) []bible.BookID {
+	var ids []bible.BookID
+	for _, f := range strings.Fields(strings.Trim(s, "[]")) {
+		ids = append(ids, bible.BookID(f))
+	}
+	return ids
 }

@@ -29,6 +29,13 @@ type ImportOptions struct {
 	// diagnostics); see settleScheme.
 	VRS     []byte
 	VRSName string
+	// ReplaceAll removes the books of the Bible that the source does not
+	// have; without it an import adds or replaces the source's books only.
+	ReplaceAll bool
+	// Replace imports a source whose identity differs from the Bible's
+	// already at that id (see identityChanges); without it such an import
+	// is refused.
+	Replace bool
 }
 
 // ImportReport says what an import did. Errors and Warnings are
@@ -43,13 +50,19 @@ type ImportReport struct {
 	// Damaged are books imported with damage because of AllowDamaged.
 	Damaged []bible.BookID
 	// Unreadable counts source files refused before their book was known
-	// (no \id, not XML); they name no book, so no earlier book file is
-	// removed as stale in such an import.
+	// (no \id, not XML); they name no book, so ReplaceAll removes nothing
+	// in such an import.
 	Unreadable int
 	Errors     []error
 	Warnings   []error
 	// Repairs counts the known source habits read as meant, by class.
 	Repairs map[string]int
+	// Removed are the books of the Bible the source does not have that
+	// ReplaceAll removed (with Check, would remove).
+	Removed []bible.BookID
+	// Kept are the books of the Bible the source does not have, kept
+	// because ReplaceAll was not given.
+	Kept []bible.BookID
 	// Wrote lists the content files written (none with Check).
 	Wrote []string
 	// Created says what a bundle import added besides the Bible (an
@@ -83,18 +96,28 @@ type checkedBook struct {
 	damage  []error
 	fatal   error // cannot be published at all
 	repairs []usfm.Diag
+	texts   verseMap // verse texts of a canonical book, for identityChanges
 }
 
 // checkBook parses and renders a source book as the build will, and sorts
 // its diagnostics.
 func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 	cb := checkedBook{file: f}
+	if err := tooManyVerseMarkers(f); err != nil {
+		cb.fatal = err
+		cb.id = bookCode(f.name, f.data)
+		return cb
+	}
 	b, err := ParseBook(f.name, f.data)
 	if err != nil {
 		cb.fatal = err
 		return cb
 	}
 	cb.id = bible.BookID(b.ID)
+	if err := checkUTF8(f.name, f.data); err != nil {
+		cb.fatal = err
+		return cb
+	}
 	cb.sort(b.Warnings, rep)
 	switch {
 	case cb.id.Canonical():
@@ -104,6 +127,13 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 			return cb
 		}
 		cb.sort(rb.Warnings, rep)
+		// What the build would refuse is refused here, where the source
+		// can still be fixed, rather than after a build has run.
+		if err := publishable(f, rb, MaxPackBytes); err != nil {
+			cb.fatal = err
+			return cb
+		}
+		cb.texts = versesOf(rb, f.data)
 	case !peripheralBooks[cb.id]:
 		cb.damage = append(cb.damage, usfm.Diag{File: f.name, Pos: usfm.Pos{Line: 1, Col: 1},
 			Msg: fmt.Sprintf("book code %s is neither a book of the spec's table nor a USFM peripheral book", cb.id), Sev: usfm.Damage})
@@ -134,8 +164,13 @@ func (cb *checkedBook) sort(diags []usfm.Diag, rep *ImportReport) {
 // cannot be published is always refused. A refused book's copy from an
 // earlier import stays untouched, and the other books are imported. Known
 // habits of real sources are repaired and counted in Repairs. Fields of
-// meta left empty keep the values of an earlier import of the same Bible;
-// book files of an earlier import that SOURCE no longer has are removed.
+// meta left empty keep the values of an earlier import of the same Bible.
+//
+// Import never destroys silently: books of the Bible that SOURCE does not
+// have are kept (Kept) unless opt.ReplaceAll, and a SOURCE whose identity
+// differs from the Bible's already at that id is refused unless
+// opt.Replace. The language tag is stored canonical (lang.Canonical) or
+// refused with a suggestion.
 func Import(content, source string, meta BibleMeta, opt ImportOptions) (*ImportReport, error) {
 	if bundle, err := findBundle(source); err != nil {
 		return nil, err
@@ -156,13 +191,31 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		return nil, errors.New("import: the Bible needs an id (--id)")
 	}
 	dir := filepath.Join(content, "bibles", fmt.Sprint(meta.ID))
-	var old BibleMeta
-	if err := readJSON(filepath.Join(dir, "bible.json"), &old); err == nil {
+	given := meta
+	if given.LanguageTag != "" {
+		tag, err := canonicalLanguage(given.LanguageTag)
+		if err != nil {
+			return nil, fmt.Errorf("import: %w", err)
+		}
+		given.LanguageTag = tag
+	}
+	var old *BibleMeta
+	var prev BibleMeta
+	if err := readJSON(filepath.Join(dir, "bible.json"), &prev); err == nil {
 		// Fields this import leaves empty keep the earlier import's values.
-		old.Override(meta)
-		meta = old
+		old = &prev
+		merged := prev
+		merged.Override(given)
+		meta = merged
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	} else {
+		meta = given
+	}
+	if tag, err := canonicalLanguage(meta.LanguageTag); err == nil {
+		meta.LanguageTag = tag
+	} else if meta.LanguageTag != "" {
+		return nil, fmt.Errorf("import: bible %d: %w", meta.ID, err)
 	}
 	if err := meta.Validate(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -181,6 +234,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: the text direction of %q is not known; assuming ltr (set text_direction or --direction)", meta.ID, meta.LanguageTag))
 	}
 	books := map[bible.BookID]sourceFile{}
+	texts := map[bible.BookID]verseMap{}
 	refused := map[bible.BookID]bool{}
 	for _, f := range files {
 		cb := checkBook(f, meta.LanguageTag, rep)
@@ -210,6 +264,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 			rep.Damaged = append(rep.Damaged, cb.id)
 		}
 		books[cb.id] = f
+		texts[cb.id] = cb.texts
 		if cb.id.Canonical() {
 			rep.Books = append(rep.Books, cb.id)
 		} else {
@@ -225,6 +280,37 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	sortBooks(rep.Damaged)
 	if len(books) == 0 {
 		return rep, fmt.Errorf("import: no book of %s could be imported: %d books refused (earlier copies kept), %d files unreadable", source, len(rep.Refused), rep.Unreadable)
+	}
+	existing, err := bookFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && !opt.Replace {
+		if changes := identityChanges(*old, given, existing, texts); len(changes) > 0 {
+			return rep, fmt.Errorf("import: %s is not Bible %d as imported before: %s; "+
+				"nothing was written (--replace imports it as Bible %d all the same)",
+				source, meta.ID, strings.Join(changes, "; "), meta.ID)
+		}
+	}
+	// Books of the Bible the source does not have: kept, unless the
+	// import replaces the whole Bible. A refused book is in the source and
+	// keeps its earlier copy; a file that could not be read might be any
+	// book, so nothing is removed then.
+	var absent []bible.BookID
+	for id := range existing {
+		if _, in := books[id]; !in && !refused[id] {
+			absent = append(absent, id)
+		}
+	}
+	sortBooks(absent)
+	switch {
+	case !opt.ReplaceAll:
+		rep.Kept = absent
+	case rep.Unreadable > 0 && len(absent) > 0:
+		return rep, fmt.Errorf("import: --replace-all: %d files of %s could not be read and might be any of %s; nothing was written",
+			rep.Unreadable, source, joinBooks(absent))
+	default:
+		rep.Removed = absent
 	}
 	if opt.Check {
 		return rep, nil
@@ -244,30 +330,25 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		if err := write(string(id)+bookExt(f.name), f.data); err != nil {
 			return nil, err
 		}
+		// The book delivered in the other format replaces its old file.
+		for _, p := range existing[id] {
+			if filepath.Base(p) != string(id)+bookExt(f.name) {
+				if err := os.Remove(p); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	for name, data := range extra {
 		if err := write(name, data); err != nil {
 			return nil, err
 		}
 	}
-	// Stale books: files of books this source no longer has. A refused
-	// book keeps its earlier copy; an unreadable file might be any book, so
-	// nothing is removed then.
-	existing, _ := filepath.Glob(filepath.Join(dir, "*.*"))
-	for _, p := range existing {
-		id, ext, ok := bookFile(filepath.Base(p))
-		if !ok {
-			continue
-		}
-		f, imported := books[id]
-		switch {
-		case imported && bookExt(f.name) == ext:
-			continue
-		case !imported && (refused[id] || rep.Unreadable > 0):
-			continue
-		}
-		if err := os.Remove(p); err != nil {
-			return nil, err
+	for _, id := range rep.Removed {
+		for _, p := range existing[id] {
+			if err := os.Remove(p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	data, err := jsonBytes(meta)
@@ -275,6 +356,30 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		return nil, err
 	}
 	return rep, write("bible.json", data)
+}
+
+// bookFiles lists the book files of a Bible's folder by book (a book has
+// two only when both a .usfm and a .usx were written by hand).
+func bookFiles(dir string) (map[bible.BookID][]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.*"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[bible.BookID][]string{}
+	for _, p := range paths {
+		if id, _, ok := bookFile(filepath.Base(p)); ok {
+			out[id] = append(out[id], p)
+		}
+	}
+	return out, nil
+}
+
+func joinBooks(ids []bible.BookID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, " ")
 }
 
 // bookExt is the extension a book is stored under in the content

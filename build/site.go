@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,7 +91,9 @@ func readRawDir(dir string) ([]json.RawMessage, error) {
 
 // sitePack publishes the catalogues that are not one Bible's, and the font
 // files as objects of their own.
-func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bibles []*ContentBible) error {
+// kept are the catalogue entries of Bibles kept as the previous build
+// published them (keepUnread).
+func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bibles []*ContentBible, kept map[int32]publish.CatalogBible) error {
 	for i := range s.licenses {
 		l := &s.licenses[i]
 		l.BibleIDs = []int32{}
@@ -99,6 +102,12 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 				l.BibleIDs = append(l.BibleIDs, cb.Meta.ID)
 			}
 		}
+		for id, c := range kept {
+			if c.LicenseID == l.ID {
+				l.BibleIDs = append(l.BibleIDs, id)
+			}
+		}
+		slices.Sort(l.BibleIDs)
 	}
 	if s.licenses == nil {
 		s.licenses = []publish.License{}
@@ -111,7 +120,7 @@ func (b *builder) sitePack(ctx context.Context, m *publish.Manifest, s *site, bi
 	w.Add(publish.NameLicenses, publish.JSON, mustJSON(s.licenses))
 	w.Add(publish.NameFonts, publish.JSON, mustJSON(s.fonts))
 	w.Add(publish.NameVerseOfDays, publish.JSON, mustJSON(dataOf(s.votd)))
-	w.AddRaw(publish.NameCatalogBibles, publish.JSON, mustJSON(b.catalogBibles(m, bibles)))
+	w.AddRaw(publish.NameCatalogBibles, publish.JSON, mustJSON(b.catalogBibles(m, bibles, kept)))
 	ref, err := b.put(ctx, w, "the site catalogues")
 	if err != nil {
 		return err
@@ -156,9 +165,14 @@ func fontType(name string) string {
 }
 
 // catalogBibles is the Bible object of every Bible in m, the same one its
-// own pack holds (biblePack), with its licence.
-func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible) []publish.CatalogBible {
-	out := []publish.CatalogBible{}
+// own pack holds (biblePack), with its licence, by id; kept are those of
+// Bibles kept from the previous build.
+func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible, kept map[int32]publish.CatalogBible) []publish.CatalogBible {
+	type entry struct {
+		id int32
+		c  publish.CatalogBible
+	}
+	var list []entry
 	for _, cb := range bibles {
 		be := m.Bible(cb.Meta.ID)
 		if be == nil {
@@ -168,8 +182,15 @@ func (b *builder) catalogBibles(m *publish.Manifest, bibles []*ContentBible) []p
 		for i, k := range be.Books {
 			ids[i] = k.ID
 		}
-		out = append(out, publish.CatalogBible{LicenseID: cb.Meta.LicenseID, Bible: mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL))})
+		list = append(list, entry{cb.Meta.ID, publish.CatalogBible{LicenseID: cb.Meta.LicenseID, Bible: mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL))}})
 	}
-	// bibles is sorted by id already (ReadBibles).
+	for id, c := range kept {
+		list = append(list, entry{id, c})
+	}
+	slices.SortFunc(list, func(x, y entry) int { return int(x.id) - int(y.id) })
+	out := make([]publish.CatalogBible, len(list))
+	for i, e := range list {
+		out[i] = e.c
+	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,29 +85,20 @@ func packSet(m *Manifest) map[string]PackRef {
 	return set
 }
 
-// Rollback makes build current; with build "" it picks the newest build
-// created before the current one. It refuses a build whose packs are not
-// all in the store, so that a rollback never breaks serving. It returns
-// the id it switched to.
+// Rollback makes build current; with build "" it picks the build that was
+// current before the current one, by the store's history (RecordSwitch),
+// or, when the history does not reach back so far (a store written before
+// it kept one), the newest build created before the current one. It refuses a build whose packs are not all in the store, so
+// that a rollback never breaks serving. It records the switch and returns
+// the id it switched to. The caller holds the store's lease.
 func Rollback(ctx context.Context, s Store, build string) (string, error) {
+	op := SwitchRollbackTo
 	if build == "" {
-		bs, err := Builds(ctx, s)
-		if err != nil {
+		op = SwitchRollback
+		var err error
+		if build, err = previousBuild(ctx, s); err != nil {
 			return "", err
 		}
-		cur := -1
-		for i, b := range bs {
-			if b.Current {
-				cur = i
-			}
-		}
-		switch {
-		case cur < 0:
-			return "", errors.New("rollback: no current build to roll back from; name a build")
-		case cur+1 >= len(bs):
-			return "", fmt.Errorf("rollback: build %s is the oldest; nothing to roll back to", bs[cur].ID)
-		}
-		build = bs[cur+1].ID
 	}
 	m, err := loadManifest(ctx, s, build)
 	if IsNotExist(err) || errors.Is(err, ErrBadKey) {
@@ -121,7 +113,41 @@ func Rollback(ctx context.Context, s Store, build string) (string, error) {
 	if err := s.SetCurrent(ctx, build); err != nil {
 		return "", fmt.Errorf("rollback to %s: %w", build, err)
 	}
+	if err := RecordSwitch(ctx, s, build, op); err != nil {
+		return build, fmt.Errorf("rollback to %s: switched, but not recorded in the history: %w", build, err)
+	}
 	return build, nil
+}
+
+// previousBuild is the build Rollback goes to when none is named.
+func previousBuild(ctx context.Context, s Store) (string, error) {
+	cur, err := s.Current(ctx)
+	if IsNotExist(err) {
+		return "", errors.New("rollback: no current build to roll back from; name a build")
+	}
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	h, err := History(ctx, s)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	if prev, ok := previousCurrent(h, cur); ok {
+		return prev, nil
+	}
+	// A store written before it kept a history: by creation time.
+	bs, err := Builds(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(bs, func(b BuildInfo) bool { return b.Current })
+	switch {
+	case i < 0:
+		return "", fmt.Errorf("rollback: the current build %s has no manifest; name a build", cur)
+	case i+1 >= len(bs):
+		return "", fmt.Errorf("rollback: build %s is the oldest; nothing to roll back to", bs[i].ID)
+	}
+	return bs[i+1].ID, nil
 }
 
 // checkPacks stats every pack of m, a few at a time.
@@ -170,6 +196,21 @@ type GCOptions struct {
 	// progress has written so far, so this must not run while someone
 	// publishes.
 	Orphans bool
+	// TempAge is how old a store's temporary file (one a writer killed in
+	// the middle of a write left) must be for GC to remove it; 0 means
+	// DefaultTempAge.
+	TempAge time.Duration
+}
+
+// DefaultTempAge is GCOptions.TempAge when it is zero.
+const DefaultTempAge = 10 * time.Minute
+
+// TempCollector is a Store that writes temporary files of its own (the
+// directory store) and can list and remove those left behind.
+type TempCollector interface {
+	// Temps lists temporary files older than age, with their sizes.
+	Temps(ctx context.Context, age time.Duration) (map[string]int64, error)
+	RemoveTemp(ctx context.Context, name string) error
 }
 
 // GCReport says what GC removed (or would remove).
@@ -178,7 +219,10 @@ type GCReport struct {
 	RemovedBuilds  []string
 	RemovedObjects int // packs (manifests not counted)
 	RemovedBytes   int64
-	Deleted        bool // false for a dry run
+	// RemovedTemps are the store's orphaned temporary files (TempCollector).
+	RemovedTemps     int
+	RemovedTempBytes int64
+	Deleted          bool // false for a dry run
 }
 
 // GC removes builds beyond the newest opt.Keep (never the current one) and
@@ -257,8 +301,26 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 		rep.RemovedObjects++
 		rep.RemovedBytes += n
 	}
+	var temps map[string]int64
+	if tc, ok := s.(TempCollector); ok {
+		if opt.TempAge <= 0 {
+			opt.TempAge = DefaultTempAge
+		}
+		if temps, err = tc.Temps(ctx, opt.TempAge); err != nil {
+			return rep, fmt.Errorf("gc: %w", err)
+		}
+		for _, n := range temps {
+			rep.RemovedTemps++
+			rep.RemovedTempBytes += n
+		}
+	}
 	if !opt.Delete {
 		return rep, nil
+	}
+	for name := range temps {
+		if err := s.(TempCollector).RemoveTemp(ctx, name); err != nil {
+			return rep, fmt.Errorf("gc: %w", err)
+		}
 	}
 	// The pointer may have moved since we read it (a rollback to a build
 	// we are about to remove); check again before deleting anything.

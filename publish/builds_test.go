@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,7 +41,46 @@ func publishBuild(t *testing.T, s publish.Store, created time.Time, packs ...str
 	if err := s.SetCurrent(ctx, id); err != nil {
 		t.Fatal(err)
 	}
+	if err := publish.RecordSwitch(ctx, s, id, publish.SwitchBuild); err != nil {
+		t.Fatal(err)
+	}
 	return id
+}
+
+// TestRollbackFollowsHistory: a build that was never current (it lost a
+// race for the pointer) sorts between two that were; rollback skips it,
+// and a second rollback goes further back, not forward again.
+func TestRollbackFollowsHistory(t *testing.T) {
+	ctx := context.Background()
+	s, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1 := publishBuild(t, s, day(1), "a")
+	b2 := publishBuild(t, s, day(2), "b")
+	// Never current: its manifest and packs are there, its switch is not.
+	m := &publish.Manifest{Created: day(3)}
+	data, _ := json.Marshal(m)
+	if err := s.Put(ctx, publish.ManifestKey(m.BuildID()), data); err != nil {
+		t.Fatal(err)
+	}
+	b4 := publishBuild(t, s, day(4), "d")
+	for _, want := range []string{b2, b1} {
+		got, err := publish.Rollback(ctx, s, "")
+		if err != nil || got != want {
+			t.Fatalf("Rollback = %s, %v; want %s (never current: %s)", got, err, want, m.BuildID())
+		}
+	}
+	if _, err := publish.Rollback(ctx, s, b4); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := publish.Rollback(ctx, s, ""); err != nil || got != b1 {
+		t.Errorf("Rollback after a named rollback = %s, %v; want %s, current before it", got, err, b1)
+	}
+	h, err := publish.History(ctx, s)
+	if err != nil || len(h) != 7 {
+		t.Errorf("history %+v, %v; want 7 switches", h, err)
+	}
 }
 
 func day(n int) time.Time { return time.Date(2026, 1, n, 0, 0, 0, 0, time.UTC) }
@@ -197,4 +239,47 @@ func TestGC(t *testing.T) {
 			t.Errorf("orphan still there: %v", err)
 		}
 	})
+}
+
+// TestGCTemps: the temporary files a killed writer left in a directory
+// store are removed by gc, once old enough that no live writer owns them.
+func TestGCTemps(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := publish.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishBuild(t, s, day(1), "a")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{".tmp-123", "objects/packs/.tmp-456", "objects/packs/.tmp-new"} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(p, "new") {
+			os.Chtimes(full, old, old)
+		}
+	}
+	rep, err := publish.GC(ctx, s, publish.GCOptions{Keep: 1})
+	if err != nil || rep.RemovedTemps != 2 || rep.RemovedTempBytes != 14 {
+		t.Fatalf("dry run: %+v, %v; want 2 temporary files of 14 bytes", rep, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".tmp-123")); err != nil {
+		t.Error("a dry run removed a temporary file")
+	}
+	if _, err := publish.GC(ctx, s, publish.GCOptions{Keep: 1, Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(e.Name(), ".tmp-") {
+			left = append(left, e.Name())
+		}
+		return nil
+	})
+	if fmt.Sprint(left) != "[.tmp-new]" {
+		t.Errorf("temporary files left: %v; want only the recent one", left)
+	}
 }

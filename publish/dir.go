@@ -2,13 +2,16 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/bibleplatform/platform/internal/atomicfile"
 )
@@ -59,6 +62,83 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	return atomicfile.WriteData(d.fs, p, data, tmpPrefix, true)
+}
+
+// PutIfAbsent writes key unless it exists: the whole object goes to a
+// temporary file that is then hard-linked to its name, which fails if the
+// name exists. Of two writers, exactly one links.
+func (d *Dir) PutIfAbsent(ctx context.Context, key string, data []byte) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp, p); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &fs.PathError{Op: "put if absent", Path: key, Err: fs.ErrExist}
+		}
+		return err
+	}
+	return d.fs.SyncDir(filepath.Dir(p))
+}
+
+// Temps lists the temporary files (tmpPrefix) last written more than age
+// ago, anywhere in the store, with their sizes: what writers killed in
+// the middle of a write left. A writer finishes each temporary file within
+// seconds of starting it.
+func (d *Dir) Temps(ctx context.Context, age time.Duration) (map[string]int64, error) {
+	out := map[string]int64{}
+	cutoff := time.Now().Add(-age)
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix) || !e.Type().IsRegular() {
+			return ctx.Err()
+		}
+		fi, err := e.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // finished and renamed meanwhile
+			}
+			return err
+		}
+		if fi.ModTime().Before(cutoff) {
+			rel, _ := filepath.Rel(d.root, p)
+			out[filepath.ToSlash(rel)] = fi.Size()
+		}
+		return ctx.Err()
+	})
+	return out, err
+}
+
+// RemoveTemp removes a temporary file Temps listed.
+func (d *Dir) RemoveTemp(ctx context.Context, name string) error {
+	if !strings.HasPrefix(path.Base(name), tmpPrefix) || strings.Contains(name, "..") {
+		return fmt.Errorf("remove temporary file %q: not one", name)
+	}
+	if err := os.Remove(filepath.Join(d.root, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // tmpPrefix marks files being written; List skips them.

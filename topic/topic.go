@@ -7,7 +7,6 @@
 package topic
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -36,6 +35,9 @@ const (
 	MaxTextRunes = 100
 	MaxSubtopics = 50
 	MaxPassages  = 500
+	// MaxLineBytes bounds one line of the file; a topic at every limit
+	// above is well under it.
+	MaxLineBytes = 1 << 20
 )
 
 // Error is a problem on one line of a topics file; the line's topic is
@@ -58,17 +60,22 @@ func Parse(file string, data []byte) ([]Topic, []error) {
 	var errs []error
 	ids := map[int64]int{}
 	texts := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
 	line := 0
-	for sc.Scan() {
+	for rest := data; len(rest) > 0; {
 		line++
-		raw := sc.Bytes()
+		raw, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		raw = bytes.TrimSuffix(raw, []byte("\r"))
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		fail := func(col int, format string, args ...any) {
 			errs = append(errs, &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+		}
+		if len(raw) > MaxLineBytes {
+			// This line only: the topics after it are read as usual.
+			fail(MaxLineBytes+1, "the line is longer than %d bytes, the cap on one topic", MaxLineBytes)
+			continue
 		}
 		if !utf8.Valid(raw) {
 			fail(1, "not UTF-8")
@@ -109,9 +116,6 @@ func Parse(file string, data []byte) ([]Topic, []error) {
 			t.Passages = []string{}
 		}
 		out = append(out, t)
-	}
-	if err := sc.Err(); err != nil {
-		errs = append(errs, &Error{File: file, Line: line + 1, Col: 1, Msg: err.Error()})
 	}
 	return out, errs
 }

@@ -222,3 +222,17 @@ func FuzzSearch(f *testing.F) {
 		NewSuggester([]Suggestion{{Text: "Love", Source: SourceTopic}}).Suggest(q)
 	})
 }
+
+// TestParseLongLine: a line over the cap is an error for that line only;
+// the topics after it are read.
+func TestParseLongLine(t *testing.T) {
+	long := `{"text": "` + strings.Repeat("a", MaxLineBytes) + `"}`
+	data := []byte("{\"text\": \"Love\"}\n" + long + "\r\n{\"text\": \"Hope\"}\n")
+	ts, errs := Parse("topics/en.jsonl", data)
+	if len(ts) != 2 || ts[0].Text != "Love" || ts[1].Text != "Hope" {
+		t.Errorf("topics %+v; want Love and Hope", ts)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "topics/en.jsonl:2:1048577: the line is longer than 1048576 bytes") {
+		t.Errorf("errors %v; want one for line 2", errs)
+	}
+}

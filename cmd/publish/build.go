@@ -22,6 +22,8 @@ type buildCmd struct {
 	ReaderURL string `name:"reader-url" help:"Base of platform_deep_link; the Bible id is appended." default:"https://read.bibleplatform.org/versions/" env:"READER_URL"`
 	Workers   int    `help:"Books rendered in parallel (0: one per core)." default:"0"`
 	Warnings  bool   `help:"Print every warning, not only their count."`
+	// The share is build.MaxShrink.
+	AllowShrink bool `name:"allow-shrink" help:"Publish even when more than 10% of the current build's Bibles are not in the content directory."`
 }
 
 func (c *buildCmd) Run(ctx context.Context) error {
@@ -29,15 +31,21 @@ func (c *buildCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return withLease(ctx, st, "build", func(l *publish.Lease) error { return c.run(ctx, st, l) })
+}
+
+func (c *buildCmd) run(ctx context.Context, st publish.Store, l *publish.Lease) error {
 	prevID, _ := st.Current(ctx)
 	setMemoryLimit(ctx, st, prevID, c.Workers)
 	// Uploads run in parallel with retries; the build's switch to the new
 	// build waits for all of them and is refused if any failed, so an
-	// interrupted publish leaves the previous build current.
-	up := publish.NewUploader(ctx, st, publish.SyncOptions{})
+	// interrupted publish leaves the previous build current. The switch
+	// also checks that this build still holds the store's lease.
+	up := publish.NewUploader(ctx, l.Guard(st), publish.SyncOptions{})
 	bar := newProgress(os.Stderr)
 	rep, err := build.Build(ctx, build.Options{
 		Content: c.Content, Store: up, ReaderURL: c.ReaderURL, Workers: c.Workers, Progress: bar.update,
+		AllowShrink: c.AllowShrink,
 	})
 	bar.done()
 	if _, werr := up.Wait(ctx); err == nil {
@@ -49,10 +57,18 @@ func (c *buildCmd) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	if rep.Switched {
+		if err := publish.RecordSwitch(ctx, st, rep.Build, publish.SwitchBuild); err != nil {
+			return fmt.Errorf("build %s is current, but the switch is not in the store's history (rollback may not find it): %w", rep.Build, err)
+		}
+	}
 	if c.Warnings {
 		for _, w := range rep.Warnings {
 			fmt.Fprintln(os.Stderr, "warning:", w)
 		}
+	}
+	if len(rep.Removed) > 0 && rep.Switched {
+		fmt.Printf("removed from the catalogue (not in the content directory): Bibles %s\n", strings.Trim(fmt.Sprint(rep.Removed), "[]"))
 	}
 	fmt.Println(summary(rep, up.Report(), c.Warnings))
 	fmt.Printf("search indexes: %d built in %s\n", rep.SearchBuilt, rep.Search.Round(time.Millisecond))

@@ -42,12 +42,14 @@ func (c *rollbackCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := publish.Rollback(ctx, st, c.Build)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("build %s is now current\n", id)
-	return nil
+	return withLease(ctx, st, "rollback", func(l *publish.Lease) error {
+		id, err := publish.Rollback(ctx, l.Guard(st), c.Build)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("build %s is now current\n", id)
+		return nil
+	})
 }
 
 type gcCmd struct {
@@ -62,7 +64,17 @@ func (c *gcCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := publish.GC(ctx, st, publish.GCOptions{Keep: c.Keep, Delete: c.Delete, Orphans: c.Orphans})
+	var rep publish.GCReport
+	gc := func() error {
+		rep, err = publish.GC(ctx, st, publish.GCOptions{Keep: c.Keep, Delete: c.Delete, Orphans: c.Orphans})
+		return err
+	}
+	if c.Delete {
+		// Deleting while a build runs could remove a pack it reuses.
+		err = withLease(ctx, st, "gc", func(*publish.Lease) error { return gc() })
+	} else {
+		err = gc()
+	}
 	if err != nil {
 		return err
 	}
@@ -70,8 +82,8 @@ func (c *gcCmd) Run(ctx context.Context) error {
 	if rep.Deleted {
 		verb = "removed"
 	}
-	fmt.Printf("kept %d builds; %s %d builds and %d objects (%s)\n", len(rep.Kept), verb,
-		len(rep.RemovedBuilds), rep.RemovedObjects, humanBytes(rep.RemovedBytes))
+	fmt.Printf("kept %d builds; %s %d builds and %d objects (%s), and %d temporary files of interrupted writes (%s)\n", len(rep.Kept), verb,
+		len(rep.RemovedBuilds), rep.RemovedObjects, humanBytes(rep.RemovedBytes), rep.RemovedTemps, humanBytes(rep.RemovedTempBytes))
 	if !rep.Deleted {
 		fmt.Println("dry run: pass --delete to delete")
 	}

@@ -30,7 +30,9 @@ type importCmd struct {
 	Versification         string `help:"How the source numbers its verses: org, eng, lxx, vul, rsc, rso, or a Paratext .vrs file (kept with the Bible unless it is one of those). Default: a DBL bundle's versification.vrs, else an earlier import's, else eng."`
 	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
 	AllowDamaged          bool   `name:"allow-damaged" help:"Import books with damaged structure (bad chapter or verse numbers, lost verses, text with no verse) instead of refusing them."`
-	Check                 bool   `help:"Read and report only; write nothing."`
+	Check                 bool   `help:"Read and report only; write nothing (and say what would be removed)."`
+	ReplaceAll            bool   `name:"replace-all" help:"Remove the books of the Bible that the source does not have (without it, the source's books are added or replaced and the others kept)."`
+	Replace               bool   `help:"Import a source whose title, abbreviation, language, DBL id or text differs from the Bible already at this id."`
 	Source                string `arg:"" help:"A folder of .usfm/.sfm/.usx(.gz) files, a .zip of them, one file, or a DBL text bundle (folder or .zip with metadata.xml)." type:"path"`
 
 	out io.Writer `kong:"-"`
@@ -57,13 +59,13 @@ func (c *importCmd) Run() error {
 		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
 		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
 	})
-	opt := build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check}
+	opt := build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check, ReplaceAll: c.ReplaceAll, Replace: c.Replace}
 	if err := c.versification(&meta, &opt); err != nil {
 		return err
 	}
 	rep, err := build.Import(c.Content, c.Source, meta, opt)
 	if rep != nil {
-		printImport(out, os.Stderr, rep, c.Check)
+		printImport(out, os.Stderr, rep, c.Check, err != nil)
 	}
 	if err != nil {
 		return err
@@ -94,7 +96,8 @@ func (c *importCmd) versification(meta *build.BibleMeta, opt *build.ImportOption
 }
 
 // printImport writes the diagnostics to errw and the summary to out.
-func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
+// refused says the import wrote nothing because of an error.
+func printImport(out, errw io.Writer, rep *build.ImportReport, check, refused bool) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(errw, "warning:", w)
 	}
@@ -119,13 +122,29 @@ func printImport(out, errw io.Writer, rep *build.ImportReport, check bool) {
 	if len(rep.Damaged) > 0 {
 		fmt.Fprintf(out, "imported with damage (--allow-damaged): %s\n", joinIDs(rep.Damaged))
 	}
+	switch {
+	case len(rep.Removed) > 0 && check:
+		fmt.Fprintf(out, "would remove (--replace-all): %s\n", joinIDs(rep.Removed))
+	case len(rep.Removed) > 0:
+		fmt.Fprintf(out, "removed (--replace-all): %s\n", joinIDs(rep.Removed))
+	}
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(out, "kept, not in the source: %s (--replace-all removes them; publish remove removes some)\n", joinIDs(rep.Kept))
+	}
 	for _, c := range rep.Created {
 		fmt.Fprintf(out, "wrote %s from the bundle's metadata\n", c)
 	}
 	verb := "imported"
-	if check {
+	switch {
+	case check:
 		verb = "checked (nothing written)"
+	case refused:
+		verb = "refused (nothing written)"
 	}
-	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d errors, %d warnings\n",
-		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Errors), len(rep.Warnings))
+	removed := "removed"
+	if check || refused {
+		removed = "to remove"
+	}
+	fmt.Fprintf(out, "%s Bible %d: %d books, %d peripheral (%s), %d refused, %d kept, %d %s, %d errors, %d warnings\n",
+		verb, rep.Bible, len(rep.Books), len(rep.Peripheral), joinIDs(rep.Peripheral), len(rep.Refused), len(rep.Kept), len(rep.Removed), removed, len(rep.Errors), len(rep.Warnings))
 }

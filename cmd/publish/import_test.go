@@ -32,6 +32,8 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 		cmd.out = &buf
 	case *licenseAddCmd:
 		cmd.out = &buf
+	case *removeCmd:
+		cmd.out = &buf
 	}
 	k.BindTo(context.Background(), (*context.Context)(nil))
 	err = k.Run()

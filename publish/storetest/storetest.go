@@ -6,7 +6,9 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"testing"
 
@@ -143,6 +145,58 @@ func Run(t *testing.T, newStore func(t *testing.T) publish.Store) {
 			}
 		}
 		wg.Wait()
+	})
+	t.Run("PutIfAbsent", func(t *testing.T) {
+		s := newStore(t)
+		c, ok := s.(publish.Conditional)
+		if !ok {
+			t.Fatalf("%T cannot put an object only if absent, so it cannot hold a writer's lease", s)
+		}
+		must(t, c.PutIfAbsent(ctx, "once", []byte("first")))
+		if err := c.PutIfAbsent(ctx, "once", []byte("second")); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("second PutIfAbsent: %v; want fs.ErrExist", err)
+		}
+		if got, err := s.Get(ctx, "once"); err != nil || string(got) != "first" {
+			t.Errorf("Get = %q, %v; want first", got, err)
+		}
+	})
+	t.Run("OneLeaseHolder", func(t *testing.T) {
+		s := newStore(t)
+		const writers = 8
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			won  []*publish.Lease
+			held int
+		)
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l, err := publish.AcquireLease(ctx, s, "build")
+				mu.Lock()
+				defer mu.Unlock()
+				var he *publish.HeldError
+				switch {
+				case err == nil:
+					won = append(won, l)
+				case errors.As(err, &he):
+					held++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if len(won) != 1 || held != writers-1 {
+			t.Fatalf("%d writers took the lease, %d were refused; want 1 and %d", len(won), held, writers-1)
+		}
+		must(t, won[0].Release(ctx))
+		l, err := publish.AcquireLease(ctx, s, "rollback")
+		if err != nil {
+			t.Fatalf("lease after release: %v", err)
+		}
+		must(t, l.Release(ctx))
 	})
 }
 
