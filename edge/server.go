@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -84,6 +85,25 @@ type Config struct {
 	// Now is the clock, for tests; nil: each request is judged at its
 	// arrival, which fasthttp reads before calling the handler (now).
 	Now func() time.Time
+
+	// What Open needs beyond the handler's configuration.
+
+	// Access is where access snapshots come from: the dynamic service's
+	// …/internal/access URL, or a snapshot file. AccessCache keeps the last
+	// good snapshot, served from when the source is down; "" keeps none.
+	Access      string
+	AccessCache string
+	// Poll is how often to look for a new build and a changed access file
+	// (DefaultPoll when zero).
+	Poll time.Duration
+	// Concurrency bounds the connections served at once (fasthttp's
+	// default when zero).
+	Concurrency int
+	// TLSCertFile and TLSKeyFile (PEM) make Open serve HTTPS on TLSAddr as
+	// well, and redirect plain HTTP to it (TLS is then set). HTTPSPort
+	// defaults to TLSAddr's port.
+	TLSCertFile, TLSKeyFile string
+	TLSAddr                 string
 }
 
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
@@ -112,6 +132,10 @@ type Server struct {
 	searchMetrics searchMetrics
 	health        storeHealth
 	trending      searchTrends
+
+	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
+	httpsPortSet bool
+	run          *running // what Open started; nil before
 
 	site       atomic.Pointer[site]
 	access     atomic.Pointer[accessTable]
@@ -146,8 +170,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
 	}
-	if cfg.HTTPSPort == 0 {
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		return nil, errors.New("edge: a TLS certificate and its key go together")
+	}
+	if cfg.TLSCertFile != "" {
+		cfg.TLS = true
+	}
+	httpsPortSet := cfg.HTTPSPort != 0
+	if !httpsPortSet {
 		cfg.HTTPSPort = 443
+		if _, p, err := net.SplitHostPort(cfg.TLSAddr); err == nil && cfg.TLSCertFile != "" {
+			if n, _ := strconv.Atoi(p); n != 0 {
+				cfg.HTTPSPort, httpsPortSet = n, true
+			}
+		}
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
 	}
 	if cfg.DynamicTimeout <= 0 {
 		cfg.DynamicTimeout = DefaultDynamicTimeout
@@ -159,12 +198,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.TrendingRefresh = DefaultTrendingRefresh
 	}
 	s := &Server{
-		cfg:      cfg,
-		log:      cfg.Log,
-		composed: newLRU[*resource](cfg.ComposeCacheBytes),
-		searched: newLRU[*resource](cfg.ComposeCacheBytes),
-		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
-		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
+		cfg:          cfg,
+		log:          cfg.Log,
+		httpsPortSet: httpsPortSet,
+		composed:     newLRU[*resource](cfg.ComposeCacheBytes),
+		searched:     newLRU[*resource](cfg.ComposeCacheBytes),
+		limiters:     &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
+		idOnly:       newAddrLimiters(cfg.IDOnlyRate),
 	}
 	s.metrics.started = time.Now()
 	s.latency = newLatency("edge", &s.metrics.requestStats)
