@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 // keySource says where a route may find the caller's App Key besides the
@@ -32,9 +33,9 @@ func (a *admission) writeRate(h *fasthttp.ResponseHeader) {
 		return
 	}
 	var buf [20]byte
-	h.SetCanonical(hdrRateLimit, formatInt(&buf, a.rate.limit))
-	h.SetCanonical(hdrRateRemaining, formatInt(&buf, a.rate.remaining))
-	h.SetCanonical(hdrRateReset, formatInt(&buf, a.rate.reset))
+	h.SetCanonical(respond.HdrRateLimit, formatInt(&buf, a.rate.limit))
+	h.SetCanonical(respond.HdrRateRemaining, formatInt(&buf, a.rate.remaining))
+	h.SetCanonical(respond.HdrRateReset, formatInt(&buf, a.rate.reset))
 }
 
 // authorize is the one authorisation entry point of the content,
@@ -44,12 +45,7 @@ func (a *admission) writeRate(h *fasthttp.ResponseHeader) {
 // id only goes to authorizeByID. It writes the refusal itself and returns
 // nil then. It does not allocate on success.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, from keySource) *appEntry {
-	return s.authorizeKey(ctx, adm, t, from, ctx.Request.Header.Peek(hdrAppKey))
-}
-
-// authorizeKey is authorize for a request whose X-SVC-App-Key field (key,
-// empty when absent) is read already.
-func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, from keySource, key []byte) *appEntry {
+	key := ctx.Request.Header.Peek(hdrAppKey)
 	if len(key) == 0 && from != keyHeader {
 		args := ctx.QueryArgs()
 		switch from {
@@ -64,16 +60,16 @@ func (s *Server) authorizeKey(ctx *fasthttp.RequestCtx, adm *admission, t *acces
 		}
 	}
 	if len(key) == 0 {
-		fault(ctx, access.FaultMissingKey)
+		respond.Fault(ctx, access.FaultMissingKey)
 		return nil
 	}
 	app := t.lookup(key)
 	if app == nil {
-		fault(ctx, access.FaultInvalidKey)
+		respond.Fault(ctx, access.FaultInvalidKey)
 		return nil
 	}
 	if app.archived {
-		answer(ctx, failNotPermitted, "The app behind this App Key is archived.")
+		respond.Answer(ctx, respond.NotPermitted, "The app behind this App Key is archived.")
 		return nil
 	}
 	if !s.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
@@ -92,8 +88,8 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, adm *admission, lim *limite
 		s.metrics.rateLimited.inc()
 		var buf [20]byte
 		h := &ctx.Response.Header
-		h.SetCanonical(hdrRetryAfter, formatInt(&buf, d.retry))
-		h.SetCanonical(hdrCacheControl, valNoStore)
+		h.SetCanonical(respond.HdrRetryAfter, formatInt(&buf, d.retry))
+		h.SetCanonical(respond.HdrCacheControl, respond.ValNoStore)
 		h.SetContentType("text/plain; charset=utf-8")
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
 		ctx.SetBodyString(refusal)
@@ -109,16 +105,16 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, adm *admission, lim *limite
 // false when it has answered.
 func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*accessTable, *site, bool) {
 	if !known {
-		notFound(ctx)
+		respond.RouteNotFound(ctx)
 		return nil, nil, false
 	}
 	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return nil, nil, false
 	}
 	t, st := s.access.Load(), s.site.Load()
 	if t == nil || st == nil {
-		starting(ctx)
+		respond.Starting(ctx)
 		return nil, nil, false
 	}
 	return t, st, true

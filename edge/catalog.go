@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -45,7 +46,7 @@ type catalog struct {
 	fontMod  time.Time
 
 	site    *publish.PackRef // the site pack, for the calendar's own entry
-	votdDay map[int]*resource
+	votdDay map[int]*represent.Resource
 }
 
 // catalogSlot holds a site's catalog. It is filled before the site is
@@ -84,7 +85,7 @@ func (s *Server) catalogOf(ctx context.Context, st *site) (*catalog, error) {
 
 func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 	m := st.manifest
-	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*resource{}}
+	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
 	var sitePack *packView
 	if m.Site != nil {
 		pv, err := s.packs.get(ctx, *m.Site)
@@ -523,7 +524,7 @@ func fontHash(ref publish.PackRef) string {
 
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
-func newCatalogResource(body []byte, mod time.Time) *resource {
+func newCatalogResource(body []byte, mod time.Time) *represent.Resource {
 	return newComposedResource(body, publish.JSON, mod, composeCodecs)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -18,26 +19,26 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
-		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return
 	}
 	ranges := make([]string, len(rawRanges))
 	for i, r := range rawRanges {
 		if !lang.ValidRange(string(r)) {
-			answer(ctx, failUnacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
+			respond.Answer(ctx, respond.Unacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
 			return
 		}
 		ranges[i] = string(r)
 	}
 	all, _, ok := parseBool(args.Peek("all_available"))
 	if !ok || args.Has("all_available") && len(args.Peek("all_available")) == 0 {
-		invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	licence, hasLicence := int32(0), args.Has("license_id")
 	if hasLicence {
 		if licence, ok = parseInt32(args.Peek("license_id")); !ok {
-			invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
 			return
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -33,7 +35,7 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok 
 	}
 	host := ctx.Host()
 	if s.trustedPeer(ctx) {
-		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); equalFoldASCII(p, "https") || equalFoldASCII(p, "http") {
+		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); respond.EqualFoldASCII(p, "https") || respond.EqualFoldASCII(p, "http") {
 			scheme = strings.ToLower(string(p))
 		}
 		if h := ctx.Request.Header.Peek(access.HeaderForwardedHost); len(h) > 0 {
@@ -85,7 +87,7 @@ func (f *fontItem) resource(base string) fontJSON {
 // that is not a host name is answered 400 here.
 func (s *Server) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
-		answer(ctx, failUnacceptable, "The Host header is not a host name.")
+		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
 	}
 	return base, private, ok
 }
@@ -117,7 +119,7 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		Data []fontJSON `json:"data"`
 	}{list})
 	if err != nil {
-		s.fail(ctx, failInternal, "encode fonts", err)
+		respond.Fail(ctx, s.log, respond.Internal, "encode fonts", err)
 		return
 	}
 	s.serveComposed(ctx, body, c.fontMod, private, false)
@@ -126,12 +128,12 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := parsePathID(id)
 	if p == idInvalid {
-		invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
 	if p == idNone || f == nil {
-		answer(ctx, failNotFound, "Font not found.")
+		respond.Answer(ctx, respond.NotFound, "Font not found.")
 	}
 	return f
 }
@@ -144,7 +146,7 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	body, err := json.Marshal(f.resource(base))
 	if err != nil {
-		s.fail(ctx, failInternal, "encode font", err)
+		respond.Fail(ctx, s.log, respond.Internal, "encode font", err)
 		return
 	}
 	s.serveComposed(ctx, body, c.fontMod, private, false)
@@ -178,9 +180,9 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	res, hit := s.composed.get(key)
 	if !hit {
 		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
-		s.composed.add(key, res, res.size())
+		s.composed.add(key, res, res.Size())
 	}
-	serveResource(ctx, res, private)
+	represent.Serve(ctx, res, private)
 }
 
 // cssString quotes s as a CSS string (CSS Syntax §4.3.5 escapes).
@@ -217,29 +219,29 @@ func cssIdent(s string) string {
 func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
-		notFound(ctx)
+		respond.RouteNotFound(ctx)
 		return
 	}
 	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
-		answer(ctx, failNotFound, "Font file not found.")
+		respond.Answer(ctx, respond.NotFound, "Font file not found.")
 		return
 	}
 	if cur := fontHash(ref); string(hash) != cur {
 		ctx.Response.Header.Set("Location", fontFilesPrefix+cur+"/"+string(name))
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCachePublic)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		return
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
+	var rh represent.CondHeaders
+	rh.Scan(&ctx.Request.Header)
 	s.serveEntry(ctx, &rh, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -26,14 +28,14 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	if args.Has("country") {
 		cc := args.Peek("country")
 		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
-			invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
+			respond.Invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
 			return
 		}
 		country = strings.ToUpper(string(cc))
 	}
 	avail, _, ok := parseBool(args.Peek("bibles_available"))
 	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
-		invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
@@ -90,7 +92,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
-		answer(ctx, failNotFound, "Language not found.")
+		respond.Answer(ctx, respond.NotFound, "Language not found.")
 		return
 	}
 	if canon != string(id) {
@@ -99,7 +101,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 			loc += "?" + string(q)
 		}
 		ctx.Response.Header.Set("Location", loc)
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCachePublic)
 		ctx.SetContentType(jsonType)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {
@@ -110,7 +112,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	it := c.langByID[canon]
 	if it == nil {
-		answer(ctx, failNotFound, "Language not found.")
+		respond.Answer(ctx, respond.NotFound, "Language not found.")
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))

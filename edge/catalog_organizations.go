@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		for _, r := range rawIDs {
 			id, ok := parseInt32(r)
 			if !ok {
-				invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
+				respond.Invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
 				return
 			}
 			norm = append(norm, strconv.Itoa(int(id)))
@@ -114,12 +115,12 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 
 func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
 	if !bible.ValidUUID(id) {
-		invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
+		respond.Invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
 		return nil
 	}
 	o := c.orgByID[strings.ToLower(string(id))]
 	if o == nil {
-		answer(ctx, failNotFound, "Organization not found.")
+		respond.Answer(ctx, respond.NotFound, "Organization not found.")
 	}
 	return o
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -135,7 +137,7 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
 		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
-		answer(ctx, failUnavailable, "The catalogue is temporarily unavailable; retry shortly.")
+		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
 		return true
 	}
 	switch r {
@@ -178,7 +180,7 @@ func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.T
 func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
 	s.serveComposedCache(ctx, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
 }
 
@@ -189,15 +191,15 @@ func (s *Server) serveComposedCache(ctx *fasthttp.RequestCtx, reqKey string, bod
 	res, ok := s.composed.get(key)
 	if !ok {
 		res = newCatalogResource(bytes.Clone(body), mod)
-		s.composed.add(key, res, res.size())
+		s.composed.add(key, res, res.Size())
 	}
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
 		s.composed.add(reqKey, res, 0)
 	}
-	serveResource(ctx, res, private)
-	if !private && cc != cachePublic {
+	represent.Serve(ctx, res, private)
+	if !private && cc != represent.CachePublic {
 		ctx.Response.Header.Set("Cache-Control", cc)
 	}
 }
@@ -217,22 +219,22 @@ func (s *Server) serveRemembered(ctx *fasthttp.RequestCtx, reqKey string, byLang
 	if !ok {
 		return false
 	}
-	serveResource(ctx, res, false)
+	represent.Serve(ctx, res, false)
 	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
 	return true
 }
 
 // catalogCache is the Cache-Control of catalogue answers: the policy for
 // metadata (docs/edge.md).
-const catalogCache = cachePublic
+const catalogCache = represent.CachePublic
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 
 // noContent is the spec's 204: nothing matches, no body.
 func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	ctx.Response.Header.SetCanonical(hdrCacheControl, cacheControl(private))
+	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.CacheControl(private))
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	ctx.Response.ResetBody()
 }

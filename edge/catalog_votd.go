@@ -5,6 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -18,8 +20,8 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
+	var rh represent.CondHeaders
+	rh.Scan(&ctx.Request.Header)
 	s.serveEntry(ctx, &rh, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
@@ -29,17 +31,17 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *Server) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	n, p := parsePathID(day)
 	if p == idInvalid {
-		invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
+		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
 		return
 	}
 	if p == idNone {
-		answer(ctx, failNotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
+		respond.Answer(ctx, respond.NotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
 		return
 	}
 	res := c.votdDay[int(n)]
 	if res == nil {
-		answer(ctx, failNotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
+		respond.Answer(ctx, respond.NotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
 		return
 	}
-	serveResource(ctx, res, false)
+	represent.Serve(ctx, res, false)
 }

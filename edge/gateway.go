@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 type gateway struct {
@@ -56,7 +57,7 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) {
 	t := s.access.Load()
 	if t == nil {
-		starting(ctx)
+		respond.Starting(ctx)
 		return
 	}
 	from := keyHeader
@@ -68,7 +69,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) 
 		return
 	}
 	if s.gateway == nil {
-		answer(ctx, failUnavailable,
+		respond.Answer(ctx, respond.Unavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
@@ -124,15 +125,15 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 		ctx.Response.Reset()
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-			answer(ctx, failTimeout, "The upstream service did not answer in time.")
+			respond.Answer(ctx, respond.Timeout, "The upstream service did not answer in time.")
 			return
 		}
 		// Unreachable (down, restarting) or gone mid-answer: the user
 		// data is unavailable for now, which is 503 with Retry-After
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
-		ctx.Response.Header.SetCanonical(hdrRetryAfter, valRetryUpstream)
-		s.fail(ctx, failUpstreamDown, "forward to dynamic", err)
+		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
+		respond.Fail(ctx, s.log, respond.UpstreamDown, "forward to dynamic", err)
 		return
 	}
 	for _, h := range hopHeaders {

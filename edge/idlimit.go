@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 // DefaultIDOnlyRate is the allowance of requests that name their app only
@@ -75,11 +76,11 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, id []byte) *appEntry {
 	app := t.byID[string(id)]
 	if app == nil {
-		answer(ctx, failNotPermitted, "Unknown app.")
+		respond.Answer(ctx, respond.NotPermitted, "Unknown app.")
 		return nil
 	}
 	if app.archived {
-		answer(ctx, failNotPermitted, "The app is archived.")
+		respond.Answer(ctx, respond.NotPermitted, "The app is archived.")
 		return nil
 	}
 	if !s.rateLimit(ctx, adm, s.idOnly.forAddr(s.clientAddr(ctx)),

@@ -3,6 +3,8 @@ package edge
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/bibleplatform/platform/edge/internal/represent"
 )
 
 // lru is a cache bounded by the total size of its values, evicting the least
@@ -80,7 +82,7 @@ func (c *lru[V]) missed() { c.miss.inc() }
 // the list node and the map slot. The cache counts it, so that its bound
 // is on memory.
 func (c *lru[V]) cost(key string, size int64) int64 {
-	return size + allocSize(len(key)) + allocSize(int64(unsafe.Sizeof(lruNode[V]{}))) + mapEntryCost
+	return size + represent.AllocSize(len(key)) + represent.AllocSize(int64(unsafe.Sizeof(lruNode[V]{}))) + mapEntryCost
 }
 
 // add stores val, whose own size is size. A value larger than the whole

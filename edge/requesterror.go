@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 // MaxRequestBody is the largest request body the edge takes
@@ -19,7 +20,7 @@ const MaxRequestBody = access.MaxRequestBody
 // lingerConn), so the client sees the 413 instead of a reset.
 func RequestError(ctx *fasthttp.RequestCtx, err error) {
 	status, msg, linger := access.UnreadRequest(err)
-	message(ctx, status, msg)
+	respond.Message(ctx, status, msg)
 	if linger {
 		lingerOnClose(ctx.Conn())
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 type routeKind uint8
@@ -117,7 +118,7 @@ func parsePathID(b []byte) (int32, idParse) {
 	if signed {
 		digits = b[1:]
 	}
-	n, ok := parseDigits(digits)
+	n, ok := respond.ParseDigits(digits)
 	if !ok || n > 1<<31 || n == 1<<31 && b[0] != '-' {
 		return 0, idInvalid
 	}
@@ -160,7 +161,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	}
 	plain := !ctx.IsTLS()
 	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.trustedPeer(ctx) {
-		plain = equalFoldASCII(proto, "http")
+		plain = respond.EqualFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only
 	}
@@ -178,7 +179,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	}
 	loc = append(loc, ctx.RequestURI()...)
 	ctx.Response.Header.SetBytesV("Location", loc)
-	message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
+	respond.Message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
 	return true
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry
 	args := ctx.QueryArgs()
 	trending, _, ok := parseBool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
-		invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	if trending {
@@ -56,7 +57,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry
 		return len(found) > 0
 	})
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	if len(found) == 0 {

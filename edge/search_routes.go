@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
 
@@ -84,17 +85,17 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) b
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
-		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return nil, false
 	}
 	if len(raw) > maxLanguageRanges {
-		invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
+		respond.Invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
 		return nil, false
 	}
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
+			respond.Invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
 			return nil, false
 		}
 		out[i] = string(r)

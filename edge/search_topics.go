@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 	}
 	ans, mod, err := s.findTopics(ctx, st, ranges, query)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	body, _ := json.Marshal(struct {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -46,12 +48,12 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	r.query = q
 	b := args.Peek("bible_id")
 	if len(b) == 0 {
-		invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return r, false
 	}
 	id, ok := parseInt32(b)
 	if !ok || id <= 0 {
-		invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 		return r, false
 	}
 	r.bible = id
@@ -60,7 +62,7 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	}
 	for _, f := range args.PeekMulti("fields[]") {
 		if string(f) != "text" {
-			invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
+			respond.Invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
 			return r, false
 		}
 		r.text = true
@@ -71,11 +73,11 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
-			invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return r, false
 		}
 		if n < 1 || n > maxPageSize {
-			invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return r, false
 		}
 		r.page.size = n
@@ -87,20 +89,20 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 	args := ctx.QueryArgs()
 	if !args.Has("query") {
-		invalid(ctx, "query", "query", "Field required", "missing")
+		respond.Invalid(ctx, "query", "query", "Field required", "missing")
 		return "", false
 	}
 	q := args.Peek("query")
 	n := utf8.RuneCount(q)
 	switch {
 	case !utf8.Valid(q):
-		invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
+		respond.Invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
 		return "", false
 	case len(bytes.TrimSpace(q)) == 0:
-		invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
+		respond.Invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
 		return "", false
 	case n > search.MaxQueryLen:
-		invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
+		respond.Invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
 		return "", false
 	}
 	return string(q), true
@@ -115,7 +117,7 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
 		return string(v), true
 	}
-	invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
+	respond.Invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
 	return "", false
 }
 
@@ -131,11 +133,11 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	req.app = app.id
 	bv := st.bibles[req.bible]
 	if bv == nil {
-		answer(ctx, failNotFound, "Bible not found.")
+		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
 	if !t.licensed(app, bv.id) {
-		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 		return
 	}
 	private := !t.isOpen(bv.id)
@@ -143,32 +145,32 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
 		off, msg := s.tokens().open(tok, qh)
 		if msg != "" {
-			answer(ctx, failUnacceptable, msg)
+			respond.Answer(ctx, respond.Unacceptable, msg)
 			return
 		}
 		req.page.offset = off
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
 	if res, ok := s.searched.get(key); ok {
-		serveResource(ctx, res, private)
+		represent.Serve(ctx, res, private)
 		s.searchMetrics.observe(time.Since(start), -1)
 		s.countVerseSearch(bv, req)
 		return
 	}
 	x, err := s.searchIndex(ctx, bv)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load index", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
 		return
 	}
 	if x == nil {
-		answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+		respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
 		return
 	}
 	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 	body := s.searchBody(x, r, req, qh)
 	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
-	s.searched.add(key, res, res.size())
-	serveResource(ctx, res, private)
+	s.searched.add(key, res, res.Size())
+	represent.Serve(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), r.Total)
 	s.countVerseSearch(bv, req)
 }

@@ -22,6 +22,8 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -121,8 +123,8 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	packs    *packs
-	composed *lru[*resource]
-	searched *lru[*resource] // search answers (search_verses.go)
+	composed *lru[*represent.Resource]
+	searched *lru[*represent.Resource] // search answers (search_verses.go)
 	limiters *limiters
 	idOnly   *addrLimiters
 	gateway  *gateway
@@ -201,8 +203,8 @@ func New(cfg Config) (*Server, error) {
 		cfg:          cfg,
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
-		composed:     newLRU[*resource](cfg.ComposeCacheBytes),
-		searched:     newLRU[*resource](cfg.ComposeCacheBytes),
+		composed:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
+		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
 		limiters:     &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
 		idOnly:       newAddrLimiters(cfg.IDOnlyRate),
 	}
@@ -272,7 +274,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	// X-SVC-App-Key needs a preflight, which the spec makes fail (OPTIONS is
 	// 405), so the list would only add bytes to every answer.
 	if status != fasthttp.StatusUnauthorized && status != fasthttp.StatusTooManyRequests {
-		ctx.Response.Header.SetCanonical(hdrACAO, valStar)
+		ctx.Response.Header.SetCanonical(respond.HdrACAO, respond.ValStar)
 	}
 	sent := 0
 	if !ctx.Response.SkipBody && !ctx.IsHead() {
@@ -325,13 +327,13 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, 
 	// retain a Record's attributes past the call unless it clones them).
 	l.attrs = [...]slog.Attr{
 		slog.Uint64("id", ctx.ID()),
-		slog.String("method", unsafeString(ctx.Method())),
-		slog.String("path", unsafeString(ctx.Path())),
+		slog.String("method", respond.UnsafeString(ctx.Method())),
+		slog.String("path", respond.UnsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
 		slog.Duration("duration", d),
-		slog.String("remote", unsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
+		slog.String("remote", respond.UnsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
 }
@@ -361,7 +363,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *admission) routeClass {
 	if bytes.HasPrefix(path, prefixBible) {
 		var rt route
 		if !parseRoute(path[len(prefixBible):], &rt) {
-			notFound(ctx)
+			respond.RouteNotFound(ctx)
 			return classOther
 		}
 		if t, st, ok := s.admitGET(ctx, true); ok {
@@ -386,16 +388,16 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *admission) routeClass {
 		s.forward(ctx, adm, path)
 		return classGateway
 	}
-	notFound(ctx)
+	respond.RouteNotFound(ctx)
 	return classOther
 }
 
 func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return
 	}
-	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
+	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, respond.ValNoStore)
 	switch {
 	case bytes.Equal(path, pathHealthz):
 		ctx.SetContentType("text/plain; charset=utf-8")
@@ -427,20 +429,20 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 
 // content serves the Bibles routes, once admitGET has let the request in.
 func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, st *site, rt *route) {
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
-	app := s.authorizeKey(ctx, adm, t, keyHeader, rh.appKey)
+	app := s.authorize(ctx, adm, t, keyHeader)
 	if app == nil {
 		return
 	}
+	var rh represent.CondHeaders
+	rh.Scan(&ctx.Request.Header)
 	id, p := parsePathID(rt.bible)
 	if p == idInvalid {
-		invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
 		return
 	}
 	bv := st.bibles[id]
 	if p == idNone || bv == nil {
-		answer(ctx, failNotFound, "Bible not found.")
+		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
 	if rt.kind == routePassage {
@@ -462,21 +464,21 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTabl
 			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
 				canon, ok := bible.ParseCanon(string(c))
 				if !ok {
-					invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
+					respond.Invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
 					return
 				}
 				name = publish.BooksName(canon)
 			}
 		}
 	default:
-		book, ok := bible.ParseBookID(unsafeString(rt.book))
+		book, ok := bible.ParseBookID(respond.UnsafeString(rt.book))
 		if !ok {
-			invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
+			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
 		}
 		bk := bv.books[string(book)]
 		if bk == nil {
-			answer(ctx, failNotFound, "Book not found.")
+			respond.Answer(ctx, respond.NotFound, "Book not found.")
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
@@ -486,13 +488,13 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTabl
 			}
 			break
 		}
-		if !bible.ValidSegment(unsafeString(rt.chapter)) {
-			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+		if !bible.ValidSegment(respond.UnsafeString(rt.chapter)) {
+			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
-		ch := bv.chapter(book, unsafeString(rt.chapter))
+		ch := bv.chapter(book, respond.UnsafeString(rt.chapter))
 		if ch == nil {
-			answer(ctx, failNotFound, "Chapter not found.")
+			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
 			return
 		}
 		ref, slot = &ch.Pack, &ch.pack
@@ -502,12 +504,12 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTabl
 		case routeVerses:
 			name = publish.NameVerses
 		case routeVerse:
-			if !bible.ValidSegment(unsafeString(rt.verse)) {
-				invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+			if !bible.ValidSegment(respond.UnsafeString(rt.verse)) {
+				respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, &rh, slot, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
+			s.serveEntry(ctx, &rh, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
@@ -518,17 +520,17 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTabl
 // serveEntry serves one entry of one pack; name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *condHeaders, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, slot, ref, name)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "cannot load pack", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
-		answer(ctx, failNotFound, missing)
+		respond.Answer(ctx, respond.NotFound, missing)
 		return
 	}
-	serveScanned(ctx, rh, res, private)
+	represent.ServeScanned(ctx, rh, res, private)
 }
 
 // refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
@@ -540,12 +542,12 @@ func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, b
 	if t.licensed(app, bv.id) {
 		return false
 	}
-	answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
 	return true
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
+func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
 	private := !t.isOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
@@ -554,17 +556,17 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTab
 	case string(f) == "html":
 		html = true
 	default:
-		invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
 		return
 	}
 	headings, hSet, ok := parseBool(args.Peek("include_headings"))
 	if !ok {
-		invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	notes, nSet, ok := parseBool(args.Peek("include_notes"))
 	if !ok {
-		invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 
@@ -576,18 +578,18 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTab
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
 		if res, ok := s.composed.find(key); ok {
 			if !refuseUnlicensed(ctx, t, app, bv) {
-				serveScanned(ctx, rh, res, private)
+				represent.ServeScanned(ctx, rh, res, private)
 			}
 			return
 		}
 	}
 	// r holds substrings of the request's path: it is used within this
 	// request only (what the composed cache keeps is built anew).
-	r, err := bible.ParseRef(unsafeString(pid))
+	r, err := bible.ParseRef(respond.UnsafeString(pid))
 	if err != nil {
 		var bad *bible.ParseError
 		errors.As(err, &bad)
-		invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
 		return
 	}
 	if refuseUnlicensed(ctx, t, app, bv) {
@@ -625,11 +627,11 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTab
 	} else {
 		bk := bv.books[string(r.Book)]
 		if bk == nil {
-			answer(ctx, failNotFound, "Book not found.")
+			respond.Answer(ctx, respond.NotFound, "Book not found.")
 			return
 		}
 		if !intro {
-			answer(ctx, failNotFound, "Chapter not found.")
+			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
 			return
 		}
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
@@ -645,46 +647,10 @@ func parseBool(b []byte) (v, set, ok bool) {
 		return false, false, true
 	}
 	switch {
-	case equalFoldASCII(b, "true"), equalFoldASCII(b, "1"), equalFoldASCII(b, "yes"), equalFoldASCII(b, "on"):
+	case respond.EqualFoldASCII(b, "true"), respond.EqualFoldASCII(b, "1"), respond.EqualFoldASCII(b, "yes"), respond.EqualFoldASCII(b, "on"):
 		return true, true, true
-	case equalFoldASCII(b, "false"), equalFoldASCII(b, "0"), equalFoldASCII(b, "no"), equalFoldASCII(b, "off"):
+	case respond.EqualFoldASCII(b, "false"), respond.EqualFoldASCII(b, "0"), respond.EqualFoldASCII(b, "no"), respond.EqualFoldASCII(b, "off"):
 		return false, true, true
 	}
 	return false, false, false
-}
-
-// --- responses the edge writes itself ---
-
-// message writes the API's usual error shape, {"message": …}.
-func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	var buf [256]byte
-	writeJSON(ctx, status, access.AppendMessage(buf[:0], msg))
-}
-
-func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
-	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
-	ctx.SetContentType(publish.JSON)
-	ctx.SetStatusCode(status)
-	ctx.SetBody(body)
-}
-
-func notFound(ctx *fasthttp.RequestCtx) { answer(ctx, failNotFound, "Not found.") }
-
-func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
-	ctx.Response.Header.Set("Allow", allow)
-	answer(ctx, failNotAllowed, "Method not allowed.")
-}
-
-// fault is the gateway's 401 envelope (DESIGN.md), as the reference
-// service's API gateway spells it. It never carries Access-Control-*.
-func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
-	var buf [256]byte
-	writeJSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
-}
-
-// invalid is the 422 validation shape (DESIGN.md).
-func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
-	var buf [512]byte
-	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
-		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -53,8 +54,8 @@ type partialPack struct {
 	ref publish.PackRef
 
 	mu      sync.Mutex
-	res     map[string]*resource
-	flight  flights[*resource]
+	res     map[string]*represent.Resource
+	flight  flights[*represent.Resource]
 	fetched int
 	promote bool
 }
@@ -64,7 +65,7 @@ type partialPack struct {
 // (a chapter's): a pack found there is used at once, and a pack found whole
 // in memory is put there for next time. A hit on a whole pack in memory
 // does not allocate.
-func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*resource, error) {
+func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
@@ -114,15 +115,15 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 		size: headerCost(pk),
 		partial: &partialPack{
 			ref:    ref,
-			res:    make(map[string]*resource),
-			flight: make(flights[*resource]),
+			res:    make(map[string]*represent.Resource),
+			flight: make(flights[*represent.Resource]),
 		},
 	}, nil
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
 // by range the first time.
-func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*resource, error) {
+func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*represent.Resource, error) {
 	pp := v.partial
 	pp.mu.Lock()
 	if r, ok := pp.res[string(name)]; ok {
@@ -150,7 +151,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	promote := false
 	if c.err == nil {
 		pp.res[key] = c.val
-		v.size += c.val.size() + allocSize(len(key)) + mapEntryCost
+		v.size += c.val.Size() + represent.AllocSize(len(key)) + mapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true
@@ -172,7 +173,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 // readEntry reads every coding of one entry, in as few ranged reads as
 // their layout allows, as a one-entry pack (publish.WithBodies) so that the
 // resource is prepared by the same code as a whole pack's.
-func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*resource, error) {
+func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*represent.Resource, error) {
 	ref := v.partial.ref
 	type span struct{ off, end int64 }
 	var spans []span
@@ -211,7 +212,7 @@ func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	r := new(resource)
-	initResource(r, pk, &pk.Entries[0], sharedHead(e.Type, ref.Modified))
+	r := new(represent.Resource)
+	represent.InitResource(r, pk, &pk.Entries[0], represent.SharedHead(e.Type, ref.Modified))
 	return r, nil
 }

@@ -73,9 +73,9 @@ func TestForwardedHeadersOnlyInAccess(t *testing.T) {
 // clientWriters are the edge's functions and methods that put text in an
 // answer, and the composite types that carry such text.
 var clientWriters = map[string]bool{
-	"answer": true, "message": true, "invalid": true, "fault": true, "writeJSON": true,
+	"Answer": true, "Message": true, "Invalid": true, "JSON": true,
 	"SetBody": true, "SetBodyString": true, "AppendMessage": true, "AppendValidation": true,
-	"problem": true, "Fault": true, "Detail": true,
+	"Problem": true, "Fault": true, "Detail": true,
 }
 
 // TestNoClientMessageFromError checks that no answer of the edge is built
@@ -83,7 +83,7 @@ var clientWriters = map[string]bool{
 // (and no field of a problem) calls Error() or names an error variable.
 // An error's text can hold file paths, store keys, Go type names or
 // PostgreSQL details; it goes to the log, and the client reads a message
-// written for it (edge/errors.go).
+// written for it (edge/internal/respond/failure.go).
 func TestNoClientMessageFromError(t *testing.T) {
 	for path, f := range goFiles(t, "edge") {
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -1,7 +1,6 @@
-package edge
+package represent
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -13,15 +12,15 @@ func FuzzAcceptEncoding(f *testing.F) {
 		f.Add(s, uint8(7))
 	}
 	f.Fuzz(func(t *testing.T, h string, avail uint8) {
-		avail = avail&3 | 1<<codingIdentity // identity always exists
+		avail = avail&3 | 1<<CodingIdentity // identity always exists
 		a := parseAcceptEncoding([]byte(h), true)
 		c := a.choose(func(c int) bool { return avail&(1<<c) != 0 })
 		if avail&(1<<c) == 0 {
 			t.Fatalf("%q: chose unavailable coding %d", h, c)
 		}
-		for o := 0; o < numCodings; o++ {
+		for o := 0; o < NumCodings; o++ {
 			if avail&(1<<o) != 0 && a.q[o] > a.q[c] {
-				t.Fatalf("%q: chose %s (q %d) over %s (q %d)", h, codingNames[c], a.q[c], codingNames[o], a.q[o])
+				t.Fatalf("%q: chose %s (q %d) over %s (q %d)", h, CodingNames[c], a.q[c], CodingNames[o], a.q[o])
 			}
 		}
 		for _, q := range a.q {
@@ -33,7 +32,7 @@ func FuzzAcceptEncoding(f *testing.F) {
 }
 
 func TestAcceptEncoding(t *testing.T) {
-	all := uint8(1<<codingBr | 1<<codingGzip | 1<<codingIdentity)
+	all := uint8(1<<CodingBrotli | 1<<CodingGzip | 1<<CodingIdentity)
 	tests := []struct {
 		h     string
 		avail uint8
@@ -41,7 +40,7 @@ func TestAcceptEncoding(t *testing.T) {
 	}{
 		{"", all, ""},
 		{"gzip, deflate, br", all, "br"},
-		{"gzip, deflate, br", 1<<codingGzip | 1<<codingIdentity, "gzip"},
+		{"gzip, deflate, br", 1<<CodingGzip | 1<<CodingIdentity, "gzip"},
 		{"br;q=0.5, gzip;q=0.8", all, "gzip"},
 		{"br;q=0, gzip;q=0", all, ""},
 		{"*", all, "br"},
@@ -54,32 +53,8 @@ func TestAcceptEncoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a := parseAcceptEncoding([]byte(tt.h), tt.h != "")
-		if got := codingNames[a.choose(func(c int) bool { return tt.avail&(1<<c) != 0 })]; got != tt.want {
+		if got := CodingNames[a.choose(func(c int) bool { return tt.avail&(1<<c) != 0 })]; got != tt.want {
 			t.Errorf("%q: chose %q, want %q", tt.h, got, tt.want)
 		}
 	}
-}
-
-// FuzzRoute checks that the router never panics and that what it accepts
-// has the segments the handler reads.
-func FuzzRoute(f *testing.F) {
-	for _, s := range []string{"9001", "9001/index", "9001/books/JHN/chapters/3/verses/16", "9001/passages/JHN.3.16",
-		"9001//books", "9001/books/", "/", "", "a/b/c/d/e/f/g/h/i"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		var rt route
-		if !parseRoute([]byte(p), &rt) {
-			return
-		}
-		if len(rt.bible) == 0 || strings.Contains(string(rt.bible), "/") {
-			t.Fatalf("%q: bible segment %q", p, rt.bible)
-		}
-		if rt.kind == routePassage && len(rt.passage) == 0 {
-			t.Fatalf("%q: empty passage", p)
-		}
-		if rt.kind >= routeBook && rt.kind <= routeVerse && len(rt.book) == 0 {
-			t.Fatalf("%q: empty book", p)
-		}
-	})
 }

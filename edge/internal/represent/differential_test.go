@@ -1,4 +1,4 @@
-package edge
+package represent
 
 import (
 	"bytes"
@@ -27,32 +27,32 @@ func (x exchange) String() string {
 	return strings.Join([]string{http.StatusText(x.status), x.contentRange, string(x.body), strings.Join(x.parts, ";")}, " ")
 }
 
-func diffResource(body []byte, etag string, mod time.Time) *resource {
-	r := new(resource)
-	r.reps[codingIdentity].set(body, etag, sharedHead("application/json; charset=utf-8", mod))
+func diffResource(body []byte, etag string, mod time.Time) *Resource {
+	r := new(Resource)
+	r.Reps[CodingIdentity].Set(body, etag, SharedHead("application/json; charset=utf-8", mod))
 	return r
 }
 
-func ours(t testing.TB, res *resource, headers map[string]string) exchange {
+func ours(t testing.TB, res *Resource, headers map[string]string) exchange {
 	var ctx fasthttp.RequestCtx
 	ctx.Request.Header.SetMethod("GET")
 	ctx.Request.SetRequestURI("/x")
 	for k, v := range headers {
 		ctx.Request.Header.Set(k, v)
 	}
-	serveResource(&ctx, res, false)
+	Serve(&ctx, res, false)
 	return collect(t, ctx.Response.StatusCode(), string(ctx.Response.Header.Peek("Content-Range")),
 		string(ctx.Response.Header.ContentType()), ctx.Response.Body())
 }
 
-func theirs(t testing.TB, res *resource, headers map[string]string) exchange {
-	r := &res.reps[codingIdentity]
+func theirs(t testing.TB, res *Resource, headers map[string]string) exchange {
+	r := &res.Reps[CodingIdentity]
 	req := httptest.NewRequest("GET", "/x", nil)
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	w := httptest.NewRecorder()
-	w.Header().Set("Etag", string(r.etag()))
+	w.Header().Set("Etag", string(r.ETag()))
 	w.Header().Set("Content-Type", string(r.head.ctype))
 	http.ServeContent(w, req, "", r.head.modified(), bytes.NewReader(r.body))
 	return collect(t, w.Code, w.Header().Get("Content-Range"), w.Header().Get("Content-Type"), w.Body.Bytes())
@@ -88,7 +88,7 @@ func collect(t testing.TB, status int, crange, ctype string, body []byte) exchan
 }
 
 // TestDifferentialServeContent runs conditional and range requests against
-// our serveResource and net/http's ServeContent over the same bytes, ETag
+// our Serve and net/http's ServeContent over the same bytes, ETag
 // and modification time, and requires the same answers.
 func TestDifferentialServeContent(t *testing.T) {
 	mod := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)

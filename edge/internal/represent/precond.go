@@ -1,8 +1,9 @@
-package edge
+package represent
 
 import (
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
 
@@ -47,7 +48,7 @@ func checkIfNoneMatch(h, etag []byte) condResult {
 // "*" or a tag that match accepts. A malformed element ends the scan.
 func etagListMatch(h, etag []byte, match func(tag, etag []byte) bool) bool {
 	for {
-		h = trimOWS(h)
+		h = respond.TrimOWS(h)
 		if len(h) == 0 {
 			return false
 		}
@@ -124,7 +125,7 @@ func checkIfRange(h, etag []byte, mod time.Time) condResult {
 // scanETag returns the first entity tag in h (with any W/ prefix) and the
 // rest, or nil when h does not start with one (RFC 9110 §8.8.3).
 func scanETag(h []byte) (tag, rest []byte) {
-	h = trimOWS(h)
+	h = respond.TrimOWS(h)
 	start := 0
 	if len(h) >= 2 && h[0] == 'W' && h[1] == '/' {
 		start = 2

@@ -1,23 +1,26 @@
-package edge
+package represent
 
-import "github.com/bibleplatform/platform/publish"
+import (
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/publish"
+)
 
 // Content codings the edge can serve, in order of preference when a client
 // weights several equally: brotli is the smallest, identity the largest.
 const (
-	codingBr = iota
-	codingGzip
-	codingIdentity
-	numCodings
+	CodingBrotli = iota
+	CodingGzip
+	CodingIdentity
+	NumCodings
 )
 
-// codingNames are the codings' names as packs store them (publish) and
+// CodingNames are the codings' names as packs store them (publish) and
 // Content-Encoding sends them; identity's is empty.
-var codingNames = [numCodings]string{publish.Brotli, publish.Gzip, publish.Identity}
+var CodingNames = [NumCodings]string{publish.Brotli, publish.Gzip, publish.Identity}
 
-// codingNamesB are codingNames as bytes, for the response header.
-var codingNamesB = func() (b [numCodings][]byte) {
-	for c, n := range codingNames {
+// codingNamesB are CodingNames as bytes, for the response header.
+var codingNamesB = func() (b [NumCodings][]byte) {
+	for c, n := range CodingNames {
 		if n != "" {
 			b[c] = []byte(n)
 		}
@@ -28,7 +31,7 @@ var codingNamesB = func() (b [numCodings][]byte) {
 // acceptEncoding is a parsed Accept-Encoding header: the weight (q-value in
 // thousandths) given to each coding we can produce.
 type acceptEncoding struct {
-	q [numCodings]int
+	q [NumCodings]int
 }
 
 // parseAcceptEncoding reads an Accept-Encoding field value (RFC 9110
@@ -39,26 +42,26 @@ type acceptEncoding struct {
 func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 	var a acceptEncoding
 	if !present {
-		a.q[codingIdentity] = 1000
+		a.q[CodingIdentity] = 1000
 		return a
 	}
 	star := -1
-	var set [numCodings]bool
+	var set [NumCodings]bool
 	for len(h) > 0 {
 		var item []byte
-		item, h, _ = cutByte(h, ',')
-		name, params, _ := cutByte(item, ';')
-		name = trimOWS(name)
+		item, h, _ = respond.CutByte(h, ',')
+		name, params, _ := respond.CutByte(item, ';')
+		name = respond.TrimOWS(name)
 		if len(name) == 0 {
 			continue
 		}
 		q := 1000
 		for len(params) > 0 {
 			var p []byte
-			p, params, _ = cutByte(params, ';')
-			p = trimOWS(p)
+			p, params, _ = respond.CutByte(params, ';')
+			p = respond.TrimOWS(p)
 			if len(p) >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=' {
-				if v, ok := parseQValue(trimOWS(p[2:])); ok {
+				if v, ok := parseQValue(respond.TrimOWS(p[2:])); ok {
 					q = v
 				} else {
 					q = 0 // a malformed weight cannot be trusted to allow the coding
@@ -66,12 +69,12 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 			}
 		}
 		switch {
-		case equalFoldASCII(name, "br"):
-			a.q[codingBr], set[codingBr] = q, true
-		case equalFoldASCII(name, "gzip"), equalFoldASCII(name, "x-gzip"):
-			a.q[codingGzip], set[codingGzip] = q, true
-		case equalFoldASCII(name, "identity"):
-			a.q[codingIdentity], set[codingIdentity] = q, true
+		case respond.EqualFoldASCII(name, "br"):
+			a.q[CodingBrotli], set[CodingBrotli] = q, true
+		case respond.EqualFoldASCII(name, "gzip"), respond.EqualFoldASCII(name, "x-gzip"):
+			a.q[CodingGzip], set[CodingGzip] = q, true
+		case respond.EqualFoldASCII(name, "identity"):
+			a.q[CodingIdentity], set[CodingIdentity] = q, true
 		case len(name) == 1 && name[0] == '*':
 			star = q
 		}
@@ -84,10 +87,10 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 			}
 		}
 	}
-	if !set[codingIdentity] && star < 0 {
+	if !set[CodingIdentity] && star < 0 {
 		// Identity stays acceptable when not mentioned, but loses to any
 		// coding the client asked for.
-		a.q[codingIdentity] = 1
+		a.q[CodingIdentity] = 1
 	}
 	return a
 }
@@ -98,8 +101,8 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 // coding that would win, so that an answer reads no more of the resource
 // than the coding it sends (resource).
 func (a *acceptEncoding) choose(has func(c int) bool) int {
-	best, bestQ := codingIdentity, 0
-	for c := 0; c < numCodings; c++ {
+	best, bestQ := CodingIdentity, 0
+	for c := 0; c < NumCodings; c++ {
 		if a.q[c] > bestQ && has(c) {
 			best, bestQ = c, a.q[c]
 		}

@@ -1,69 +1,47 @@
-package edge
+package represent
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
-// Header names in canonical form, for SetCanonical (no normalising, no
-// copying of the key).
-var (
-	hdrVary          = []byte("Vary")
-	hdrETag          = []byte("Etag") // fasthttp's canonical spelling, so Peek finds it
-	hdrCacheControl  = []byte("Cache-Control")
-	hdrLastModified  = []byte("Last-Modified")
-	hdrAcceptRanges  = []byte("Accept-Ranges")
-	hdrContentRange  = []byte("Content-Range")
-	hdrACAO          = []byte("Access-Control-Allow-Origin")
-	hdrRetryAfter    = []byte("Retry-After")
-	hdrRateLimit     = []byte("X-Ratelimit-Limit")
-	hdrRateRemaining = []byte("X-Ratelimit-Remaining")
-	hdrRateReset     = []byte("X-Ratelimit-Reset")
-
-	valAcceptEncoding = []byte("Accept-Encoding")
-	valBytes          = []byte("bytes")
-	valStar           = []byte("*")
-	valNoStore        = []byte("no-store")
-)
-
-// serveResource answers a GET or HEAD for res with the semantics of RFC
+// Serve answers a GET or HEAD for res with the semantics of RFC
 // 9110, in net/http's fs.go order: choose the encoding, evaluate the
 // preconditions, then Range. private selects the Cache-Control that keeps
 // shared caches out (resource.go). It returns the status written.
 //
 // A 200 or 206 starts its header afresh from the representation's header
-// block (repHead.writeBlock): a caller sets its own fields after serving,
+// block (Head.writeBlock): a caller sets its own fields after serving,
 // never before.
-func serveResource(ctx *fasthttp.RequestCtx, res *resource, private bool) int {
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
-	return serveScanned(ctx, &rh, res, private)
+func Serve(ctx *fasthttp.RequestCtx, res *Resource, private bool) int {
+	var rh CondHeaders
+	rh.Scan(&ctx.Request.Header)
+	return ServeScanned(ctx, &rh, res, private)
 }
 
-// serveScanned is serveResource for a request whose fields are scanned.
-func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, private bool) int {
+// ServeScanned is Serve for a request whose fields are scanned.
+func ServeScanned(ctx *fasthttp.RequestCtx, rh *CondHeaders, res *Resource, private bool) int {
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
-	c := ae.choose(res.has)
-	r := &res.reps[c]
+	c := ae.choose(res.Has)
+	r := &res.Reps[c]
 	h := r.head
 
 	// The dates are read only when a request sends one.
 	status := fasthttp.StatusOK
-	ch := checkIfMatch(rh.ifMatch, r.etag())
+	ch := checkIfMatch(rh.ifMatch, r.ETag())
 	if ch == condNone && len(rh.ifUnmodifiedSince) > 0 {
 		ch = checkIfUnmodifiedSince(rh.ifUnmodifiedSince, h.modified())
 	}
 	if ch == condFalse {
 		status = fasthttp.StatusPreconditionFailed
 	} else {
-		switch checkIfNoneMatch(rh.ifNoneMatch, r.etag()) {
+		switch checkIfNoneMatch(rh.ifNoneMatch, r.ETag()) {
 		case condFalse:
 			status = fasthttp.StatusNotModified
 		case condNone:
@@ -76,7 +54,7 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, priv
 		// A 304 carries the fields a 200 would that guide caches (RFC
 		// 9110 §15.4.5), and a 412 tells the same of the current one.
 		setCaching(resp, private)
-		resp.SetCanonical(hdrETag, r.etag())
+		resp.SetCanonical(respond.HdrETag, r.ETag())
 		if status == fasthttp.StatusNotModified {
 			return notModified(ctx)
 		}
@@ -85,68 +63,62 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *resource, priv
 	}
 
 	h.writeBlock(resp, c, private)
-	resp.SetCanonical(hdrETag, r.etag())
+	resp.SetCanonical(respond.HdrETag, r.ETag())
 
 	rangeH := rh.rng
-	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.etag(), h.modified()) == condFalse {
+	if len(rangeH) > 0 && checkIfRange(rh.ifRange, r.ETag(), h.modified()) == condFalse {
 		rangeH = nil
 	}
 	// Only the bytes unit is ours; any other must be ignored (RFC 9110 §14.2).
-	if len(rangeH) > 0 && hasPrefixFold(rangeH, "bytes=") {
+	if len(rangeH) > 0 && respond.HasPrefixFold(rangeH, "bytes=") {
 		return serveRanges(ctx, res, r, rangeH)
 	}
 	ctx.Response.SetBodyRaw(r.body)
 	return fasthttp.StatusOK
 }
 
-// condHeaders are the request fields serveResource reads, and the App Key
+// CondHeaders are the request fields Serve reads, and the App Key
 // (authorize's on the content routes). fasthttp's Peek copies and
 // normalises the name on every call and then scans the headers; one pass
 // over the headers finds all eight for less than two Peeks cost.
-type condHeaders struct {
-	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange, appKey []byte
-	seen                                                                                           uint8
+type CondHeaders struct {
+	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange []byte
+	seen                                                                                   uint8
 }
-
-// appKeyLower is the App Key's field name as equalFoldASCII compares it.
-var appKeyLower = strings.ToLower(access.HeaderAppKey)
 
 // scan fills c from h. A repeated field keeps its first value, as Peek
 // does. Names compare case-insensitively: a server may turn off fasthttp's
 // name normalising.
-func (c *condHeaders) scan(h *fasthttp.RequestHeader) {
+func (c *CondHeaders) Scan(h *fasthttp.RequestHeader) {
 	for k, v := range h.All() {
 		var dst *[]byte
 		var bit uint8
 		switch len(k) {
 		case len("Range"):
-			if equalFoldASCII(k, "range") {
+			if respond.EqualFoldASCII(k, "range") {
 				dst, bit = &c.rng, 1<<0
 			}
 		case len("If-Match"): // and If-Range
 			switch {
-			case equalFoldASCII(k, "if-match"):
+			case respond.EqualFoldASCII(k, "if-match"):
 				dst, bit = &c.ifMatch, 1<<1
-			case equalFoldASCII(k, "if-range"):
+			case respond.EqualFoldASCII(k, "if-range"):
 				dst, bit = &c.ifRange, 1<<2
 			}
-		case len("If-None-Match"): // and X-SVC-App-Key
-			switch {
-			case equalFoldASCII(k, "if-none-match"):
+		case len("If-None-Match"):
+			if respond.EqualFoldASCII(k, "if-none-match") {
 				dst, bit = &c.ifNoneMatch, 1<<3
-			case equalFoldASCII(k, appKeyLower):
-				dst, bit = &c.appKey, 1<<7
 			}
 		case len("Accept-Encoding"):
-			if equalFoldASCII(k, "accept-encoding") {
+			if respond.EqualFoldASCII(k, "accept-encoding") {
 				dst, bit = &c.acceptEncoding, 1<<4
 			}
 		case len("If-Modified-Since"):
-			if equalFoldASCII(k, "if-modified-since") {
+			if respond.EqualFoldASCII(k, "if-modified-since") {
 				dst, bit = &c.ifModifiedSince, 1<<5
 			}
 		case len("If-Unmodified-Since"):
-			if equalFoldASCII(k, "if-unmodified-since") {
+			if respond.EqualFoldASCII(k, "if-unmodified-since") {
 				dst, bit = &c.ifUnmodifiedSince, 1<<6
 			}
 		}
@@ -165,7 +137,7 @@ func notModified(ctx *fasthttp.RequestCtx) int {
 	return fasthttp.StatusNotModified
 }
 
-func serveRanges(ctx *fasthttp.RequestCtx, res *resource, r *rep, h []byte) int {
+func serveRanges(ctx *fasthttp.RequestCtx, res *Resource, r *Rep, h []byte) int {
 	size := int64(len(r.body))
 	ranges, err := parseRange(h, size)
 	switch err {
@@ -177,7 +149,7 @@ func serveRanges(ctx *fasthttp.RequestCtx, res *resource, r *rep, h []byte) int 
 		}
 		fallthrough
 	default:
-		ctx.Response.Header.SetCanonical(hdrContentRange, strconv.AppendInt([]byte("bytes */"), size, 10))
+		ctx.Response.Header.SetCanonical(respond.HdrContentRange, strconv.AppendInt([]byte("bytes */"), size, 10))
 		ctx.Response.Header.SetContentType("text/plain; charset=utf-8")
 		ctx.Response.Header.Del("Content-Encoding")
 		ctx.SetStatusCode(fasthttp.StatusRequestedRangeNotSatisfiable)
@@ -195,7 +167,7 @@ func serveRanges(ctx *fasthttp.RequestCtx, res *resource, r *rep, h []byte) int 
 		return fasthttp.StatusOK
 	case 1:
 		ra := ranges[0]
-		ctx.Response.Header.SetCanonical(hdrContentRange, contentRange(nil, ra, size))
+		ctx.Response.Header.SetCanonical(respond.HdrContentRange, contentRange(nil, ra, size))
 		ctx.Response.SetBodyRaw(r.body[ra.start : ra.start+ra.length])
 		ctx.SetStatusCode(fasthttp.StatusPartialContent)
 		return fasthttp.StatusPartialContent

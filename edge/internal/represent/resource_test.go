@@ -1,4 +1,4 @@
-package edge
+package represent
 
 import (
 	"strings"
@@ -13,15 +13,15 @@ import (
 // one give the same header, and either starts it afresh.
 func TestHeaderBlock(t *testing.T) {
 	mod := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	shared := sharedHead("application/json; charset=utf-8", mod)
+	shared := SharedHead("application/json; charset=utf-8", mod)
 	if !shared.shared {
 		t.Fatal("the first head of its kind is not shared")
 	}
-	own := repHead{ctype: shared.ctype, lastMod: shared.lastMod, mod: shared.mod}
-	for c := range numCodings {
+	own := Head{ctype: shared.ctype, lastMod: shared.lastMod, mod: shared.mod}
+	for c := range NumCodings {
 		for _, private := range []bool{false, true} {
 			var want string
-			for i, hd := range []*repHead{&own, shared, shared} { // the shared one twice: built, then reused
+			for i, hd := range []*Head{&own, shared, shared} { // the shared one twice: built, then reused
 				var h fasthttp.ResponseHeader
 				h.Set("X-Before", "dropped")
 				hd.writeBlock(&h, c, private)
@@ -33,12 +33,12 @@ func TestHeaderBlock(t *testing.T) {
 					want = got
 					for _, f := range []string{"Content-Type: application/json; charset=utf-8\r\n",
 						"Last-Modified: Tue, 24 Nov 2026 09:30:00 GMT\r\n", "Vary: Accept-Encoding\r\n",
-						"Accept-Ranges: bytes\r\n", "Cache-Control: " + string(cacheControl(private)) + "\r\n"} {
+						"Accept-Ranges: bytes\r\n", "Cache-Control: " + string(CacheControl(private)) + "\r\n"} {
 						if !strings.Contains(got, f) {
 							t.Errorf("coding %d private %v: no %q in\n%s", c, private, f, got)
 						}
 					}
-					if enc := "Content-Encoding: " + string(codingNamesB[c]) + "\r\n"; (c != codingIdentity) != strings.Contains(got, enc) {
+					if enc := "Content-Encoding: " + string(codingNamesB[c]) + "\r\n"; (c != CodingIdentity) != strings.Contains(got, enc) {
 						t.Errorf("coding %d: Content-Encoding wrong in\n%s", c, got)
 					}
 				} else if got != want {
@@ -53,15 +53,15 @@ func TestHeaderBlock(t *testing.T) {
 // the same, whole block (under -race, as make test runs it: the block is
 // published by compare-and-swap and only read after).
 func TestHeaderBlockConcurrent(t *testing.T) {
-	hd := sharedHead("text/html; charset=utf-8", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
+	hd := SharedHead("text/html; charset=utf-8", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	var want fasthttp.ResponseHeader
-	hd.setFixed(&want, codingBr, true)
+	hd.setFixed(&want, CodingBrotli, true)
 	wantS := string(want.Header())
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			var h fasthttp.ResponseHeader
-			hd.writeBlock(&h, codingBr, true)
+			hd.writeBlock(&h, CodingBrotli, true)
 			if got := string(h.Header()); got != wantS {
 				t.Errorf("got\n%s\nwant\n%s", got, wantS)
 			}

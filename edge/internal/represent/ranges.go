@@ -1,8 +1,10 @@
-package edge
+package represent
 
 import (
 	"errors"
 	"strconv"
+
+	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
 // httpRange is one satisfiable byte range of a representation.
@@ -26,7 +28,7 @@ var (
 // dropped; an end past the end is clipped. The caller ignores other units.
 func parseRange(s []byte, size int64) ([]httpRange, error) {
 	const unit = "bytes="
-	if !hasPrefixFold(s, unit) { // range units are case-insensitive (RFC 9110 §14.1)
+	if !respond.HasPrefixFold(s, unit) { // range units are case-insensitive (RFC 9110 §14.1)
 		return nil, errInvalidRange
 	}
 	var ranges []httpRange
@@ -34,20 +36,20 @@ func parseRange(s []byte, size int64) ([]httpRange, error) {
 	rest := s[len(unit):]
 	for len(rest) > 0 {
 		var ra []byte
-		ra, rest, _ = cutByte(rest, ',')
-		ra = trimOWS(ra)
+		ra, rest, _ = respond.CutByte(rest, ',')
+		ra = respond.TrimOWS(ra)
 		if len(ra) == 0 {
 			continue
 		}
-		start, end, ok := cutByte(ra, '-')
+		start, end, ok := respond.CutByte(ra, '-')
 		if !ok {
 			return nil, errInvalidRange
 		}
-		start, end = trimOWS(start), trimOWS(end)
+		start, end = respond.TrimOWS(start), respond.TrimOWS(end)
 		var r httpRange
 		if len(start) == 0 {
 			// A suffix range: the last n bytes (RFC 9110 §14.1.2).
-			n, ok := parseDigits(end)
+			n, ok := respond.ParseDigits(end)
 			if !ok {
 				return nil, errInvalidRange
 			}
@@ -63,7 +65,7 @@ func parseRange(s []byte, size int64) ([]httpRange, error) {
 			r.start = size - n
 			r.length = size - r.start
 		} else {
-			i, ok := parseDigits(start)
+			i, ok := respond.ParseDigits(start)
 			if !ok {
 				return nil, errInvalidRange
 			}
@@ -75,7 +77,7 @@ func parseRange(s []byte, size int64) ([]httpRange, error) {
 			if len(end) == 0 {
 				r.length = size - r.start
 			} else {
-				j, ok := parseDigits(end)
+				j, ok := respond.ParseDigits(end)
 				if !ok || r.start > j {
 					return nil, errInvalidRange
 				}
@@ -98,22 +100,6 @@ func sumRangesSize(ranges []httpRange) (size int64) {
 		size += r.length
 	}
 	return size
-}
-
-// parseDigits parses a non-negative decimal without sign, as the Range
-// grammar allows (1*DIGIT), refusing overflow.
-func parseDigits(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }
 
 // contentRange formats "bytes a-b/size".

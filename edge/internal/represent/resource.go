@@ -1,4 +1,4 @@
-package edge
+package represent
 
 import (
 	"slices"
@@ -9,10 +9,11 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
-// resource is one servable resource with every encoding it exists in, and
+// Resource is one servable resource with every encoding it exists in, and
 // the header values the hot path writes, prepared once when its pack is
 // decoded (or its range composed) so that serving is a lookup and a write.
 //
@@ -21,26 +22,26 @@ import (
 // codings, 64 bytes each: in a pack's slice of resources every rep lies in
 // one line, and an answer reads the one line of the coding it sends (the
 // others only when the client prefers a coding the resource lacks).
-type resource struct {
-	reps [numCodings]rep
+type Resource struct {
+	Reps [NumCodings]Rep
 }
 
-// rep is one content coding of a resource: its body, the header values it
+// Rep is one content coding of a resource: its body, the header values it
 // shares with the resource's other codings, and its entity tag (quoted,
 // strong, distinct per coding: RFC 9110 §8.8.3.3), kept inline so that an
 // answer finds it in the same line instead of behind a pointer.
-type rep struct {
+type Rep struct {
 	body []byte
-	head *repHead // nil when the resource lacks this coding
+	head *Head // nil when the resource lacks this coding
 	tag  [publish.MaxETag]byte
 	tagN uint8
 }
 
-// repHead is what an answer's header takes from a resource besides its
-// tag. Heads are shared edge-wide (sharedHead): a build has a handful of
+// Head is what an answer's header takes from a resource besides its
+// tag. Heads are shared edge-wide (SharedHead): a build has a handful of
 // content types and publish times, so an answer reads its head from the
 // processor's cache.
-type repHead struct {
+type Head struct {
 	ctype   []byte
 	lastMod []byte // Last-Modified, an HTTP date; empty when there is none
 	mod     int64  // the same in Unix seconds
@@ -48,24 +49,38 @@ type repHead struct {
 	// blocks are a shared head's header blocks (writeBlock), by coding
 	// and cache policy, each built when first needed.
 	shared bool
-	blocks [numCodings][2]atomic.Pointer[fasthttp.ResponseHeader]
+	blocks [NumCodings][2]atomic.Pointer[fasthttp.ResponseHeader]
 }
 
-func (r *rep) etag() []byte { return r.tag[:r.tagN] }
+// ETag is r's entity tag, quoted.
+func (r *Rep) ETag() []byte { return r.tag[:r.tagN] }
 
-// set makes r a coding of body; t is at most publish.MaxETag bytes (a
+// Body is r's bytes in its coding.
+func (r *Rep) Body() []byte { return r.body }
+
+// Head is what r shares with the resource's other codings; nil when the
+// resource lacks r's coding.
+func (r *Rep) Head() *Head { return r.head }
+
+// Set makes r a coding of body; t is at most publish.MaxETag bytes (a
 // pack's are checked when decoded, and the edge's own come from
 // publish.ETag).
-func (r *rep) set(body []byte, t string, h *repHead) {
+func (r *Rep) Set(body []byte, t string, h *Head) {
 	r.body, r.head = body, h
 	r.tagN = uint8(copy(r.tag[:], t))
 }
 
-// has reports whether the resource exists in coding c.
-func (res *resource) has(c int) bool { return res.reps[c].head != nil }
+// Has reports whether the resource exists in coding c.
+func (res *Resource) Has(c int) bool { return res.Reps[c].head != nil }
+
+// ContentType is the representation's media type.
+func (h *Head) ContentType() []byte { return h.ctype }
+
+// LastModified is the Last-Modified field value; empty when there is none.
+func (h *Head) LastModified() []byte { return h.lastMod }
 
 // modified is Last-Modified as a time, zero when there is none.
-func (h *repHead) modified() time.Time {
+func (h *Head) modified() time.Time {
 	if len(h.lastMod) == 0 {
 		return time.Time{}
 	}
@@ -85,13 +100,13 @@ func (h *repHead) modified() time.Time {
 // it to another app: the App Key is a request header no cache keys on (RFC
 // 9111 §5.2.2.7); the reader's own client still caches it.
 const (
-	cachePublic  = "public, max-age=3600, stale-while-revalidate=86400"
-	cachePrivate = "private, max-age=3600"
+	CachePublic  = "public, max-age=3600, stale-while-revalidate=86400"
+	CachePrivate = "private, max-age=3600"
 )
 
 var (
-	valCachePublic  = []byte(cachePublic)
-	valCachePrivate = []byte(cachePrivate)
+	ValCachePublic  = []byte(CachePublic)
+	ValCachePrivate = []byte(CachePrivate)
 )
 
 // heads is the edge-wide table of response heads (content type and
@@ -100,7 +115,7 @@ var (
 // head of its own.
 var heads struct {
 	sync.Mutex
-	m map[headKey]*repHead
+	m map[headKey]*Head
 }
 
 type headKey struct {
@@ -110,8 +125,8 @@ type headKey struct {
 
 const headsMax = 4096
 
-// sharedHead returns the head for ctype and mod (zero: no Last-Modified).
-func sharedHead(ctype string, mod time.Time) *repHead {
+// SharedHead returns the head for ctype and mod (zero: no Last-Modified).
+func SharedHead(ctype string, mod time.Time) *Head {
 	k := headKey{ctype: ctype}
 	if !mod.IsZero() {
 		k.mod = mod.Unix()
@@ -121,12 +136,12 @@ func sharedHead(ctype string, mod time.Time) *repHead {
 	if h, ok := heads.m[k]; ok {
 		return h
 	}
-	h := &repHead{ctype: []byte(ctype), mod: k.mod}
+	h := &Head{ctype: []byte(ctype), mod: k.mod}
 	if !mod.IsZero() {
 		h.lastMod = fasthttp.AppendHTTPDate(nil, mod)
 	}
 	if heads.m == nil {
-		heads.m = make(map[headKey]*repHead)
+		heads.m = make(map[headKey]*Head)
 	}
 	if len(heads.m) < headsMax {
 		heads.m[k] = h
@@ -149,7 +164,7 @@ func sharedHead(ctype string, mod time.Time) *repHead {
 // this is as near to writing one as it allows. An unshared head (past
 // headsMax) sets the fields one by one, so that the memory of blocks
 // stays bounded with the heads.
-func (hd *repHead) writeBlock(h *fasthttp.ResponseHeader, c int, private bool) {
+func (hd *Head) writeBlock(h *fasthttp.ResponseHeader, c int, private bool) {
 	if !hd.shared {
 		h.Reset()
 		hd.setFixed(h, c, private)
@@ -171,15 +186,15 @@ func (hd *repHead) writeBlock(h *fasthttp.ResponseHeader, c int, private bool) {
 }
 
 // setFixed sets writeBlock's fields in h.
-func (hd *repHead) setFixed(h *fasthttp.ResponseHeader, c int, private bool) {
+func (hd *Head) setFixed(h *fasthttp.ResponseHeader, c int, private bool) {
 	h.SetContentTypeBytes(hd.ctype)
-	if c != codingIdentity {
+	if c != CodingIdentity {
 		h.SetContentEncodingBytes(codingNamesB[c])
 	}
 	if len(hd.lastMod) > 0 {
-		h.SetCanonical(hdrLastModified, hd.lastMod)
+		h.SetCanonical(respond.HdrLastModified, hd.lastMod)
 	}
-	h.SetCanonical(hdrAcceptRanges, valBytes)
+	h.SetCanonical(respond.HdrAcceptRanges, respond.ValBytes)
 	setCaching(h, private)
 }
 
@@ -187,39 +202,56 @@ func (hd *repHead) setFixed(h *fasthttp.ResponseHeader, c int, private bool) {
 // caches, a 304 included (RFC 9110 §12.5.5, §15.4.5): Vary, so that they
 // key on the encoding, and the Cache-Control of the private or public form.
 func setCaching(h *fasthttp.ResponseHeader, private bool) {
-	h.SetCanonical(hdrVary, valAcceptEncoding)
-	h.SetCanonical(hdrCacheControl, cacheControl(private))
+	h.SetCanonical(respond.HdrVary, respond.ValAcceptEncoding)
+	h.SetCanonical(respond.HdrCacheControl, CacheControl(private))
 }
 
-// cacheControl is the Cache-Control value of the private or public form.
-func cacheControl(private bool) []byte {
+// CacheControl is the Cache-Control value of the private or public form.
+func CacheControl(private bool) []byte {
 	if private {
-		return valCachePrivate
+		return ValCachePrivate
 	}
-	return valCachePublic
+	return ValCachePublic
 }
 
-// initResource prepares a pack entry for serving in r, with head h.
-func initResource(r *resource, p *publish.Pack, e *publish.Entry, h *repHead) {
+// InitResource prepares a pack entry for serving in r, with head h.
+func InitResource(r *Resource, p *publish.Pack, e *publish.Entry, h *Head) {
 	for i := range e.Reps {
 		x := &e.Reps[i]
 		// A coding this edge does not know (zstd, later) is skipped.
-		if c := slices.Index(codingNames[:], x.Encoding); c >= 0 {
-			r.reps[c].set(p.Body(x), x.ETag, h)
+		if c := slices.Index(CodingNames[:], x.Encoding); c >= 0 {
+			r.Reps[c].Set(p.Body(x), x.ETag, h)
 		}
 	}
 }
 
-// size is the memory a resource that owns its bodies (a composed one, or
+// Size is the memory a resource that owns its bodies (a composed one, or
 // an entry read by range) holds: its struct, its bodies, and its head
 // unless the head is shared edge-wide (counted nowhere: at most headsMax).
-func (r *resource) size() int64 {
-	n := allocSize(int64(unsafe.Sizeof(*r)))
-	if h := r.reps[codingIdentity].head; h != nil && !h.shared {
-		n += allocSize(int64(unsafe.Sizeof(*h))) + allocSize(len(h.ctype)) + allocSize(len(h.lastMod))
+func (r *Resource) Size() int64 {
+	n := AllocSize(int64(unsafe.Sizeof(*r)))
+	if h := r.Reps[CodingIdentity].head; h != nil && !h.shared {
+		n += AllocSize(int64(unsafe.Sizeof(*h))) + AllocSize(len(h.ctype)) + AllocSize(len(h.lastMod))
 	}
-	for _, x := range r.reps {
-		n += allocSize(len(x.body))
+	for _, x := range r.Reps {
+		n += AllocSize(len(x.body))
 	}
 	return n
+}
+
+// AllocSize is about what the allocator takes for n bytes: small objects
+// are rounded up to a size class, large ones to pages.
+func AllocSize[N int | int64](n N) int64 {
+	x := int64(n)
+	switch {
+	case x <= 0:
+		return 0
+	case x <= 8:
+		return 8
+	case x <= 1024:
+		return (x + 15) &^ 15
+	case x <= 32<<10:
+		return (x + 127) &^ 127
+	}
+	return (x + 8191) &^ 8191
 }
