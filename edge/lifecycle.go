@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/conn"
 	"github.com/valyala/fasthttp"
 )
 
@@ -99,15 +100,15 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		// bounds requests and answers (slowloris protection) without the
 		// clock reads and poller updates fasthttp would make three times a
 		// request.
-		MaxRequestBodySize: MaxRequestBody,
-		ErrorHandler:       RequestError,
+		MaxRequestBodySize: conn.MaxRequestBody,
+		ErrorHandler:       conn.RequestError,
 		Logger:             fasthttpLogger{s},
 	}
 	s.log.Info("edge listening", "addr", r.ln.Addr().String(), "access", src.String(), "dynamic", s.cfg.DynamicURL)
-	go r.srv.Serve(CoarseDeadlines(r.ln, DefaultRequestTimeout, DefaultAnswerTimeout, DefaultDeadlineSlack))
+	go r.srv.Serve(conn.CoarseDeadlines(r.ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack))
 	if r.tln != nil {
 		// Below TLS, so that fasthttp still sees a TLS connection.
-		tln := tls.NewListener(CoarseDeadlines(r.tln, DefaultRequestTimeout, DefaultAnswerTimeout, DefaultDeadlineSlack),
+		tln := tls.NewListener(conn.CoarseDeadlines(r.tln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack),
 			&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		s.log.Info("edge listening (TLS)", "addr", r.tln.Addr().String())
 		go r.srv.Serve(tln)

@@ -7,7 +7,7 @@
 // query) and writes the same response header fields through the same
 // fasthttp calls, with fixed values and no lookup, licence check or
 // limiter behind them, on connections handled as the edge's are
-// (edge.CoarseDeadlines). What the edge spends beyond this is its own
+// (edge/internal/conn.CoarseDeadlines). What the edge spends beyond this is its own
 // work; what this spends beyond the ceiling is fasthttp's for that
 // answer's shape and the edge's connection handling.
 package main
@@ -18,9 +18,8 @@ import (
 	"log"
 	"net"
 
+	"github.com/bibleplatform/platform/edge/internal/conn"
 	"github.com/valyala/fasthttp"
-
-	"github.com/bibleplatform/platform/edge"
 )
 
 func main() {
@@ -38,7 +37,7 @@ func main() {
 	}
 	if *edgeAnswer {
 		handler = edgeShaped(body)
-		ln = edge.CoarseDeadlines(ln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack)
+		ln = conn.CoarseDeadlines(ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack)
 	}
 	s := &fasthttp.Server{
 		Handler:               handler,

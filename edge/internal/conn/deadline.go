@@ -1,4 +1,9 @@
-package edge
+// Package conn is the edge's side of a TCP connection: listeners whose
+// connections bound each request and answer themselves (slowloris
+// protection without a clock read a request), a lingering close for a
+// body refused unread, and the answer to a request the server could not
+// read.
+package conn
 
 import (
 	"net"

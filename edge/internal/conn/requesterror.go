@@ -1,4 +1,4 @@
-package edge
+package conn
 
 import (
 	"crypto/tls"
@@ -22,15 +22,15 @@ func RequestError(ctx *fasthttp.RequestCtx, err error) {
 	status, msg, linger := access.UnreadRequest(err)
 	respond.Message(ctx, status, msg)
 	if linger {
-		lingerOnClose(ctx.Conn())
+		LingerOnClose(ctx.Conn())
 	}
 }
 
-// lingerOnClose asks c (a connection CoarseDeadlines accepted, perhaps
+// LingerOnClose asks c (a connection CoarseDeadlines accepted, perhaps
 // under TLS) to read what the client is still sending before it closes:
 // closing a socket with unread data makes the kernel send a reset, which
 // can reach the client before the answer does.
-func lingerOnClose(c net.Conn) {
+func LingerOnClose(c net.Conn) {
 	if t, ok := c.(*tls.Conn); ok {
 		c = t.NetConn()
 	}
