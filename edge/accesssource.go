@@ -172,7 +172,7 @@ func (w *AccessWatcher) poll(ctx context.Context) error {
 		return err
 	}
 	if b == nil {
-		w.Server.accessConfirmed()
+		w.Server.authz.Confirmed()
 		return nil
 	}
 	return w.apply(b, true)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
@@ -15,7 +16,7 @@ import (
 
 // biblesCollection is GET /v1/bibles (spec, Bibles): the Bibles in the
 // first language range that has any, by id.
-func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *accessTable, app *appEntry) {
+func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
@@ -46,7 +47,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	// is private to the app and its tokens are bound to it.
 	who := ""
 	if !all {
-		who = app.id
+		who = app.ID()
 	}
 	qh := queryHash("bibles", c.build, strings.Join(ranges, "\x00"), strconv.FormatBool(all),
 		strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who)
@@ -57,7 +58,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	var match []*bibleItem
 	for _, r := range ranges {
 		for _, b := range c.bibles {
-			if !all && !t.licensed(app, b.id) {
+			if !all && !t.Licensed(app, b.id) {
 				continue
 			}
 			if hasLicence && b.licenseID != int(licence) {

@@ -34,7 +34,7 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok 
 		scheme = "https"
 	}
 	host := ctx.Host()
-	if s.trustedPeer(ctx) {
+	if s.authz.TrustedPeer(ctx) {
 		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); respond.EqualFoldASCII(p, "https") || respond.EqualFoldASCII(p, "http") {
 			scheme = strings.ToLower(string(p))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -109,7 +110,7 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 // catalogue serves the catalogue routes; it reports false when path is not
 // one of them. Checks run in the edge's order (docs/edge.md): shape, method,
 // App Key, status and rate limit, values.
-func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
+func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	r, param, ok := parseCatalogPath(path)
 	if !ok {
 		return false
@@ -124,13 +125,13 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte
 		s.fontFile(ctx, st, param)
 		return true
 	}
-	from := keyHeader
+	from := authz.KeyHeader
 	if r == catFontStylesheet {
 		// The spec's one query-parameter key (Authentication 4): a page
 		// links the stylesheet with <link href>, which sends no header.
-		from = keyOrQueryParam
+		from = authz.KeyOrQueryParam
 	}
-	app := s.authorize(ctx, adm, t, from)
+	app := s.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
@@ -54,17 +55,17 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 // forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
 // query instead of the header (spec, Authentication 4).
-func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) {
-	t := s.access.Load()
+func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
+	t := s.authz.Table()
 	if t == nil {
 		respond.Starting(ctx)
 		return
 	}
-	from := keyHeader
+	from := authz.KeyHeader
 	if isDataExchange(path) {
-		from = keyOrAppID
+		from = authz.KeyOrAppID
 	}
-	app := s.authorize(ctx, adm, t, from)
+	app := s.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
 		return
 	}
@@ -73,7 +74,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) 
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
-	s.gateway.do(ctx, app.id, s)
+	s.gateway.do(ctx, app.ID(), s)
 }
 
 // valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
@@ -118,7 +119,7 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 
 	// The answer is read straight into the client's response (no second
 	// copy); reading it replaces every header, which is why the rate-limit
-	// fields are written last (Handler, admission).
+	// fields are written last (Handler, authz.Admission).
 	err := g.client.DoTimeout(req, &ctx.Response, g.timeout)
 	if err != nil {
 		// Whatever part of an answer arrived is not forwarded.

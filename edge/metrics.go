@@ -66,8 +66,7 @@ func statusLabel(i int) string {
 // (promstats.go).
 type metrics struct {
 	requestStats
-	rateLimited counter
-	started     time.Time
+	started time.Time
 }
 
 func (s *Server) writeMetrics(w io.Writer) {
@@ -101,7 +100,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintf(w, "edge_partial_content_total %d\n", partial)
 	fmt.Fprintln(w, "# HELP edge_rate_limited_total Requests refused with 429.")
 	fmt.Fprintln(w, "# TYPE edge_rate_limited_total counter")
-	fmt.Fprintf(w, "edge_rate_limited_total %d\n", m.rateLimited.Load())
+	fmt.Fprintf(w, "edge_rate_limited_total %d\n", s.authz.RateLimited())
 
 	fmt.Fprintln(w, "# HELP edge_cache_requests_total Lookups in the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
@@ -138,15 +137,15 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_age_seconds gauge")
 	age := -1.0
-	if t := s.accessSeen.Load(); t != 0 {
-		age = time.Since(time.Unix(0, t)).Seconds()
+	if t := s.authz.ConfirmedAt(); !t.IsZero() {
+		age = time.Since(t).Seconds()
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_age_seconds %g\n", age)
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_version Version of the access snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_version gauge")
 	var version int64 = -1
-	if t := s.access.Load(); t != nil {
-		version = t.version
+	if t := s.authz.Table(); t != nil {
+		version = t.Version()
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
 	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")

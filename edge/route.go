@@ -2,11 +2,11 @@ package edge
 
 import (
 	"bytes"
-	"net/netip"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
@@ -160,7 +160,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	plain := !ctx.IsTLS()
-	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.trustedPeer(ctx) {
+	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.authz.TrustedPeer(ctx) {
 		plain = respond.EqualFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only
@@ -183,20 +183,6 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	return true
 }
 
-func (s *Server) trustedPeer(ctx *fasthttp.RequestCtx) bool {
-	ip, ok := netip.AddrFromSlice(ctx.RemoteIP())
-	if !ok {
-		return false
-	}
-	ip = ip.Unmap()
-	for _, p := range s.cfg.TrustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
 // cutLastColon splits host:port, leaving a bracketed IPv6 address whole.
 func cutLastColon(h []byte) (host, port []byte, ok bool) {
 	i := bytes.LastIndexByte(h, ':')
@@ -204,4 +190,26 @@ func cutLastColon(h []byte) (host, port []byte, ok bool) {
 		return h, nil, false
 	}
 	return h[:i], h[i+1:], true
+}
+
+// admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
+// with, in the edge's order (docs/edge.md): a path of unknown shape under
+// the group is 404, a method other than GET or HEAD 405, and an edge
+// without a build or an access snapshot yet answers "starting". ok is
+// false when it has answered.
+func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site, bool) {
+	if !known {
+		respond.RouteNotFound(ctx)
+		return nil, nil, false
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
+		return nil, nil, false
+	}
+	t, st := s.authz.Table(), s.site.Load()
+	if t == nil || st == nil {
+		respond.Starting(ctx)
+		return nil, nil, false
+	}
+	return t, st, true
 }

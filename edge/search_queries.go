@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -14,7 +15,7 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()

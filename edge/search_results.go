@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -26,7 +27,7 @@ const unifiedVerses = defaultPageSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -84,11 +85,10 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		}
 		// Verses found in a licensed Bible tell what its text says: the
 		// passage rule applies (403, private).
-		if wantVerses && !t.licensed(app, bv.id) {
-			respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		if wantVerses && !t.CheckLicence(ctx, app, bv.id) {
 			return
 		}
-		private = wantVerses && !t.isOpen(bv.id)
+		private = wantVerses && !t.IsOpen(bv.id)
 	}
 	var x *search.Index
 	if bv != nil {
@@ -115,7 +115,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		represent.Serve(ctx, res, private)
 		s.searchMetrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.id)
+			s.trending.count(lang, query, app.ID())
 		}
 		return
 	}
@@ -172,7 +172,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	s.searched.add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
 	s.searchMetrics.observe(time.Since(start), total)
-	s.trending.count(lang, query, app.id)
+	s.trending.count(lang, query, app.ID())
 }
 
 // appendNew appends the strings of add that list does not hold yet.

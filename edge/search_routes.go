@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
@@ -53,7 +54,7 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 // search serves the search routes; it reports false when path is not one
 // of them. Checks run in the edge's order: shape, method, App Key, status
 // and rate limit, then the values.
-func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
+func (s *Server) search(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	op, ok := parseSearchPath(path)
 	if !ok {
 		return false
@@ -62,7 +63,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) b
 	if !ok {
 		return true
 	}
-	app := s.authorize(ctx, adm, t, keyHeader)
+	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return true
 	}

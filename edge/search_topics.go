@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -68,7 +69,7 @@ func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string,
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
 // "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -90,7 +91,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
 	s.serveComposedCache(ctx, "", body, mod, searchCache, false)
 	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
-	s.trending.count(ans.tag, query, app.id)
+	s.trending.count(ans.tag, query, app.ID())
 }
 
 // searchRequestKey names an answer by the build and the request as sent.

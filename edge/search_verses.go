@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -124,23 +125,22 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 // searchVerses serves verse search. Authentication, app status and rate
 // limit come first (search_routes.go), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
 		return
 	}
-	req.app = app.id
+	req.app = app.ID()
 	bv := st.bibles[req.bible]
 	if bv == nil {
 		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
-	if !t.licensed(app, bv.id) {
-		respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	if !t.CheckLicence(ctx, app, bv.id) {
 		return
 	}
-	private := !t.isOpen(bv.id)
+	private := !t.IsOpen(bv.id)
 	qh := queryHash("search-verses", st.build, strconv.Itoa(int(bv.id)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
 		off, msg := s.tokens().open(tok, qh)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -118,6 +119,11 @@ const (
 	DefaultDynamicTimeout    = 30 * time.Second
 )
 
+// DefaultIDOnlyRate is the allowance of requests that name their app only
+// by its public id (x-svc-app-id on the data-exchange routes), per client
+// address: a browser's consent flow takes two or three requests.
+var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
+
 // Server serves one edge. Create it with New.
 type Server struct {
 	cfg      Config
@@ -125,8 +131,7 @@ type Server struct {
 	packs    *packs
 	composed *lru[*represent.Resource]
 	searched *lru[*represent.Resource] // search answers (search_verses.go)
-	limiters *limiters
-	idOnly   *addrLimiters
+	authz    *authz.Authz
 	gateway  *gateway
 	metrics  metrics
 	latency  *latency
@@ -139,10 +144,7 @@ type Server struct {
 	httpsPortSet bool
 	run          *running // what Open started; nil before
 
-	site       atomic.Pointer[site]
-	access     atomic.Pointer[accessTable]
-	accessSeen atomic.Int64 // unix ns when the source last confirmed the snapshot
-
+	site atomic.Pointer[site]
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -205,9 +207,9 @@ func New(cfg Config) (*Server, error) {
 		httpsPortSet: httpsPortSet,
 		composed:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
 		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
-		limiters:     &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
-		idOnly:       newAddrLimiters(cfg.IDOnlyRate),
 	}
+	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
+		TrustedProxies: cfg.TrustedProxies, Now: s.now})
 	s.metrics.started = time.Now()
 	s.latency = newLatency("edge", &s.metrics.requestStats)
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
@@ -245,28 +247,18 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 }
 
 // SetAccess swaps in an access snapshot.
-func (s *Server) SetAccess(snap *access.Snapshot) error {
-	t, err := s.limiters.compile(snap)
-	if err != nil {
-		return err
-	}
-	s.access.Store(t)
-	s.accessConfirmed()
-	return nil
-}
-
-func (s *Server) accessConfirmed() { s.accessSeen.Store(time.Now().UnixNano()) }
+func (s *Server) SetAccess(snap *access.Snapshot) error { return s.authz.Set(snap) }
 
 // Ready reports whether the edge can serve: it has a build and access data.
-func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() != nil }
+func (s *Server) Ready() bool { return s.site.Load() != nil && s.authz.Table() != nil }
 
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	start := arrival(ctx)
-	var adm admission
+	var adm authz.Admission
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
-	adm.writeRate(&ctx.Response.Header)
+	adm.WriteRate(&ctx.Response.Header)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No
@@ -344,11 +336,9 @@ var (
 	pathReadyz  = []byte("/readyz")
 	pathMetrics = []byte("/metrics")
 	prefixBible = []byte("/v1/bibles/")
-
-	hdrAppKey = access.HeaderAppKey
 )
 
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *admission) routeClass {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) routeClass {
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
@@ -408,7 +398,7 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		case s.site.Load() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no build loaded\n")
-		case s.access.Load() == nil:
+		case s.authz.Table() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no access data loaded\n")
 		default:
@@ -428,8 +418,8 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 }
 
 // content serves the Bibles routes, once admitGET has let the request in.
-func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, st *site, rt *route) {
-	app := s.authorize(ctx, adm, t, keyHeader)
+func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site, rt *route) {
+	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return
 	}
@@ -533,22 +523,9 @@ func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders,
 	represent.ServeScanned(ctx, rh, res, private)
 }
 
-// refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
-// rule 3; the message names the Bible, Errors 403). The passage route
-// calls it once the request's values are known to be valid (422 first,
-// docs/edge.md's order of checks) and before anything of the text is
-// looked up or served.
-func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, bv *bibleView) bool {
-	if t.licensed(app, bv.id) {
-		return false
-	}
-	respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
-	return true
-}
-
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
-	private := !t.isOpen(bv.id)
+func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
+	private := !t.IsOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
 	switch f := args.Peek("format"); {
@@ -577,7 +554,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t 
 	if bytes.IndexByte(pid, '-') >= 0 {
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
 		if res, ok := s.composed.find(key); ok {
-			if !refuseUnlicensed(ctx, t, app, bv) {
+			if t.CheckLicence(ctx, app, bv.id) {
 				represent.ServeScanned(ctx, rh, res, private)
 			}
 			return
@@ -592,7 +569,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t 
 		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
 		return
 	}
-	if refuseUnlicensed(ctx, t, app, bv) {
+	if !t.CheckLicence(ctx, app, bv.id) {
 		return
 	}
 	if r.Kind() == bible.KindRange {

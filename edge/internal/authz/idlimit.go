@@ -1,4 +1,4 @@
-package edge
+package authz
 
 import (
 	"bytes"
@@ -10,11 +10,6 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
-
-// DefaultIDOnlyRate is the allowance of requests that name their app only
-// by its public id (x-svc-app-id on the data-exchange routes), per client
-// address: a browser's consent flow takes two or three requests.
-var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
 
 // idOnlyBuckets is how many limiters the id-only allowance is spread over.
 const idOnlyBuckets = 4096
@@ -52,9 +47,9 @@ func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
 
 // clientAddr is the address a request came from: the peer, or for a
 // trusted proxy the last address it appended to X-Forwarded-For.
-func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
+func (a *Authz) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	if !s.trustedPeer(ctx) {
+	if !a.TrustedPeer(ctx) {
 		return peer
 	}
 	xff := ctx.Request.Header.Peek(access.HeaderForwardedFor)
@@ -73,7 +68,7 @@ func (s *Server) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 // the same headers as a key's). The id is public, so the user's approval
 // is what dynamic checks, and these requests never spend the allowance of
 // the app's keys.
-func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, id []byte) *appEntry {
+func (a *Authz) authorizeByID(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, id []byte) *App {
 	app := t.byID[string(id)]
 	if app == nil {
 		respond.Answer(ctx, respond.NotPermitted, "Unknown app.")
@@ -83,7 +78,7 @@ func (s *Server) authorizeByID(ctx *fasthttp.RequestCtx, adm *admission, t *acce
 		respond.Answer(ctx, respond.NotPermitted, "The app is archived.")
 		return nil
 	}
-	if !s.rateLimit(ctx, adm, s.idOnly.forAddr(s.clientAddr(ctx)),
+	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),
 		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}

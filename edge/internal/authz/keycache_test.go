@@ -1,4 +1,4 @@
-package edge
+package authz
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/bibleplatform/platform/access"
 )
 
-func keyTable(t testing.TB, version int64, keys map[string]string) *accessTable {
+func keyTable(t testing.TB, version int64, keys map[string]string) *Table {
 	t.Helper()
 	snap := &access.Snapshot{Version: version}
 	for app, key := range keys {
@@ -29,7 +29,7 @@ func keyTable(t testing.TB, version int64, keys map[string]string) *accessTable 
 func TestVerifiedKeys(t *testing.T) {
 	tab := keyTable(t, 1, map[string]string{"app-a": "key-a", "app-b": "key-b"})
 	for range 3 {
-		if app := tab.lookup([]byte("key-a")); app == nil || app.id != "app-a" {
+		if app := tab.Lookup([]byte("key-a")); app == nil || app.id != "app-a" {
 			t.Fatalf("key-a: %v", app)
 		}
 	}
@@ -37,7 +37,7 @@ func TestVerifiedKeys(t *testing.T) {
 		t.Fatalf("%d keys remembered after one key, want 1", n)
 	}
 	for i := range 100 {
-		if app := tab.lookup(fmt.Appendf(nil, "made-up-%d", i)); app != nil {
+		if app := tab.Lookup(fmt.Appendf(nil, "made-up-%d", i)); app != nil {
 			t.Fatalf("made-up key found app %s", app.id)
 		}
 	}
@@ -45,15 +45,15 @@ func TestVerifiedKeys(t *testing.T) {
 		t.Fatalf("%d keys remembered after unknown keys, want 1", n)
 	}
 	// A key that differs from a remembered one in its last byte only.
-	if app := tab.lookup([]byte("key-A")); app != nil {
+	if app := tab.Lookup([]byte("key-A")); app != nil {
 		t.Fatalf("key-A found app %s", app.id)
 	}
 
 	revoked := keyTable(t, 2, map[string]string{"app-b": "key-b"})
-	if app := revoked.lookup([]byte("key-a")); app != nil {
+	if app := revoked.Lookup([]byte("key-a")); app != nil {
 		t.Fatalf("revoked key-a still found app %s", app.id)
 	}
-	if app := revoked.lookup([]byte("key-b")); app == nil || app.id != "app-b" {
+	if app := revoked.Lookup([]byte("key-b")); app == nil || app.id != "app-b" {
 		t.Fatalf("key-b: %v", app)
 	}
 }
@@ -62,7 +62,7 @@ func TestVerifiedKeys(t *testing.T) {
 func TestVerifiedKeysBound(t *testing.T) {
 	tab := keyTable(t, 1, map[string]string{"app-a": "key-a"})
 	tab.verified.n.Store(maxVerifiedKeys)
-	if app := tab.lookup([]byte("key-a")); app == nil {
+	if app := tab.Lookup([]byte("key-a")); app == nil {
 		t.Fatal("key-a not found at the bound")
 	}
 	if m := tab.verified.shard([]byte("key-a")).m.Load(); m != nil {
@@ -83,7 +83,7 @@ func TestVerifiedKeysConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				j := (i + g*25) % 200
-				app := tab.lookup(fmt.Appendf(nil, "key-%d", j))
+				app := tab.Lookup(fmt.Appendf(nil, "key-%d", j))
 				if want := fmt.Sprintf("app-%d", j); app == nil || app.id != want {
 					t.Errorf("key-%d: %v, want %s", j, app, want)
 					return

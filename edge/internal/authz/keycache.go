@@ -1,4 +1,4 @@
-package edge
+package authz
 
 import (
 	"crypto/sha256"
@@ -34,7 +34,7 @@ type verifiedKeys struct {
 }
 
 type keyShard struct {
-	m  atomic.Pointer[map[string]*appEntry]
+	m  atomic.Pointer[map[string]*App]
 	mu sync.Mutex // serialises writers of this shard
 }
 
@@ -52,7 +52,7 @@ func (v *verifiedKeys) shard(key []byte) *keyShard {
 
 // lookup returns the app of key (not empty), hashing it only when it has
 // not been seen with this table. It does not allocate on a hit.
-func (t *accessTable) lookup(key []byte) *appEntry {
+func (t *Table) Lookup(key []byte) *App {
 	sh := t.verified.shard(key)
 	if m := sh.m.Load(); m != nil {
 		if app, ok := (*m)[string(key)]; ok {
@@ -66,18 +66,18 @@ func (t *accessTable) lookup(key []byte) *appEntry {
 	return app
 }
 
-func (sh *keyShard) add(key string, app *appEntry, n *atomic.Int32) {
+func (sh *keyShard) add(key string, app *App, n *atomic.Int32) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	var next map[string]*appEntry
+	var next map[string]*App
 	if old := sh.m.Load(); old != nil {
 		if _, ok := (*old)[key]; ok {
 			return // added by another request meanwhile
 		}
-		next = make(map[string]*appEntry, len(*old)+1)
+		next = make(map[string]*App, len(*old)+1)
 		maps.Copy(next, *old)
 	} else {
-		next = make(map[string]*appEntry, 1)
+		next = make(map[string]*App, 1)
 	}
 	next[key] = app
 	sh.m.Store(&next)

@@ -1,4 +1,4 @@
-package edge
+package authz
 
 import (
 	"github.com/valyala/fasthttp"
@@ -7,28 +7,28 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
-// keySource says where a route may find the caller's App Key besides the
+// KeySource says where a route may find the caller's App Key besides the
 // X-SVC-App-Key header (spec, Authentication 4).
-type keySource uint8
+type KeySource uint8
 
 const (
-	keyHeader       keySource = iota // the header only: content and most catalogue routes
-	keyOrQueryParam                  // else ?app_key=: the font stylesheet, linked from <link href>
-	keyOrAppID                       // else ?x-svc-app-key= or the public ?x-svc-app-id=: the browser data-exchange routes
+	KeyHeader       KeySource = iota // the header only: content and most catalogue routes
+	KeyOrQueryParam                  // else ?app_key=: the font stylesheet, linked from <link href>
+	KeyOrAppID                       // else ?x-svc-app-key= or the public ?x-svc-app-id=: the browser data-exchange routes
 )
 
-// admission is what authorising a request decided that its answer reports
+// Admission is what authorising a request decided that its answer reports
 // at the end: the rate limit taken. Handler writes its fields last, after
 // the route has answered, so that an answer may start its header afresh
 // (a representation's header block, serve.go; dynamic's answer read
 // through the gateway).
-type admission struct {
+type Admission struct {
 	rate  decision
 	taken bool
 }
 
-// writeRate sets the X-RateLimit-* fields of a taken rate limit.
-func (a *admission) writeRate(h *fasthttp.ResponseHeader) {
+// WriteRate sets the X-RateLimit-* fields of a taken rate limit.
+func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 	if !a.taken {
 		return
 	}
@@ -38,23 +38,23 @@ func (a *admission) writeRate(h *fasthttp.ResponseHeader) {
 	h.SetCanonical(respond.HdrRateReset, formatInt(&buf, a.rate.reset))
 }
 
-// authorize is the one authorisation entry point of the content,
+// Authorize is the one authorisation entry point of the content,
 // catalogue and gateway routes, in the same order for all: the key (401
 // when missing or unknown), the app it names, the app's status (412) and
 // its rate limit (429, noted in adm); a request naming its app by public
 // id only goes to authorizeByID. It writes the refusal itself and returns
 // nil then. It does not allocate on success.
-func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, from keySource) *appEntry {
-	key := ctx.Request.Header.Peek(hdrAppKey)
-	if len(key) == 0 && from != keyHeader {
+func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, from KeySource) *App {
+	key := ctx.Request.Header.Peek(access.HeaderAppKey)
+	if len(key) == 0 && from != KeyHeader {
 		args := ctx.QueryArgs()
 		switch from {
-		case keyOrQueryParam:
+		case KeyOrQueryParam:
 			key = args.Peek("app_key")
-		case keyOrAppID:
+		case KeyOrAppID:
 			if key = args.Peek("x-svc-app-key"); len(key) == 0 {
 				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
-					return s.authorizeByID(ctx, adm, t, id)
+					return a.authorizeByID(ctx, adm, t, id)
 				}
 			}
 		}
@@ -63,7 +63,7 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTa
 		respond.Fault(ctx, access.FaultMissingKey)
 		return nil
 	}
-	app := t.lookup(key)
+	app := t.Lookup(key)
 	if app == nil {
 		respond.Fault(ctx, access.FaultInvalidKey)
 		return nil
@@ -72,7 +72,7 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTa
 		respond.Answer(ctx, respond.NotPermitted, "The app behind this App Key is archived.")
 		return nil
 	}
-	if !s.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+	if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}
 	return app
@@ -81,11 +81,11 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, adm *admission, t *accessTa
 // rateLimit takes one request from lim and notes it in adm (the
 // X-RateLimit-* fields) and, when refused, answers 429 with refusal as its
 // body (spec, Errors: text/plain, Retry-After).
-func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, adm *admission, lim *limiter, refusal string) bool {
-	d := lim.take(s.now(ctx).UnixNano())
+func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter, refusal string) bool {
+	d := lim.take(a.now(ctx).UnixNano())
 	adm.rate, adm.taken = d, true
 	if !d.allowed {
-		s.metrics.rateLimited.inc()
+		a.rateLimited.Add(1)
 		var buf [20]byte
 		h := &ctx.Response.Header
 		h.SetCanonical(respond.HdrRetryAfter, formatInt(&buf, d.retry))
@@ -96,26 +96,4 @@ func (s *Server) rateLimit(ctx *fasthttp.RequestCtx, adm *admission, lim *limite
 		return false
 	}
 	return true
-}
-
-// admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
-// with, in the edge's order (docs/edge.md): a path of unknown shape under
-// the group is 404, a method other than GET or HEAD 405, and an edge
-// without a build or an access snapshot yet answers "starting". ok is
-// false when it has answered.
-func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*accessTable, *site, bool) {
-	if !known {
-		respond.RouteNotFound(ctx)
-		return nil, nil, false
-	}
-	if !ctx.IsGet() && !ctx.IsHead() {
-		respond.MethodNotAllowed(ctx, "GET, HEAD")
-		return nil, nil, false
-	}
-	t, st := s.access.Load(), s.site.Load()
-	if t == nil || st == nil {
-		respond.Starting(ctx)
-		return nil, nil, false
-	}
-	return t, st, true
 }
