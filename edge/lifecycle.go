@@ -105,16 +105,23 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		Logger:             fasthttpLogger{s},
 	}
 	s.log.Info("edge listening", "addr", r.ln.Addr().String(), "access", src.String(), "dynamic", s.cfg.DynamicURL)
-	go r.srv.Serve(conn.CoarseDeadlines(r.ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack))
+	go r.srv.Serve(Listener(r.ln))
 	if r.tln != nil {
 		// Below TLS, so that fasthttp still sees a TLS connection.
-		tln := tls.NewListener(conn.CoarseDeadlines(r.tln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack),
+		tln := tls.NewListener(Listener(r.tln),
 			&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		s.log.Info("edge listening (TLS)", "addr", r.tln.Addr().String())
 		go r.srv.Serve(tln)
 	}
 	s.run = r
 	return nil
+}
+
+// Listener wraps ln as Open wraps its listeners: each connection bounds
+// its requests and answers itself (conn.CoarseDeadlines, the edge's
+// slowloris protection). Wrap a TCP listener below TLS.
+func Listener(ln net.Listener) net.Listener {
+	return conn.CoarseDeadlines(ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack)
 }
 
 // Addr is the address Open listens on for HTTP.

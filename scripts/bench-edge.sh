@@ -52,13 +52,13 @@ if [ ! -s "$dir/store/CURRENT" ]; then
 fi
 build=$(cat "$dir/store/CURRENT")
 
-go run ./edge/internal/benchmix -store "$dir/store" -bible 206 -out "$dir" -key "$key" -access fixtures/access.json
+go run ./tools/benchmix -store "$dir/store" -bible 206 -out "$dir" -key "$key" -access fixtures/access.json
 if [ "$(cat "$dir/www.build" 2>/dev/null)" != "$build" ]; then
 	rm -rf "$dir/www"
 	"$BIN/edge" export --store "$dir/store" --out "$dir/www" --passages "$dir/ranges.txt" 2>/dev/null
 	echo "$build" >"$dir/www.build"
 fi
-go build -o "$dir/ceiling" ./edge/internal/ceiling
+go build -o "$dir/ceiling" ./tools/ceiling
 
 mkdir -p "$dir/nginx-tmp"
 cat >"$dir/nginx.conf" <<NGINX

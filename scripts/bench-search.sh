@@ -47,7 +47,7 @@ fi
 build_extra_s=$(sed -nE 's/^search indexes: [0-9]+ built in (.*)$/\1/p' "$dir/build.out" |
 	awk '{v=$1; if (v ~ /ms$/) {sub(/ms$/,"",v); v/=1000} else if (v ~ /m/) {split(v,a,"m"); sub(/s$/,"",a[2]); v=a[1]*60+a[2]} else {sub(/s$/,"",v)} printf "%.2f", v}')
 
-go run ./edge/internal/benchmix -mix search -store "$dir/store" -bible 206 -out "$dir" -key "$key" -access fixtures/access.json
+go run ./tools/benchmix -mix search -store "$dir/store" -bible 206 -out "$dir" -key "$key" -access fixtures/access.json
 index_mb=$(awk '{printf "%.2f", $1 / 1e6}' "$dir/index.bytes")
 text_mb=$(awk -F'\t' '{n += length($2)} END {printf "%.2f", n / 1e6}' "$dir/verses.tsv")
 

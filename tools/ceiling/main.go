@@ -7,8 +7,7 @@
 // query) and writes the same response header fields through the same
 // fasthttp calls, with fixed values and no lookup, licence check or
 // limiter behind them, on connections handled as the edge's are
-// (edge/internal/conn.CoarseDeadlines). What the edge spends beyond this is its own
-// work; what this spends beyond the ceiling is fasthttp's for that
+// (edge.Listener). What the edge spends beyond this is its own work; what this spends beyond the ceiling is fasthttp's for that
 // answer's shape and the edge's connection handling.
 package main
 
@@ -18,7 +17,7 @@ import (
 	"log"
 	"net"
 
-	"github.com/bibleplatform/platform/edge/internal/conn"
+	"github.com/bibleplatform/platform/edge"
 	"github.com/valyala/fasthttp"
 )
 
@@ -37,7 +36,7 @@ func main() {
 	}
 	if *edgeAnswer {
 		handler = edgeShaped(body)
-		ln = conn.CoarseDeadlines(ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack)
+		ln = edge.Listener(ln)
 	}
 	s := &fasthttp.Server{
 		Handler:               handler,
