@@ -14,8 +14,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // expand lists the verses a passage covers, as single-verse passage ids in
@@ -178,7 +178,7 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	var body highlightBody
-	// The server already refused a body over access.MaxRequestBody (413).
+	// The server already refused a body over wire.MaxRequestBody (413).
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	if err := dec.Decode(&body); err != nil {
 		validation(ctx, bodyError(err))
@@ -240,7 +240,7 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
 			if changed == 0 {
-				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
+				return Answer{Status: http.StatusConflict, Body: wire.AppendMessage(nil, "The user already has this highlight.")}
 			}
 			b, _ := json.Marshal(created)
 			return Answer{Status: http.StatusCreated, Body: b}

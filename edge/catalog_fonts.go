@@ -10,10 +10,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Catalogue handlers: fonts: collection, font, stylesheet and files.
@@ -35,10 +35,10 @@ func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok 
 	}
 	host := ctx.Host()
 	if s.authz.TrustedPeer(ctx) {
-		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); respond.EqualFoldASCII(p, "https") || respond.EqualFoldASCII(p, "http") {
+		if p := ctx.Request.Header.Peek(wire.HeaderForwardedProto); respond.EqualFoldASCII(p, "https") || respond.EqualFoldASCII(p, "http") {
 			scheme = strings.ToLower(string(p))
 		}
-		if h := ctx.Request.Header.Peek(access.HeaderForwardedHost); len(h) > 0 {
+		if h := ctx.Request.Header.Peek(wire.HeaderForwardedHost); len(h) > 0 {
 			host = h
 		}
 	}
@@ -235,9 +235,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	var rh represent.CondHeaders
-	rh.Scan(&ctx.Request.Header)
-	s.serveEntry(ctx, &rh, nil, &ref, entry, false, "Font file not found.")
+	s.serveEntry(ctx, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

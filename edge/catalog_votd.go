@@ -20,9 +20,7 @@ func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	var rh represent.CondHeaders
-	rh.Scan(&ctx.Request.Header)
-	s.serveEntry(ctx, &rh, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	s.serveEntry(ctx, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
 // votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form

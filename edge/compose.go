@@ -51,7 +51,7 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *Server) composeRange(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
@@ -61,7 +61,7 @@ func (s *Server) composeRange(ctx *fasthttp.RequestCtx, rh *represent.CondHeader
 		return
 	}
 	s.composed.add(key, res, res.Size())
-	represent.ServeScanned(ctx, rh, res, private)
+	represent.Serve(ctx, res, private)
 }
 
 // compose puts a range together. Its error is a *respond.Problem for the client,

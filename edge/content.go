@@ -18,8 +18,6 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *auth
 	if app == nil {
 		return
 	}
-	var rh represent.CondHeaders
-	rh.Scan(&ctx.Request.Header)
 	id, p := parsePathID(rt.bible)
 	if p == idInvalid {
 		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
@@ -31,7 +29,7 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *auth
 		return
 	}
 	if rt.kind == routePassage {
-		s.passage(ctx, &rh, t, app, st, bv, rt.passage)
+		s.passage(ctx, t, app, st, bv, rt.passage)
 		return
 	}
 	var ref *publish.PackRef
@@ -94,18 +92,18 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *auth
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, &rh, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
+			s.serveEntry(ctx, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, &rh, slot, ref, append(nb[:0], name...), false, "Not found.")
+	s.serveEntry(ctx, slot, ref, append(nb[:0], name...), false, "Not found.")
 }
 
 // serveEntry serves one entry of one pack; name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
+func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
 	res, err := s.packs.entry(ctx, slot, ref, name)
 	if err != nil {
 		respond.Fail(ctx, s.log, respond.Unavailable, "cannot load pack", err)
@@ -115,11 +113,11 @@ func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders,
 		respond.Answer(ctx, respond.NotFound, missing)
 		return
 	}
-	represent.ServeScanned(ctx, rh, res, private)
+	represent.Serve(ctx, res, private)
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
+func (s *Server) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
 	private := !t.IsOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false
@@ -150,7 +148,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t 
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
 		if res, ok := s.composed.find(key); ok {
 			if t.CheckLicence(ctx, app, bv.id) {
-				represent.ServeScanned(ctx, rh, res, private)
+				represent.Serve(ctx, res, private)
 			}
 			return
 		}
@@ -169,7 +167,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t 
 	}
 	if r.Kind() == bible.KindRange {
 		s.composed.missed()
-		s.composeRange(ctx, rh, string(key), bv, r, html, headings, notes, private)
+		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
 		return
 	}
 	intro := r.Kind() == bible.KindIntro
@@ -209,7 +207,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *represent.CondHeaders, t 
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, rh, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service

@@ -10,9 +10,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 type gateway struct {
@@ -94,23 +94,23 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	}
 	// Never trust an identity a client supplied (any spelling: fasthttp
 	// normalises header names, and Del is case-insensitive).
-	req.Header.Del(access.HeaderVerifiedAppID)
-	req.Header.Del(access.HeaderEdgeToken)
-	req.Header.Set(access.HeaderVerifiedAppID, appID)
+	req.Header.Del(wire.HeaderVerifiedAppID)
+	req.Header.Del(wire.HeaderEdgeToken)
+	req.Header.Set(wire.HeaderVerifiedAppID, appID)
 	if g.token != "" {
-		req.Header.Set(access.HeaderEdgeToken, g.token)
+		req.Header.Set(wire.HeaderEdgeToken, g.token)
 	}
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
-	req.Header.SetBytesV(access.HeaderForwardedFor, b)
+	req.Header.SetBytesV(wire.HeaderForwardedFor, b)
 	if ctx.IsTLS() {
-		req.Header.Set(access.HeaderForwardedProto, "https")
+		req.Header.Set(wire.HeaderForwardedProto, "https")
 	} else {
-		req.Header.Set(access.HeaderForwardedProto, "http")
+		req.Header.Set(wire.HeaderForwardedProto, "http")
 	}
-	req.Header.SetBytesV(access.HeaderForwardedHost, ctx.Host())
+	req.Header.SetBytesV(wire.HeaderForwardedHost, ctx.Host())
 	b = append(append(buf[:0], g.prefix...), ctx.RequestURI()...)
 	req.SetRequestURIBytes(b)
 	req.URI().SetScheme(g.base.Scheme)

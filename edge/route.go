@@ -5,9 +5,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 type routeKind uint8
@@ -160,7 +160,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	plain := !ctx.IsTLS()
-	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.authz.TrustedPeer(ctx) {
+	if proto := ctx.Request.Header.Peek(wire.HeaderForwardedProto); len(proto) > 0 && s.authz.TrustedPeer(ctx) {
 		plain = respond.EqualFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only

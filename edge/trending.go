@@ -14,9 +14,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Trending search queries (docs/search.md). Each search the edge answers
@@ -186,7 +186,7 @@ func (s *Server) internal(ctx context.Context, method, path string, body []byte)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set(access.HeaderEdgeToken, s.cfg.EdgeToken)
+	req.Header.Set(wire.HeaderEdgeToken, s.cfg.EdgeToken)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

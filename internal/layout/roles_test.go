@@ -13,10 +13,10 @@ import (
 // edge package itself wires the roles and may import any of them; no role
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
-	"edge/internal/respond":   {"access", "publish"},
+	"edge/internal/respond":   {"wire", "publish"},
 	"edge/internal/represent": {"edge/internal/respond", "publish"},
-	"edge/internal/conn":      {"edge/internal/respond", "access"},
-	"edge/internal/authz":     {"edge/internal/respond", "access"},
+	"edge/internal/conn":      {"edge/internal/respond", "wire"},
+	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
 }
 
 func TestEdgeRoleImports(t *testing.T) {
@@ -53,14 +53,14 @@ func edgeRoleViolations(role string, allowed, imports []string) []string {
 // The check finds what it is meant to find.
 func TestEdgeRoleCheckFails(t *testing.T) {
 	got := edgeRoleViolations("edge/internal/respond", edgeRoles["edge/internal/respond"],
-		[]string{"fmt", module + "access", module + "edge/internal/authz", "github.com/valyala/fasthttp"})
+		[]string{"fmt", module + "wire", module + "edge/internal/authz", "github.com/valyala/fasthttp"})
 	if len(got) != 1 || !strings.Contains(got[0], "edge/internal/authz") {
 		t.Errorf("violations = %q, want respond importing authz alone", got)
 	}
 }
 
 // No library package of dynamic depends on the edge: the two services meet
-// only in the wire contract (access), and dynamic must build and change
+// only in the wire contract (wire) and the access snapshot (access), and dynamic must build and change
 // without the edge. Programs (package main, benchmarks that drive both)
 // and tests may use both.
 func TestDynamicDoesNotImportEdge(t *testing.T) {

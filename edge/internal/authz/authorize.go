@@ -3,8 +3,8 @@ package authz
 import (
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // KeySource says where a route may find the caller's App Key besides the
@@ -45,7 +45,7 @@ func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 // id only goes to authorizeByID. It writes the refusal itself and returns
 // nil then. It does not allocate on success.
 func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, from KeySource) *App {
-	key := ctx.Request.Header.Peek(access.HeaderAppKey)
+	key := ctx.Request.Header.Peek(wire.HeaderAppKey)
 	if len(key) == 0 && from != KeyHeader {
 		args := ctx.QueryArgs()
 		switch from {
@@ -60,12 +60,12 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 		}
 	}
 	if len(key) == 0 {
-		respond.Fault(ctx, access.FaultMissingKey)
+		respond.Fault(ctx, wire.FaultMissingKey)
 		return nil
 	}
 	app := t.Lookup(key)
 	if app == nil {
-		respond.Fault(ctx, access.FaultInvalidKey)
+		respond.Fault(ctx, wire.FaultInvalidKey)
 		return nil
 	}
 	if app.archived {

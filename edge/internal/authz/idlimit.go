@@ -9,6 +9,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // idOnlyBuckets is how many limiters the id-only allowance is spread over.
@@ -52,7 +53,7 @@ func (a *Authz) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	if !a.TrustedPeer(ctx) {
 		return peer
 	}
-	xff := ctx.Request.Header.Peek(access.HeaderForwardedFor)
+	xff := ctx.Request.Header.Peek(wire.HeaderForwardedFor)
 	if i := bytes.LastIndexByte(xff, ','); i >= 0 {
 		xff = xff[i+1:]
 	}

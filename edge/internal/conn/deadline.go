@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // DefaultDeadlineSlack is how far CoarseDeadlines lets a connection's
@@ -121,7 +121,7 @@ func (c *coarseConn) Close() error {
 		c.l.open.Add(-1)
 	}
 	if c.linger {
-		return access.CloseLingering(c.Conn)
+		return wire.CloseLingering(c.Conn)
 	}
 	return c.Conn.Close()
 }

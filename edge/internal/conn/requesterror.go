@@ -6,20 +6,20 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // MaxRequestBody is the largest request body the edge takes
 // (fasthttp.Server.MaxRequestBodySize); dynamic takes the same.
-const MaxRequestBody = access.MaxRequestBody
+const MaxRequestBody = wire.MaxRequestBody
 
 // RequestError is fasthttp.Server's ErrorHandler: it answers a request the
-// server could not read as access.UnreadRequest says, and a connection
+// server could not read as wire.UnreadRequest says, and a connection
 // whose body was too large closes only after reading the rest of it (see
 // lingerConn), so the client sees the 413 instead of a reset.
 func RequestError(ctx *fasthttp.RequestCtx, err error) {
-	status, msg, linger := access.UnreadRequest(err)
+	status, msg, linger := wire.UnreadRequest(err)
 	respond.Message(ctx, status, msg)
 	if linger {
 		LingerOnClose(ctx.Conn())

@@ -1,3 +1,8 @@
+// Package represent is RFC 9110 for one resource: the resource with every
+// content coding it exists in and the header values it answers with,
+// prepared once; Accept-Encoding negotiation; the preconditions in
+// net/http's order; Range and multipart ranges; and Serve, which answers a
+// GET or HEAD with all of them.
 package represent
 
 import (

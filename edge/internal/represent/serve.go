@@ -19,13 +19,13 @@ import (
 // block (Head.writeBlock): a caller sets its own fields after serving,
 // never before.
 func Serve(ctx *fasthttp.RequestCtx, res *Resource, private bool) int {
-	var rh CondHeaders
-	rh.Scan(&ctx.Request.Header)
-	return ServeScanned(ctx, &rh, res, private)
+	var rh condHeaders
+	rh.scan(&ctx.Request.Header)
+	return serveScanned(ctx, &rh, res, private)
 }
 
-// ServeScanned is Serve for a request whose fields are scanned.
-func ServeScanned(ctx *fasthttp.RequestCtx, rh *CondHeaders, res *Resource, private bool) int {
+// serveScanned is Serve for a request whose fields are scanned.
+func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, private bool) int {
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
 	c := ae.choose(res.Has)
@@ -77,11 +77,11 @@ func ServeScanned(ctx *fasthttp.RequestCtx, rh *CondHeaders, res *Resource, priv
 	return fasthttp.StatusOK
 }
 
-// CondHeaders are the request fields Serve reads, and the App Key
+// condHeaders are the request fields Serve reads, and the App Key
 // (authorize's on the content routes). fasthttp's Peek copies and
 // normalises the name on every call and then scans the headers; one pass
 // over the headers finds all eight for less than two Peeks cost.
-type CondHeaders struct {
+type condHeaders struct {
 	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange []byte
 	seen                                                                                   uint8
 }
@@ -89,7 +89,7 @@ type CondHeaders struct {
 // scan fills c from h. A repeated field keeps its first value, as Peek
 // does. Names compare case-insensitively: a server may turn off fasthttp's
 // name normalising.
-func (c *CondHeaders) Scan(h *fasthttp.RequestHeader) {
+func (c *condHeaders) scan(h *fasthttp.RequestHeader) {
 	for k, v := range h.All() {
 		var dst *[]byte
 		var bit uint8

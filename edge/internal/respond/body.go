@@ -3,14 +3,14 @@ package respond
 import (
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Message writes the API's usual error shape, {"message": …}.
 func Message(ctx *fasthttp.RequestCtx, status int, msg string) {
 	var buf [256]byte
-	JSON(ctx, status, access.AppendMessage(buf[:0], msg))
+	JSON(ctx, status, wire.AppendMessage(buf[:0], msg))
 }
 
 // JSON writes body as an uncacheable JSON answer with status.
@@ -33,14 +33,14 @@ func MethodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 
 // Fault is the gateway's 401 envelope (DESIGN.md), as the reference
 // service's API gateway spells it. It never carries Access-Control-*.
-func Fault(ctx *fasthttp.RequestCtx, f access.Fault) {
+func Fault(ctx *fasthttp.RequestCtx, f wire.Fault) {
 	var buf [256]byte
-	JSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
+	JSON(ctx, fasthttp.StatusUnauthorized, wire.AppendFault(buf[:0], f))
 }
 
 // Invalid is the 422 validation shape (DESIGN.md).
 func Invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
 	var buf [512]byte
 	JSON(ctx, fasthttp.StatusUnprocessableEntity,
-		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
+		wire.AppendValidation(buf[:0], wire.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }

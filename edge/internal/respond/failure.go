@@ -10,7 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // The edge's error table. Every failure the edge answers with a {message}
@@ -83,4 +83,4 @@ func Fail(ctx *fasthttp.RequestCtx, log *slog.Logger, kind Failure, what string,
 
 // Starting answers a request that came before the first build or access
 // snapshot.
-func Starting(ctx *fasthttp.RequestCtx) { Answer(ctx, Unavailable, access.MsgStarting) }
+func Starting(ctx *fasthttp.RequestCtx) { Answer(ctx, Unavailable, wire.MsgStarting) }

@@ -1,4 +1,10 @@
-package access
+// Package wire is the edge↔dynamic wire contract: the headers the edge
+// sets on what it forwards, the check dynamic makes before believing them,
+// the error bodies both services answer with (DESIGN.md), the bound on a
+// request body and the lingering close of a connection whose body was
+// refused unread. Neither service declares these itself, so the two cannot
+// drift apart. The access snapshot the edge enforces is package access.
+package wire
 
 import (
 	"crypto/subtle"
@@ -8,11 +14,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 )
-
-// The edge↔dynamic contract: the headers the edge sets on what it forwards,
-// the check dynamic makes before believing them, and the error bodies both
-// services answer with (DESIGN.md). Neither service declares these itself,
-// so the two cannot drift apart.
 
 // Headers the edge sets on every request it forwards to dynamic. A client
 // can set none of them: the edge deletes whatever the request carried before

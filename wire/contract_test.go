@@ -1,4 +1,4 @@
-package access
+package wire
 
 import (
 	"encoding/json"
