@@ -160,7 +160,7 @@ const storeLoadTimeout = 30 * time.Second
 // get returns the whole pack.
 func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error) {
 	if v, ok := p.cache.get(ref.Key); ok && v.partial == nil {
-		p.tiers.memory.inc()
+		p.tiers.memory.Inc()
 		return v, nil
 	}
 	return p.load(ctx, ref, ref.Key, p.loadWhole)
@@ -201,7 +201,7 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	if data, ok := p.disk.get(ref.Key); ok {
 		if ref.Size <= 0 || int64(len(data)) == ref.Size {
 			if v, err := newPackView(data, ref); err == nil {
-				p.tiers.disk.inc()
+				p.tiers.disk.Inc()
 				return v, nil
 			}
 		}
@@ -212,7 +212,7 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	if err != nil {
 		return nil, fmt.Errorf("load pack %s: %w", ref.Key, err)
 	}
-	p.tiers.store.inc()
+	p.tiers.store.Inc()
 	v, err := newPackView(data, ref)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -28,7 +29,7 @@ const (
 // path: parsing allocates nothing.
 type route struct {
 	kind                        routeKind
-	class                       routeClass
+	class                       metrics.Class
 	bible, book, chapter, verse []byte
 	passage                     []byte
 }
@@ -63,29 +64,29 @@ func parseRoute(p []byte, rt *route) bool {
 	lit := func(i int, s string) bool { return string(seg[i]) == s }
 	switch {
 	case n == 1:
-		rt.kind, rt.class = routeBible, classBible
+		rt.kind, rt.class = routeBible, metrics.ClassBible
 	case n == 2 && lit(1, "index"):
-		rt.kind, rt.class = routeIndex, classIndex
+		rt.kind, rt.class = routeIndex, metrics.ClassIndex
 	case n == 2 && lit(1, "books"):
-		rt.kind, rt.class = routeBooks, classBooks
+		rt.kind, rt.class = routeBooks, metrics.ClassBooks
 	case n == 3 && lit(1, "passages"):
-		rt.kind, rt.class, rt.passage = routePassage, classPassage, seg[2]
+		rt.kind, rt.class, rt.passage = routePassage, metrics.ClassPassage, seg[2]
 		if bytes.IndexByte(seg[2], '-') >= 0 {
-			rt.class = classPassageRange
+			rt.class = metrics.ClassPassageRange
 		}
 	case n >= 3 && lit(1, "books"):
 		rt.book = seg[2]
 		switch {
 		case n == 3:
-			rt.kind, rt.class = routeBook, classBook
+			rt.kind, rt.class = routeBook, metrics.ClassBook
 		case n == 4 && lit(3, "chapters"):
-			rt.kind, rt.class = routeChapters, classChapters
+			rt.kind, rt.class = routeChapters, metrics.ClassChapters
 		case n == 5 && lit(3, "chapters"):
-			rt.kind, rt.class, rt.chapter = routeChapter, classChapter, seg[4]
+			rt.kind, rt.class, rt.chapter = routeChapter, metrics.ClassChapter, seg[4]
 		case n == 6 && lit(3, "chapters") && lit(5, "verses"):
-			rt.kind, rt.class, rt.chapter = routeVerses, classVerses, seg[4]
+			rt.kind, rt.class, rt.chapter = routeVerses, metrics.ClassVerses, seg[4]
 		case n == 7 && lit(3, "chapters") && lit(5, "verses"):
-			rt.kind, rt.class, rt.chapter, rt.verse = routeVerse, classVerse, seg[4], seg[6]
+			rt.kind, rt.class, rt.chapter, rt.verse = routeVerse, metrics.ClassVerse, seg[4], seg[6]
 		default:
 			return false
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -283,11 +284,11 @@ func (s *Server) loadSearchIndexes(st *site) {
 // searchMetrics are the search route class's own figures: a latency
 // histogram, how many verses queries found, and how many found none.
 type searchMetrics struct {
-	latency [len(searchLatencyBuckets) + 1]counter
-	sum     atomic.Int64 // nanoseconds
-	results counter      // verses found, summed (answers computed, not cached)
-	zero    counter      // computed answers with no verse
-	queries counter      // computed answers
+	latency [len(searchLatencyBuckets) + 1]metrics.Counter
+	sum     atomic.Int64    // nanoseconds
+	results metrics.Counter // verses found, summed (answers computed, not cached)
+	zero    metrics.Counter // computed answers with no verse
+	queries metrics.Counter // computed answers
 }
 
 var searchLatencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond,
@@ -300,15 +301,15 @@ func (m *searchMetrics) observe(d time.Duration, total int) {
 	for i < len(searchLatencyBuckets) && d > searchLatencyBuckets[i] {
 		i++
 	}
-	m.latency[i].inc()
+	m.latency[i].Inc()
 	m.sum.Add(int64(d))
 	if total < 0 {
 		return
 	}
-	m.queries.inc()
+	m.queries.Inc()
 	m.results.Add(uint64(total))
 	if total == 0 {
-		m.zero.inc()
+		m.zero.Inc()
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -132,8 +133,9 @@ type Server struct {
 	searched *lru[*represent.Resource] // search answers (search_verses.go)
 	authz    *authz.Authz
 	gateway  *gateway
-	metrics  metrics
-	latency  *latency
+	requests metrics.Requests // by route class and status (metrics.go)
+	started  time.Time
+	latency  *metrics.Latency
 	// searchMetrics are the search route class's own (search_verses.go).
 	searchMetrics searchMetrics
 	health        storeHealth
@@ -209,8 +211,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
 		TrustedProxies: cfg.TrustedProxies, Now: s.now})
-	s.metrics.started = time.Now()
-	s.latency = newLatency("edge", &s.metrics.requestStats)
+	s.started = time.Now()
+	s.latency = metrics.NewLatency("edge", &s.requests)
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
 	s.packs.wholeMax = cfg.WholePackMax
 	if s.packs.wholeMax == 0 {
@@ -272,7 +274,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 		sent = len(ctx.Response.Body())
 	}
 	d := time.Since(start)
-	s.metrics.record(class, status, sent, int64(d))
+	s.requests.Record(class, status, sent, int64(d))
 	if s.cfg.AccessLog != nil {
 		s.logRequest(ctx, class, status, sent, d)
 	}
@@ -309,7 +311,7 @@ func (l *accessLine) LogValue() slog.Value { return slog.GroupValue(l.attrs[:]..
 
 var accessLines = sync.Pool{New: func() any { return new(accessLine) }}
 
-func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
+func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, status, sent int, d time.Duration) {
 	l := accessLines.Get().(*accessLine)
 	defer accessLines.Put(l)
 	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
@@ -337,15 +339,15 @@ var (
 	prefixBible = []byte("/v1/bibles/")
 )
 
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) routeClass {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metrics.Class {
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
 		s.ops(ctx, path)
-		return classOps
+		return metrics.ClassOps
 	}
 	if s.redirectHTTPS(ctx) {
-		return classOther
+		return metrics.ClassOther
 	}
 	// The Bibles routes first: they carry nearly all the traffic, and no
 	// other route starts with their prefix.
@@ -353,7 +355,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) routeC
 		var rt route
 		if !parseRoute(path[len(prefixBible):], &rt) {
 			respond.RouteNotFound(ctx)
-			return classOther
+			return metrics.ClassOther
 		}
 		if t, st, ok := s.admitGET(ctx, true); ok {
 			s.content(ctx, adm, t, st, &rt)
@@ -363,22 +365,22 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) routeC
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.
 	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
-		return classOther
+		return metrics.ClassOther
 	}
 	if s.catalogue(ctx, adm, path) {
-		return classOther
+		return metrics.ClassOther
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
 	if s.search(ctx, adm, path) {
-		return classSearch
+		return metrics.ClassSearch
 	}
 	if isGatewayPath(path) {
 		s.forward(ctx, adm, path)
-		return classGateway
+		return metrics.ClassGateway
 	}
 	respond.RouteNotFound(ctx)
-	return classOther
+	return metrics.ClassOther
 }
 
 func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -41,11 +42,11 @@ const (
 
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
-	memory hotCounter // a decoded pack, or an entry already read by range, in memory
-	disk   counter    // a whole pack read from the disk cache
-	store  counter    // a whole pack fetched from the store
-	header counter    // a pack header fetched by ranged read
-	ranged counter    // an entry fetched by ranged read
+	memory metrics.HotCounter // a decoded pack, or an entry already read by range, in memory
+	disk   metrics.Counter    // a whole pack read from the disk cache
+	store  metrics.Counter    // a whole pack fetched from the store
+	header metrics.Counter    // a pack header fetched by ranged read
+	ranged metrics.Counter    // an entry fetched by ranged read
 }
 
 // partialPack is the state of a pack known only by its header: the entries
@@ -69,8 +70,8 @@ func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef,
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
-			p.cache.hits.inc()
-			p.tiers.memory.inc()
+			p.cache.hits.Inc()
+			p.tiers.memory.Inc()
 			return v.index.find(name), nil
 		}
 	}
@@ -92,7 +93,7 @@ func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef,
 func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error) {
 	if v, ok := p.cache.get(ref.Key); ok {
 		if v.partial == nil {
-			p.tiers.memory.inc()
+			p.tiers.memory.Inc()
 		}
 		return v, nil
 	}
@@ -109,7 +110,7 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
-	p.tiers.header.inc()
+	p.tiers.header.Inc()
 	return &packView{
 		pack: pk,
 		size: headerCost(pk),
@@ -128,7 +129,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	pp.mu.Lock()
 	if r, ok := pp.res[string(name)]; ok {
 		pp.mu.Unlock()
-		p.tiers.memory.inc()
+		p.tiers.memory.Inc()
 		return r, nil
 	}
 	key := string(name)
@@ -161,7 +162,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	pp.mu.Unlock()
 	c.land()
 	if c.err == nil {
-		p.tiers.ranged.inc()
+		p.tiers.ranged.Inc()
 		p.cache.resize(pp.ref.Key, size, func(x *packView) bool { return x == v })
 	}
 	if promote {

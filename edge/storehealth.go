@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -30,7 +31,7 @@ var storeOpNames = [numStoreOps]string{"current", "manifest", "get", "get_range"
 // "No such object" is an answer, not an outage; nor is a request given up
 // because the edge is shutting down.
 type storeHealth struct {
-	ok, failed [numStoreOps]counter
+	ok, failed [numStoreOps]metrics.Counter
 
 	mu        sync.Mutex
 	down      bool
@@ -47,11 +48,11 @@ func (h *storeHealth) observe(op storeOp, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err == nil {
-		h.ok[op].inc()
+		h.ok[op].Inc()
 		h.down, h.lastOK = false, now
 		return
 	}
-	h.failed[op].inc()
+	h.failed[op].Inc()
 	if !h.down {
 		h.down, h.downSince = true, now
 	}

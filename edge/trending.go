@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
@@ -51,7 +52,7 @@ type searchTrends struct {
 	snap    atomic.Pointer[trendSnap]
 	client  *http.Client
 	// failed counts reports and refreshes that failed.
-	reportFailed, refreshFailed counter
+	reportFailed, refreshFailed metrics.Counter
 }
 
 // trendSnap is a snapshot ready to serve.
@@ -130,7 +131,7 @@ func (s *Server) ReportSearchQueries(ctx context.Context) error {
 			_, err = s.internal(ctx, http.MethodPost, internalSearchQueries, body)
 		}
 		if err != nil {
-			t.reportFailed.inc()
+			t.reportFailed.Inc()
 			t.counter.Restore(&trending.Batch{Queries: q})
 			return err
 		}
@@ -150,12 +151,12 @@ func (s *Server) RefreshTrending(ctx context.Context) error {
 	}
 	b, err := s.internal(ctx, http.MethodGet, internalSearchTrending, nil)
 	if err != nil {
-		t.refreshFailed.inc()
+		t.refreshFailed.Inc()
 		return err
 	}
 	var snap trending.Snapshot
 	if err := json.Unmarshal(b, &snap); err != nil {
-		t.refreshFailed.inc()
+		t.refreshFailed.Inc()
 		return fmt.Errorf("trending snapshot: %w", err)
 	}
 	ts := &trendSnap{byTag: map[string][]trending.Phrase{}, mod: snap.Generated}

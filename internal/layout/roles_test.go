@@ -17,6 +17,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/represent": {"edge/internal/respond", "publish"},
 	"edge/internal/conn":      {"edge/internal/respond", "wire"},
 	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
+	"edge/internal/metrics":   {},
 }
 
 func TestEdgeRoleImports(t *testing.T) {

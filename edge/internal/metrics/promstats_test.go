@@ -1,4 +1,4 @@
-package edge
+package metrics
 
 import (
 	"bytes"
@@ -11,26 +11,26 @@ import (
 // Requests recorded in any shard come out of /metrics summed, as
 // cumulative buckets with the sum and count Prometheus expects.
 func TestRequestStats(t *testing.T) {
-	var m requestStats
-	l := newLatency("edge", &m)
+	var m Requests
+	l := NewLatency("edge", &m)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for _, d := range []time.Duration{40 * time.Microsecond, 200 * time.Microsecond, 40 * time.Second} {
-				m.record(classPassage, 200, 100, int64(d))
+				m.Record(ClassPassage, 200, 100, int64(d))
 			}
 		})
 	}
 	wg.Wait()
-	m.record(classVerse, 404, 10, int64(time.Millisecond))
-	if n := m.requests(classPassage, statusIndex(200)); n != 12 {
+	m.Record(ClassVerse, 404, 10, int64(time.Millisecond))
+	if n := m.Requests(ClassPassage, StatusIndex(200)); n != 12 {
 		t.Errorf("passage 200: %d requests, want 12", n)
 	}
-	if n := m.bytes(classPassage); n != 1200 {
+	if n := m.Bytes(ClassPassage); n != 1200 {
 		t.Errorf("passage: %d bytes, want 1200", n)
 	}
 	var buf bytes.Buffer
-	if err := l.write(&buf); err != nil {
+	if err := l.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -56,12 +56,12 @@ func TestRequestStats(t *testing.T) {
 
 // The counters of many goroutines add up.
 func TestHotCounter(t *testing.T) {
-	var c hotCounter
+	var c HotCounter
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				c.inc()
+				c.Inc()
 			}
 		})
 	}
@@ -74,10 +74,10 @@ func TestHotCounter(t *testing.T) {
 // BenchmarkRecordParallel shows the sharded counters on many cores
 // (-cpu 1,2,4,…): per-request cost should stay flat as cores are added.
 func BenchmarkRecordParallel(b *testing.B) {
-	var m requestStats
+	var m Requests
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			m.record(classPassage, 200, 1000, 60000)
+			m.Record(ClassPassage, 200, 1000, 60000)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package edge
+package metrics
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 // The hot path's counters are sharded: a request adds to one shard of
 // each, and /metrics sums the shards. An edge on many cores then does not
 // have every core write the same cache lines on every request, which would
-// make a counter the one point all requests contend on. Shards are padded
+// make a Counter the one point all requests contend on. Shards are padded
 // apart.
 const (
 	hotShardBits = 3
@@ -31,18 +31,18 @@ func pickShard() int {
 	return int(uint64(uintptr(unsafe.Pointer(&here))>>13) * 0x9e3779b97f4a7c15 >> (64 - hotShardBits))
 }
 
-// hotCounter is a counter written on the hot path.
-type hotCounter struct {
+// HotCounter is a Counter written on the hot path.
+type HotCounter struct {
 	shards [hotShards]struct {
 		n atomic.Uint64
 		_ [120]byte // one shard per 128 bytes: a cache line and its prefetched pair
 	}
 }
 
-func (c *hotCounter) inc() { c.shards[pickShard()].n.Add(1) }
+func (c *HotCounter) Inc() { c.shards[pickShard()].n.Add(1) }
 
 // Load sums the shards.
-func (c *hotCounter) Load() uint64 {
+func (c *HotCounter) Load() uint64 {
 	var n uint64
 	for i := range c.shards {
 		n += c.shards[i].n.Load()
@@ -50,17 +50,17 @@ func (c *hotCounter) Load() uint64 {
 	return n
 }
 
-// requestStats are the per-request series: requests and latency by route
+// Requests are the per-request series: requests and latency by route
 // class and status, body bytes by class. One shard of them is written by a
 // request.
-type requestStats struct {
+type Requests struct {
 	shards [hotShards]requestShard
 }
 
 type requestShard struct {
-	requests [numClasses][numStatus]atomic.Uint64
-	bytes    [numClasses]atomic.Uint64
-	latency  [numClasses][numStatus]durations
+	requests [NumClasses][NumStatus]atomic.Uint64
+	bytes    [NumClasses]atomic.Uint64
+	latency  [NumClasses][NumStatus]durations
 	_        [128]byte
 }
 
@@ -86,9 +86,9 @@ var durationBounds = func() (b [len(durationBuckets)]int64) {
 }()
 
 // record counts one request.
-func (m *requestStats) record(c routeClass, status, sent int, nanos int64) {
+func (m *Requests) Record(c Class, status, sent int, nanos int64) {
 	sh := &m.shards[pickShard()]
-	i := statusIndex(status)
+	i := StatusIndex(status)
 	sh.requests[c][i].Add(1)
 	sh.bytes[c].Add(uint64(sent))
 	b := 0
@@ -101,7 +101,7 @@ func (m *requestStats) record(c routeClass, status, sent int, nanos int64) {
 }
 
 // requests sums the shards' count of class c and status index i.
-func (m *requestStats) requests(c routeClass, i int) uint64 {
+func (m *Requests) Requests(c Class, i int) uint64 {
 	var n uint64
 	for s := range m.shards {
 		n += m.shards[s].requests[c][i].Load()
@@ -109,7 +109,7 @@ func (m *requestStats) requests(c routeClass, i int) uint64 {
 	return n
 }
 
-func (m *requestStats) bytes(c routeClass) uint64 {
+func (m *Requests) Bytes(c Class) uint64 {
 	var n uint64
 	for s := range m.shards {
 		n += m.shards[s].bytes[c].Load()
@@ -122,17 +122,17 @@ func (m *requestStats) bytes(c routeClass) uint64 {
 // go_memstats_…, GC pauses) and process (process_resident_memory_bytes, CPU,
 // open fds) collectors, which read runtime/metrics and /proc the way every
 // Go service's dashboards expect, and the text encoder. The request
-// duration histograms are counted by requestStats and handed to the
+// duration histograms are counted by Requests and handed to the
 // registry as constant histograms at scrape time; a (class, status) series
 // shows once it has had a request.
-type latency struct {
+type Latency struct {
 	reg   *prometheus.Registry
 	desc  *prometheus.Desc
-	stats *requestStats
+	stats *Requests
 }
 
-func newLatency(prefix string, stats *requestStats) *latency {
-	l := &latency{reg: prometheus.NewRegistry(), stats: stats}
+func NewLatency(prefix string, stats *Requests) *Latency {
+	l := &Latency{reg: prometheus.NewRegistry(), stats: stats}
 	l.desc = prometheus.NewDesc(prefix+"_request_duration_seconds",
 		"Time from a request's arrival at the handler to its answer being ready, by route class and status.",
 		[]string{"class", "code"}, nil)
@@ -143,11 +143,11 @@ func newLatency(prefix string, stats *requestStats) *latency {
 }
 
 // Describe and Collect make the histograms a prometheus.Collector.
-func (l *latency) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+func (l *Latency) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
 
-func (l *latency) Collect(ch chan<- prometheus.Metric) {
-	for c := range numClasses {
-		for i := range numStatus {
+func (l *Latency) Collect(ch chan<- prometheus.Metric) {
+	for c := range NumClasses {
+		for i := range NumStatus {
 			var counts [len(durationBuckets) + 1]uint64
 			var nanos, total uint64
 			for s := range l.stats.shards {
@@ -167,13 +167,13 @@ func (l *latency) Collect(ch chan<- prometheus.Metric) {
 				continue
 			}
 			ch <- prometheus.MustNewConstHistogram(l.desc, total, float64(nanos)/1e9, cum,
-				routeClass(c).String(), statusLabel(i))
+				Class(c).String(), StatusLabel(i))
 		}
 	}
 }
 
 // write appends the registry's series in the text format.
-func (l *latency) write(w io.Writer) error {
+func (l *Latency) Write(w io.Writer) error {
 	mfs, err := l.reg.Gather()
 	if err != nil {
 		return err
