@@ -16,7 +16,7 @@ import (
 
 // biblesCollection is GET /v1/bibles (spec, Bibles): the Bibles in the
 // first language range that has any, by id.
-func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
+func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
@@ -79,7 +79,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz
 	s.serveBibles(ctx, c, match, p, qh, !all)
 }
 
-func (s *Server) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
+func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
 	from, to, next := p.window(len(list))
 	var e envelope
 	e.begin()
@@ -90,12 +90,12 @@ func (s *Server) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bible
 			mod = b.mod
 		}
 	}
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
+	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
 }
 
-func (s *Server) nextToken(next int, qh [8]byte) string {
+func (s *catalogue) nextToken(next int, qh [8]byte) string {
 	if next < 0 {
 		return ""
 	}
-	return s.tokens().issue(next, qh)
+	return s.pageTokens.issue(next, qh)
 }

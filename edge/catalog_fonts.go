@@ -25,9 +25,9 @@ import (
 // shared cache may keep it (one client's Host would reach the others); the
 // edge binary therefore requires --public-url. ok is false for a Host
 // header that is not a plain host[:port].
-func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimSuffix(s.cfg.PublicURL, "/"), false, true
+func (s *catalogue) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+	if s.publicURL != "" {
+		return strings.TrimSuffix(s.publicURL, "/"), false, true
 	}
 	scheme := "http"
 	if ctx.IsTLS() {
@@ -85,7 +85,7 @@ func (f *fontItem) resource(base string) fontJSON {
 
 // answerBase is publicBase for an answer that names URLs: a Host header
 // that is not a host name is answered 400 here.
-func (s *Server) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+func (s *catalogue) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
 		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
 	}
@@ -94,7 +94,7 @@ func (s *Server) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok 
 
 // fontWithBase is the font a path names and the base of its URLs; f is
 // nil when it has answered (404, 422, or 400 for the Host header).
-func (s *Server) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
+func (s *catalogue) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
 	if f = s.fontByPath(ctx, c, id); f == nil {
 		return nil, "", false
 	}
@@ -106,7 +106,7 @@ func (s *Server) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (
 }
 
 // fontsCollection is GET /v1/fonts, by id.
-func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 	base, private, ok := s.answerBase(ctx)
 	if !ok {
 		return
@@ -122,10 +122,10 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		respond.Fail(ctx, s.log, respond.Internal, "encode fonts", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, private, false)
+	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
 }
 
-func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
+func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := parsePathID(id)
 	if p == idInvalid {
 		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
@@ -139,7 +139,7 @@ func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fo
 }
 
 // font is GET /v1/fonts/{id}.
-func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
@@ -149,13 +149,13 @@ func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		respond.Fail(ctx, s.log, respond.Internal, "encode font", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, private, false)
+	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
 }
 
 // fontStylesheet is GET /v1/fonts/{id}/stylesheet: one @font-face per
 // variant with its woff2 file, font-display: swap so that text shows in a
 // fallback font while the file loads.
-func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
@@ -216,7 +216,7 @@ func cssIdent(s string) string {
 // fontFile serves a published font file at /v1/fonts/files/<hash>/<name>.
 // The URL names the content, so the answer is immutable; a URL with an
 // older hash is sent to the current one.
-func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
+func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
 		respond.RouteNotFound(ctx)
@@ -235,7 +235,7 @@ func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.serveEntry(ctx, nil, &ref, entry, false, "Font file not found.")
+	s.packs.serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

@@ -16,10 +16,10 @@ import (
 
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
-func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey(ctx, c, prefs)
-	if s.serveRemembered(ctx, reqKey, true) {
+	if serveRemembered(ctx, s.composed, reqKey, true) {
 		ctx.Response.Header.Set("Content-Language", prefs.Locale())
 		return
 	}
@@ -67,7 +67,7 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	for _, it := range list[from:to] {
 		e.item(p, len(languageFields), langFrag(it, prefs))
 	}
-	s.serveComposedAs(ctx, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+	serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
@@ -89,7 +89,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 
 // language is GET /v1/languages/{id}: a non-canonical id redirects (301)
 // to the canonical one (spec, Languages).
-func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
 		respond.Answer(ctx, respond.NotFound, "Language not found.")
@@ -117,9 +117,9 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey(ctx, c, prefs)
-	if !s.serveRemembered(ctx, reqKey, true) {
+	if !serveRemembered(ctx, s.composed, reqKey, true) {
 		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
-		s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
+		serveComposedAs(ctx, s.composed, reqKey, body, c.mod, false, true)
 	}
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }

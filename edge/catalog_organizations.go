@@ -58,7 +58,7 @@ func orgFrag(o *orgItem, l string) func(i int) []byte {
 }
 
 // organizations is GET /v1/organizations, by id.
-func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 	args := ctx.QueryArgs()
 	var filter map[string]bool
 	rawIDs := args.PeekMulti("bible_ids[]")
@@ -107,13 +107,13 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 		e.item(p, len(orgFields), orgFrag(o, l))
 	}
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
+	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
 	if same != "" {
 		ctx.Response.Header.Set("Content-Language", same)
 	}
 }
 
-func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
+func (s *catalogue) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
 	if !bible.ValidUUID(id) {
 		respond.Invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
 		return nil
@@ -127,20 +127,20 @@ func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *org
 
 // organization is GET /v1/organizations/{id}, in the language negotiated
 // with Accept-Language, else its primary language (spec, Organization).
-func (s *Server) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return
 	}
 	l := chooseLanguage(o.names, orgPrefs(ctx), o.primary)
 	body := appendObject(nil, page{}, len(orgFields), orgFrag(o, l))
-	s.serveComposed(ctx, body, c.orgMod, false, true)
+	serveComposed(ctx, s.composed, body, c.orgMod, false, true)
 	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 }
 
 // organizationBibles is GET /v1/organizations/{id}/bibles: every published
 // Bible of the organization, by id (metadata, which every app may read).
-func (s *Server) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return

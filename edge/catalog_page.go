@@ -36,7 +36,7 @@ type page struct {
 // parsePage reads page_size, fields[] and page_token for a collection of
 // resources with the given fields. qh binds tokens to the query (see
 // queryHash). It writes the 422 or 400 itself and reports false.
-func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte) (page, bool) {
+func (s *catalogue) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte) (page, bool) {
 	var p page
 	args := ctx.QueryArgs()
 	if raw := args.PeekMulti("fields[]"); len(raw) > 0 {
@@ -80,7 +80,7 @@ func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte
 		p.size = n
 	}
 	if tok := args.Peek("page_token"); len(tok) > 0 {
-		off, msg := s.tokens().open(tok, qh)
+		off, msg := s.pageTokens.open(tok, qh)
 		if msg != "" {
 			respond.Answer(ctx, respond.Unacceptable, msg)
 			return p, false
@@ -162,9 +162,11 @@ var processTokenKey = func() []byte {
 	return k
 }()
 
-func (s *Server) tokens() pageTokens {
-	if len(s.cfg.PageTokenKey) > 0 {
-		return pageTokens{s.cfg.PageTokenKey}
+// newPageTokens seals page tokens with key, or with a random key of this
+// process when key is empty.
+func newPageTokens(key []byte) pageTokens {
+	if len(key) > 0 {
+		return pageTokens{key}
 	}
 	return pageTokens{processTokenKey}
 }

@@ -140,7 +140,7 @@ func TestFonts(t *testing.T) {
 		var ctx fasthttp.RequestCtx
 		ctx.Request.SetRequestURI("/v1/fonts/1")
 		ctx.Request.Header.SetHost(host)
-		if _, _, ok := e.srv.publicBase(&ctx); ok != want {
+		if _, _, ok := e.srv.catalogue.publicBase(&ctx); ok != want {
 			t.Errorf("Host %q: ok %v, want %v", host, ok, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -23,6 +24,20 @@ var (
 	pathFonts         = []byte("/v1/fonts")
 	pathVOTD          = []byte("/v1/verse_of_the_days")
 )
+
+// catalogue answers the catalogue routes (docs/catalogue.md). It holds
+// what they read: the access table and build in force (through gate), the
+// pack tiers, the cache of composed answers, and the settings that shape
+// their bodies.
+type catalogue struct {
+	log        *slog.Logger
+	authz      *authz.Authz
+	gate       *gate
+	packs      *packs
+	composed   *lru[*represent.Resource]
+	publicURL  string     // scheme and host of absolute URLs (font sources); "": the request's
+	pageTokens pageTokens // seals the collections' page tokens
+}
 
 type catRoute uint8
 
@@ -107,15 +122,15 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 	return catNone, nil, false
 }
 
-// catalogue serves the catalogue routes; it reports false when path is not
+// serve answers the catalogue routes; it reports false when path is not
 // one of them. Checks run in the edge's order (docs/edge.md): shape, method,
 // App Key, status and rate limit, values.
-func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
+func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	r, param, ok := parseCatalogPath(path)
 	if !ok {
 		return false
 	}
-	t, st, ok := s.admitGET(ctx, r != catNone)
+	t, st, ok := s.gate.admitGET(ctx, r != catNone)
 	if !ok {
 		return true
 	}
@@ -171,33 +186,33 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *authz.Admission, path 
 // serveComposed serves a body composed from the catalogue with the edge's
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
-func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.Time, private, byLanguage bool) {
-	s.serveComposedAs(ctx, "", body, mod, private, byLanguage)
+func serveComposed(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
+	serveComposedAs(ctx, composed, "", body, mod, private, byLanguage)
 }
 
 // serveComposedAs is serveComposed that also remembers the answer under a
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
-func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	s.serveComposedCache(ctx, reqKey, body, mod, catalogCache, private)
+func serveComposedAs(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
+	serveComposedCache(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
 }
 
 // serveComposedCache is serveComposedAs with its own Cache-Control.
-func (s *Server) serveComposedCache(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, cc string, private bool) {
+func serveComposedCache(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
 	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := s.composed.get(key)
+	res, ok := composed.get(key)
 	if !ok {
 		res = newCatalogResource(bytes.Clone(body), mod)
-		s.composed.add(key, res, res.Size())
+		composed.add(key, res, res.Size())
 	}
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
-		s.composed.add(reqKey, res, 0)
+		composed.add(reqKey, res, 0)
 	}
 	represent.Serve(ctx, res, private)
 	if !private && cc != represent.CachePublic {
@@ -215,8 +230,8 @@ func requestKey(ctx *fasthttp.RequestCtx, c *catalog, prefs lang.Preferences) st
 }
 
 // serveRemembered serves an answer stored under a request key.
-func (s *Server) serveRemembered(ctx *fasthttp.RequestCtx, reqKey string, byLanguage bool) bool {
-	res, ok := s.composed.get(reqKey)
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, byLanguage bool) bool {
+	res, ok := composed.get(reqKey)
 	if !ok {
 		return false
 	}

@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"errors"
+	"log/slog"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/authz"
@@ -92,21 +93,22 @@ func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *auth
 				return
 			}
 			var nb [64]byte
-			s.serveEntry(ctx, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
+			s.packs.serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, slot, ref, append(nb[:0], name...), false, "Not found.")
+	s.packs.serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
 }
 
-// serveEntry serves one entry of one pack; name is built by the caller in
+// serve answers with one entry of one pack (404 with missing when there is
+// none, 503 when the pack cannot be loaded); name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
-	res, err := s.packs.entry(ctx, slot, ref, name)
+func (p *packs) serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
+	res, err := p.entry(ctx, slot, ref, name)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "cannot load pack", err)
+		respond.Fail(ctx, log, respond.Unavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
@@ -207,7 +209,7 @@ func (s *Server) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.serveEntry(ctx, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.packs.serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -193,12 +194,18 @@ func cutLastColon(h []byte) (host, port []byte, ok bool) {
 	return h[:i], h[i+1:], true
 }
 
+// gate holds what admitGET reads: the access table and the build in force.
+type gate struct {
+	authz *authz.Authz
+	site  *atomic.Pointer[site]
+}
+
 // admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
 // with, in the edge's order (docs/edge.md): a path of unknown shape under
 // the group is 404, a method other than GET or HEAD 405, and an edge
 // without a build or an access snapshot yet answers "starting". ok is
 // false when it has answered.
-func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site, bool) {
+func (g *gate) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site, bool) {
 	if !known {
 		respond.RouteNotFound(ctx)
 		return nil, nil, false
@@ -207,7 +214,7 @@ func (s *Server) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *
 		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return nil, nil, false
 	}
-	t, st := s.authz.Table(), s.site.Load()
+	t, st := g.authz.Table(), g.site.Load()
 	if t == nil || st == nil {
 		respond.Starting(ctx)
 		return nil, nil, false

@@ -45,7 +45,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.Ap
 	// Typing asks for the same prefixes over and over: a repeated request
 	// is answered from the composed cache without matching again.
 	reqKey := searchRequestKey(ctx, st)
-	if s.serveRemembered(ctx, reqKey, false) {
+	if serveRemembered(ctx, s.composed, reqKey, false) {
 		return
 	}
 	var found []topic.Suggestion
@@ -65,7 +65,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.Ap
 		noContent(ctx, false)
 		return
 	}
-	s.serveComposedCache(ctx, reqKey, suggestionsBody(found), mod, searchCache, false)
+	serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, false)
 }
 
 // suggestionJSON is a suggestion as the wire format has it.

@@ -59,7 +59,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []b
 	if !ok {
 		return false
 	}
-	t, st, ok := s.admitGET(ctx, op != opNone)
+	t, st, ok := s.gate.admitGET(ctx, op != opNone)
 	if !ok {
 		return true
 	}

@@ -89,7 +89,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App
 		DidYouMean       []string    `json:"did_you_mean"`
 		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
-	s.serveComposedCache(ctx, "", body, mod, searchCache, false)
+	serveComposedCache(ctx, s.composed, "", body, mod, searchCache, false)
 	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
 	s.trending.count(ans.tag, query, app.ID())
 }

@@ -144,7 +144,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table
 	private := !t.IsOpen(bv.id)
 	qh := queryHash("search-verses", st.build, strconv.Itoa(int(bv.id)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.tokens().open(tok, qh)
+		off, msg := s.pageTokens.open(tok, qh)
 		if msg != "" {
 			respond.Answer(ctx, respond.Unacceptable, msg)
 			return
@@ -230,7 +230,7 @@ func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest
 	}
 	if end := req.page.offset + req.page.size; end < r.Total {
 		b = append(b, `,"next_page_token":"`...)
-		b = append(b, s.tokens().issue(end, qh)...)
+		b = append(b, s.pageTokens.issue(end, qh)...)
 		b = append(b, '"')
 	}
 	return append(b, '}')

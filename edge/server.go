@@ -145,7 +145,10 @@ type Server struct {
 	httpsPortSet bool
 	run          *running // what Open started; nil before
 
-	site atomic.Pointer[site]
+	site       atomic.Pointer[site]
+	gate       gate       // the checks every GET route group starts with
+	catalogue  *catalogue // the catalogue routes
+	pageTokens pageTokens // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -225,6 +228,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.packs.disk = d
 	}
+	s.gate = gate{authz: s.authz, site: &s.site}
+	s.pageTokens = newPageTokens(cfg.PageTokenKey)
+	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
+		publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
 	if cfg.DynamicURL != "" {
 		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
 		if err != nil {
@@ -241,7 +248,7 @@ func New(cfg Config) (*Server, error) {
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := newSite(id, m)
-	s.prepareCatalog(st)
+	s.catalogue.prepareCatalog(st)
 	s.site.Store(st)
 	go s.loadSearchIndexes(st)
 	go s.loadSearchAids(st)
@@ -357,7 +364,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 			respond.RouteNotFound(ctx)
 			return metrics.ClassOther
 		}
-		if t, st, ok := s.admitGET(ctx, true); ok {
+		if t, st, ok := s.gate.admitGET(ctx, true); ok {
 			s.content(ctx, adm, t, st, &rt)
 		}
 		return rt.class
@@ -367,7 +374,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
 		return metrics.ClassOther
 	}
-	if s.catalogue(ctx, adm, path) {
+	if s.catalogue.serve(ctx, adm, path) {
 		return metrics.ClassOther
 	}
 	// After the Bibles routes: a passage request never looks at the

@@ -228,7 +228,7 @@ func (s *Server) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 			body, _ := json.Marshal(struct {
 				Data []suggestionJSON `json:"data"`
 			}{out})
-			s.serveComposedCache(ctx, "", body, ts.mod, trendingCache, false)
+			serveComposedCache(ctx, s.composed, "", body, ts.mod, trendingCache, false)
 			return
 		}
 	}
