@@ -15,11 +15,11 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
+func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
-	defer func() { s.searchMetrics.observe(time.Since(start), -1) }()
+	defer func() { s.metrics.observe(time.Since(start), -1) }()
 	args := ctx.QueryArgs()
 	trending, _, ok := parseBool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {

@@ -27,7 +27,7 @@ const unifiedVerses = defaultPageSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -113,7 +113,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Tabl
 	}
 	if res, ok := s.searched.get(key); ok {
 		represent.Serve(ctx, res, private)
-		s.searchMetrics.observe(time.Since(start), -1)
+		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
 			s.trending.count(lang, query, app.ID())
 		}
@@ -171,7 +171,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Tabl
 	res := newComposedResource(body, publish.JSON, mod, answerCodecs)
 	s.searched.add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
-	s.searchMetrics.observe(time.Since(start), total)
+	s.metrics.observe(time.Since(start), total)
 	s.trending.count(lang, query, app.ID())
 }
 

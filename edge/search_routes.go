@@ -2,9 +2,12 @@ package edge
 
 import (
 	"bytes"
+	"log/slog"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
@@ -51,10 +54,28 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 	return opNone, true
 }
 
+// searchAPI answers the search routes (docs/search.md). It holds what they
+// read: the gate (access table and build in force), the build for the
+// search indexes loaded in the background, the pack tiers, the caches of
+// composed and search answers, the page-token key, its own figures and
+// the trending counts it adds to.
+type searchAPI struct {
+	log        *slog.Logger
+	authz      *authz.Authz
+	gate       *gate
+	site       *atomic.Pointer[site]
+	packs      *packs
+	composed   *lru[*represent.Resource]
+	searched   *lru[*represent.Resource]
+	pageTokens pageTokens
+	metrics    searchMetrics
+	trending   *searchTrends
+}
+
 // search serves the search routes; it reports false when path is not one
 // of them. Checks run in the edge's order: shape, method, App Key, status
 // and rate limit, then the values.
-func (s *Server) search(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
+func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	op, ok := parseSearchPath(path)
 	if !ok {
 		return false

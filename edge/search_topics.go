@@ -46,7 +46,7 @@ func (a *topicAnswer) didYouMean() []string {
 // findTopics searches the topics of the first language range whose topics
 // answer the query (as typed or corrected). mod is the Last-Modified of
 // the answer.
-func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
+func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
 	var ans topicAnswer
 	mod := st.manifest.Created
 	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
@@ -69,7 +69,7 @@ func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string,
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
 // "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
+func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -90,7 +90,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App
 		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
 	serveComposedCache(ctx, s.composed, "", body, mod, searchCache, false)
-	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
+	s.metrics.observe(time.Since(start), len(ans.res.Topics))
 	s.trending.count(ans.tag, query, app.ID())
 }
 

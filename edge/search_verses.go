@@ -40,7 +40,7 @@ type searchRequest struct {
 // parseSearchVerses checks the parameters as the clients check them
 // (query 1-100 characters, bible_id a positive int32, page_size 1-99,
 // user_intent one of four) and writes the 422 itself.
-func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
 	q, ok := searchQuery(ctx)
@@ -126,7 +126,7 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 // searchVerses serves verse search. Authentication, app status and rate
 // limit come first (search_routes.go), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
@@ -154,7 +154,7 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
 	if res, ok := s.searched.get(key); ok {
 		represent.Serve(ctx, res, private)
-		s.searchMetrics.observe(time.Since(start), -1)
+		s.metrics.observe(time.Since(start), -1)
 		s.countVerseSearch(bv, req)
 		return
 	}
@@ -172,13 +172,13 @@ func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table
 	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
 	s.searched.add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
-	s.searchMetrics.observe(time.Since(start), r.Total)
+	s.metrics.observe(time.Since(start), r.Total)
 	s.countVerseSearch(bv, req)
 }
 
 // countVerseSearch counts a first page for trending (trending.go), under
 // the Bible's language; further pages of the same search count nothing.
-func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
+func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest) {
 	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app)
 	}
@@ -186,7 +186,7 @@ func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.
-func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
 	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
 	b = append(b, `{"verses":[`...)
@@ -239,7 +239,7 @@ func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest
 // searchIndex returns the Bible's decoded search index (nil when its
 // build has none), loading it through the pack tiers (memory, disk cache,
 // store) on first need and keeping it with the build's view of the Bible.
-func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
+func (s *searchAPI) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
 	if x := bv.search.Load(); x != nil {
 		return x, nil
 	}
@@ -270,7 +270,7 @@ func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index,
 // loadSearchIndexes loads a new build's search indexes in the background,
 // so that the first search of each Bible does not wait for it and the
 // disk cache holds them for an edge that restarts during a store outage.
-func (s *Server) loadSearchIndexes(st *site) {
+func (s *searchAPI) loadSearchIndexes(st *site) {
 	for _, bv := range st.bibles {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
@@ -313,8 +313,8 @@ func (m *searchMetrics) observe(d time.Duration, total int) {
 	}
 }
 
-func (s *Server) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
-	m := &s.searchMetrics
+func (s *searchAPI) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
+	m := &s.metrics
 	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
 	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")
 	var cum uint64

@@ -136,10 +136,8 @@ type Server struct {
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
-	// searchMetrics are the search route class's own (search_verses.go).
-	searchMetrics searchMetrics
-	health        storeHealth
-	trending      searchTrends
+	health   storeHealth
+	trending searchTrends
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
@@ -148,6 +146,7 @@ type Server struct {
 	site       atomic.Pointer[site]
 	gate       gate       // the checks every GET route group starts with
 	catalogue  *catalogue // the catalogue routes
+	searchAPI  *searchAPI // the search routes
 	pageTokens pageTokens // seals search's page tokens, as the catalogue's
 }
 
@@ -232,6 +231,8 @@ func New(cfg Config) (*Server, error) {
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
 	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
 		publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
+		composed: s.composed, searched: s.searched, pageTokens: s.pageTokens, trending: &s.trending}
 	if cfg.DynamicURL != "" {
 		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
 		if err != nil {
@@ -250,8 +251,8 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := newSite(id, m)
 	s.catalogue.prepareCatalog(st)
 	s.site.Store(st)
-	go s.loadSearchIndexes(st)
-	go s.loadSearchAids(st)
+	go s.searchAPI.loadSearchIndexes(st)
+	go s.searchAPI.loadSearchAids(st)
 }
 
 // SetAccess swaps in an access snapshot.
@@ -379,7 +380,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
-	if s.search(ctx, adm, path) {
+	if s.searchAPI.serve(ctx, adm, path) {
 		return metrics.ClassSearch
 	}
 	if isGatewayPath(path) {

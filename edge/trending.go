@@ -208,7 +208,7 @@ func (s *Server) internal(ctx context.Context, method, path string, body []byte)
 
 // serveTrending answers search-queries?trending=true from the snapshot:
 // the phrases of the first language range that has any, 204 when none.
-func (s *Server) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
+func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 	ts := s.trending.snap.Load()
 	if ts == nil {
 		noContent(ctx, false)
