@@ -51,7 +51,7 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
@@ -66,7 +66,7 @@ func (s *Server) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleVie
 
 // compose puts a range together. Its error is a *respond.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
-func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
+func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := s.bibleIndex(ctx, bv)
 	if err != nil {
 		return nil, fmt.Errorf("no index for bible %d: %w", bv.id, err)
@@ -89,9 +89,9 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	case err != nil:
 		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.id, err)
 	}
-	if n := span.Len(); n > s.cfg.MaxRangeVerses {
+	if n := span.Len(); n > s.maxRangeVerses {
 		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)}
+			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.maxRangeVerses)}
 	}
 
 	var segs []bible.Segment

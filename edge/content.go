@@ -13,8 +13,20 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// content serves the Bibles routes, once admitGET has let the request in.
-func (s *Server) content(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site, rt *route) {
+// bibleRoutes answers the Bibles routes (/v1/bibles/{id}/…): a Bible's
+// metadata, books, chapters, verses and passages. It holds what they
+// read: the access decisions, the pack tiers, the cache of composed
+// ranges and the bound on a range.
+type bibleRoutes struct {
+	log            *slog.Logger
+	authz          *authz.Authz
+	packs          *packs
+	composed       *lru[*represent.Resource]
+	maxRangeVerses int
+}
+
+// serve answers the Bibles routes, once admitGET has let the request in.
+func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site, rt *route) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return
@@ -119,7 +131,7 @@ func (p *packs) serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *packSlot
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
+func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
 	private := !t.IsOpen(bv.id)
 	args := ctx.QueryArgs()
 	html := false

@@ -136,7 +136,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, err := s.compose(ctx, bv, r, html, headings, notes)
+				res, err := s.bibles.compose(ctx, bv, r, html, headings, notes)
 				if err != nil {
 					return n, fmt.Errorf("export %s: %w", pid, err)
 				}

@@ -144,10 +144,11 @@ type Server struct {
 	run          *running // what Open started; nil before
 
 	site       atomic.Pointer[site]
-	gate       gate       // the checks every GET route group starts with
-	catalogue  *catalogue // the catalogue routes
-	searchAPI  *searchAPI // the search routes
-	pageTokens pageTokens // seals search's page tokens, as the catalogue's
+	gate       gate         // the checks every GET route group starts with
+	bibles     *bibleRoutes // the Bibles routes
+	catalogue  *catalogue   // the catalogue routes
+	searchAPI  *searchAPI   // the search routes
+	pageTokens pageTokens   // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -212,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
-		TrustedProxies: cfg.TrustedProxies, Now: s.now})
+		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
@@ -231,6 +232,9 @@ func New(cfg Config) (*Server, error) {
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
 	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
 		publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
+	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
+	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
 		composed: s.composed, searched: s.searched, pageTokens: s.pageTokens, trending: &s.trending}
 	if cfg.DynamicURL != "" {
@@ -298,13 +302,13 @@ func arrival(ctx *fasthttp.RequestCtx) time.Time {
 	return time.Now()
 }
 
-// now is the time a request is judged by (rate limits): the configured
-// clock in tests, else the request's arrival.
-func (s *Server) now(ctx *fasthttp.RequestCtx) time.Time {
-	if s.cfg.Now != nil {
-		return s.cfg.Now()
+// requestClock is the time a request is judged by (rate limits): the
+// configured clock in tests, else the request's arrival.
+func requestClock(now func() time.Time) func(*fasthttp.RequestCtx) time.Time {
+	if now != nil {
+		return func(*fasthttp.RequestCtx) time.Time { return now() }
 	}
-	return arrival(ctx)
+	return arrival
 }
 
 // accessLine is one access-log line's attributes, pooled: a record holds
@@ -366,7 +370,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 			return metrics.ClassOther
 		}
 		if t, st, ok := s.gate.admitGET(ctx, true); ok {
-			s.content(ctx, adm, t, st, &rt)
+			s.bibles.serve(ctx, adm, t, st, &rt)
 		}
 		return rt.class
 	}

@@ -87,7 +87,7 @@ func (bv *bibleView) chapter(book bible.BookID, id string) *chapterView {
 func (bv *bibleView) chapterKey(i int) string { return bv.chapterKeys[i] }
 
 // bibleIndex returns the Bible's decoded index, from its pack.
-func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
+func (s *bibleRoutes) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
 	bv.mu.Lock()
 	defer bv.mu.Unlock()
 	if bv.index != nil {
