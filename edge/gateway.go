@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -16,6 +17,10 @@ import (
 )
 
 type gateway struct {
+	authz *authz.Authz
+	log   *slog.Logger
+
+	// The dynamic service; client is nil when none is configured.
 	base    *url.URL
 	prefix  string // base path without its trailing slash
 	client  *fasthttp.HostClient
@@ -55,8 +60,8 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 // forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
 // query instead of the header (spec, Authentication 4).
-func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
-	t := s.authz.Table()
+func (g *gateway) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
+	t := g.authz.Table()
 	if t == nil {
 		respond.Starting(ctx)
 		return
@@ -65,16 +70,16 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []
 	if isDataExchange(path) {
 		from = authz.KeyOrAppID
 	}
-	app := s.authz.Authorize(ctx, adm, t, from)
+	app := g.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
 		return
 	}
-	if s.gateway == nil {
+	if g.client == nil {
 		respond.Answer(ctx, respond.Unavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
-	s.gateway.do(ctx, app.ID(), s)
+	g.do(ctx, app.ID())
 }
 
 // valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
@@ -85,7 +90,7 @@ var valRetryUpstream = []byte("2")
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
+func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	ctx.Request.CopyTo(req)
@@ -134,7 +139,7 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
 		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
-		respond.Fail(ctx, s.log, respond.UpstreamDown, "forward to dynamic", err)
+		respond.Fail(ctx, g.log, respond.UpstreamDown, "forward to dynamic", err)
 		return
 	}
 	for _, h := range hopHeaders {

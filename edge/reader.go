@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -91,9 +92,16 @@ const immutableCache = "public, max-age=31536000, immutable"
 
 var valNoCache = []byte("no-cache")
 
+// devSurface answers the developer surface, public and without a key: the
+// OpenAPI document, the reader page, its configuration and its assets.
+type devSurface struct {
+	log          *slog.Logger
+	readerAppKey string // given to the reader page; "": it asks its user
+}
+
 // serveReader serves /, /reader/config.json and /assets/…; it reports
 // false for any other path.
-func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *devSurface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 	isAsset := bytes.HasPrefix(path, prefixAssets)
 	if !isAsset && string(path) != "/" && !bytes.Equal(path, pathReaderConfig) {
 		return false
@@ -124,14 +132,14 @@ func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 // readerConfig gives the page its App Key when the edge was started with
 // one for it (Config.ReaderAppKey; make run passes the demo app's). Without
 // it the page asks the user for a key.
-func (s *Server) readerConfig(ctx *fasthttp.RequestCtx) {
-	if s.cfg.ReaderAppKey == "" {
+func (s *devSurface) readerConfig(ctx *fasthttp.RequestCtx) {
+	if s.readerAppKey == "" {
 		respond.Answer(ctx, respond.NotFound, "This edge has no reader key; the page asks for an App Key.")
 		return
 	}
 	b, _ := json.Marshal(struct {
 		AppKey string `json:"app_key"`
-	}{s.cfg.ReaderAppKey})
+	}{s.readerAppKey})
 	respond.JSON(ctx, fasthttp.StatusOK, b)
 }
 

@@ -133,6 +133,7 @@ type Server struct {
 	searched *lru[*represent.Resource] // search answers (search_verses.go)
 	authz    *authz.Authz
 	gateway  *gateway
+	dev      *devSurface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
@@ -237,6 +238,8 @@ func New(cfg Config) (*Server, error) {
 	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
 		composed: s.composed, searched: s.searched, pageTokens: s.pageTokens, trending: &s.trending}
+	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
+	s.gateway = &gateway{}
 	if cfg.DynamicURL != "" {
 		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
 		if err != nil {
@@ -245,6 +248,7 @@ func New(cfg Config) (*Server, error) {
 		s.gateway = g
 		s.trending.client = &http.Client{}
 	}
+	s.gateway.authz, s.gateway.log = s.authz, s.log
 	return s, nil
 }
 
@@ -376,7 +380,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	}
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.
-	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
+	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
 		return metrics.ClassOther
 	}
 	if s.catalogue.serve(ctx, adm, path) {
@@ -388,7 +392,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 		return metrics.ClassSearch
 	}
 	if isGatewayPath(path) {
-		s.forward(ctx, adm, path)
+		s.gateway.forward(ctx, adm, path)
 		return metrics.ClassGateway
 	}
 	respond.RouteNotFound(ctx)
