@@ -30,7 +30,7 @@ test: build vet fmt lint
 	@$(GO) test -count=1 -run '^TestUsfmJS$$' -v ./build/render | grep '^usfm-js agreement'
 	@# The packages whose code runs concurrently, again under the race
 	@# detector (the allocation tests skip themselves there).
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./edge/... ./dynamic/... ./publish/... ./access/... ./internal/...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./edge/... ./dynamic/... ./publish/... ./access/... ./wire/... ./internal/...
 
 # Build the fixture content (or CONTENT=DIR) into .run/store and serve it.
 run: build

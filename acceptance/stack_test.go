@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -12,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -21,11 +23,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
+	"github.com/bibleplatform/platform/edge"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // demo is what scripts/run.sh writes to $RUN_DIR/demo.json once the stack
@@ -194,7 +199,7 @@ type tlsEdge struct {
 	caPool        *x509.CertPool
 }
 
-// startTLSEdge starts bin/edge with a self-signed certificate for
+// startTLSEdge opens an edge in process with a self-signed certificate for
 // 127.0.0.1, reading the access data from the fixture snapshot (the keys in
 // demo.json are the fixture's keys).
 func startTLSEdge(t testing.TB, root, store string) (*tlsEdge, error) {
@@ -211,48 +216,35 @@ func startTLSEdge(t testing.TB, root, store string) (*tlsEdge, error) {
 	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	plainPort, tlsPort := freePort(t), freePort(t)
-	cmd := exec.Command(filepath.Join(root, "bin", "edge"), "serve",
-		"--store", store,
-		"--access", filepath.Join(root, "fixtures", "access.json"),
-		"--access-cache", filepath.Join(dir, "access-cache.json"),
-		"--listen", fmt.Sprintf("127.0.0.1:%d", plainPort),
-		"--tls-cert", cert, "--tls-key", key,
-		"--tls-listen", fmt.Sprintf("127.0.0.1:%d", tlsPort),
-		"--public-url", fmt.Sprintf("https://127.0.0.1:%d", tlsPort))
-	cmd.Dir = root
-	cmd.Env = cleanEnv()
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start bin/edge with TLS: %w", err)
+	st, err := publish.OpenDir(store)
+	if err != nil {
+		return nil, err
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+	logs := &syncWriter{}
+	srv, err := edge.New(edge.Config{
+		Store:       st,
+		Log:         slog.New(slog.NewTextHandler(logs, nil)),
+		Access:      filepath.Join(root, "fixtures", "access.json"),
+		AccessCache: filepath.Join(dir, "access-cache.json"),
+		TLSCertFile: cert, TLSKeyFile: key, TLSAddr: "127.0.0.1:0",
 	})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Open(context.Background(), "127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { srv.Close() })
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	e := &tlsEdge{
-		plain:  fmt.Sprintf("http://127.0.0.1:%d", plainPort),
-		secure: fmt.Sprintf("https://127.0.0.1:%d", tlsPort),
+		plain:  "http://" + srv.Addr(),
+		secure: "https://" + srv.TLSAddr(),
 		caPool: pool,
 	}
 	// /readyz is not redirected, so load balancers can probe it over
 	// plain HTTP (docs/edge.md); it is the readiness signal here too.
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		select {
-		case <-exited:
-			return nil, fmt.Errorf("bin/edge with TLS exited:\n%s", logs.String())
-		default:
-		}
 		if r, err := http.Get(e.plain + "/readyz"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
@@ -260,10 +252,29 @@ func startTLSEdge(t testing.TB, root, store string) (*tlsEdge, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, errors.New("bin/edge with TLS not ready within 30 s:\n" + logs.String())
+			return nil, errors.New("edge with TLS not ready within 30 s:\n" + logs.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// syncWriter keeps a log written from several goroutines, for a failure
+// message.
+type syncWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
 }
 
 // selfSigned makes a short-lived ECDSA certificate for 127.0.0.1.

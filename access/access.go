@@ -1,8 +1,8 @@
-// Package access is the contract between whoever owns apps, keys and
-// licences (the dynamic service; a file in development and tests) and the
-// edge that enforces them: a snapshot of every app, the hashes of its App
-// Keys, its status, its organization, the Bibles it may read and its rate
-// limit.
+// Package access is the access snapshot: what the owner of apps, keys and
+// licences (the dynamic service; a file in development and tests) hands the
+// edge that enforces them. It lists every app, the hashes of its App Keys,
+// its status, its organization, the Bibles it may read and its rate limit.
+// The rest of what the two services share on the wire is package wire.
 //
 // The edge holds a Snapshot in memory and never asks a database on its
 // request path. Keys are never stored or shipped in clear: a snapshot carries

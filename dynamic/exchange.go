@@ -20,6 +20,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/templates"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // exchangeTokenLifetime is the spec's data-exchange token lifetime.
@@ -290,7 +291,7 @@ func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
 }
 
 func isHTTPS(ctx *fasthttp.RequestCtx) bool {
-	return ctx.IsTLS() || strings.EqualFold(string(ctx.Request.Header.Peek(access.HeaderForwardedProto)), "https")
+	return ctx.IsTLS() || strings.EqualFold(string(ctx.Request.Header.Peek(wire.HeaderForwardedProto)), "https")
 }
 
 func origin(raw string) string {

@@ -186,7 +186,7 @@ func (h *highlightRoutes) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		return
 	}
 	var body highlightBody
-	// The server already refused a body over access.MaxRequestBody (413).
+	// The server already refused a body over wire.MaxRequestBody (413).
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	if err := dec.Decode(&body); err != nil {
 		validation(ctx, bodyError(err))

@@ -16,11 +16,11 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Config is what a Server needs.
@@ -203,8 +203,8 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 
 // serve answers one request and returns the route it matched.
 func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
-	if !access.EdgeTokenOK(ctx.Request.Header.Peek(access.HeaderEdgeToken), s.cfg.EdgeToken) {
-		fault(ctx, access.FaultInvalidEdgeToken)
+	if !wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
+		fault(ctx, wire.FaultInvalidEdgeToken)
 		return "other"
 	}
 	m, route := s.route(ctx, string(ctx.Path()))
@@ -265,21 +265,21 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		IdleTimeout:           2 * time.Minute,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
-		MaxRequestBodySize:    access.MaxRequestBody,
+		MaxRequestBodySize:    wire.MaxRequestBody,
 		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
 	}
-	go s.srv.Serve(access.LingerListener{Listener: ln})
+	go s.srv.Serve(wire.LingerListener{Listener: ln})
 	return nil
 }
 
 // requestError answers a request the server could not read as
-// access.UnreadRequest says.
+// wire.UnreadRequest says.
 func requestError(ctx *fasthttp.RequestCtx, err error) {
-	status, msg, linger := access.UnreadRequest(err)
+	status, msg, linger := wire.UnreadRequest(err)
 	message(ctx, status, msg)
 	if linger {
-		access.LingerOnClose(ctx.Conn())
+		wire.LingerOnClose(ctx.Conn())
 	}
 }
 
@@ -342,9 +342,9 @@ type caller struct {
 // app requires the verified app id the edge injects on app routes.
 func (s *Server) app(h func(*fasthttp.RequestCtx, caller)) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		id := string(ctx.Request.Header.Peek(access.HeaderVerifiedAppID))
+		id := string(ctx.Request.Header.Peek(wire.HeaderVerifiedAppID))
 		if !bible.ValidUUID(id) {
-			fault(ctx, access.FaultMissingKey)
+			fault(ctx, wire.FaultMissingKey)
 			return
 		}
 		h(ctx, caller{AppID: strings.ToLower(id)})
@@ -353,8 +353,8 @@ func (s *Server) app(h func(*fasthttp.RequestCtx, caller)) fasthttp.RequestHandl
 
 // fault answers the gateway's 401 envelope (DESIGN.md), without
 // Access-Control headers.
-func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
-	writeBody(ctx, http.StatusUnauthorized, access.AppendFault(nil, f))
+func fault(ctx *fasthttp.RequestCtx, f wire.Fault) {
+	writeBody(ctx, http.StatusUnauthorized, wire.AppendFault(nil, f))
 }
 
 // user authenticates the bearer token and returns the user id (the token's
@@ -481,12 +481,12 @@ func noContent(ctx *fasthttp.RequestCtx, status int) {
 }
 
 func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	writeBody(ctx, status, access.AppendMessage(nil, msg))
+	writeBody(ctx, status, wire.AppendMessage(nil, msg))
 }
 
 // detail is one entry of a 422 body (DESIGN.md).
-type detail = access.Detail
+type detail = wire.Detail
 
 func validation(ctx *fasthttp.RequestCtx, d ...detail) {
-	writeBody(ctx, http.StatusUnprocessableEntity, access.AppendValidation(nil, d...))
+	writeBody(ctx, http.StatusUnprocessableEntity, wire.AppendValidation(nil, d...))
 }

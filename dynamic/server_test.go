@@ -6,7 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // The router answers the edge token first, 404 for an unknown path, 405
@@ -37,10 +37,10 @@ func TestRoutes(t *testing.T) {
 		ctx.Request.Header.SetMethod(tt.method)
 		ctx.Request.SetRequestURI(tt.uri)
 		if tt.edge != "" {
-			ctx.Request.Header.Set(access.HeaderEdgeToken, tt.edge)
+			ctx.Request.Header.Set(wire.HeaderEdgeToken, tt.edge)
 		}
 		if tt.app != "" {
-			ctx.Request.Header.Set(access.HeaderVerifiedAppID, tt.app)
+			ctx.Request.Header.Set(wire.HeaderVerifiedAppID, tt.app)
 		}
 		s.Handler(&ctx)
 		if got := ctx.Response.StatusCode(); got != tt.status {
@@ -59,7 +59,7 @@ func TestRoutes(t *testing.T) {
 }
 
 // A request the server cannot read is answered in the spec's shape: 413
-// for a body over access.MaxRequestBody.
+// for a body over wire.MaxRequestBody.
 func TestRequestError(t *testing.T) {
 	var ctx fasthttp.RequestCtx
 	requestError(&ctx, fasthttp.ErrBodyTooLarge)

@@ -84,7 +84,7 @@ func TestAccessFileRefreshAndLastGood(t *testing.T) {
 	// A restart with the source gone starts from the local copy.
 	os.Remove(src)
 	e2 := newTestEdge(t, nil)
-	e2.srv.access.Store(nil)
+	e2.srv.authz.Clear()
 	w2 := &AccessWatcher{Source: fs, CachePath: cache, Interval: time.Second, Server: e2.srv, Log: e2.srv.log}
 	if err := w2.Init(context.Background()); err != nil {
 		t.Fatalf("start from the local copy: %v", err)
@@ -133,29 +133,5 @@ func TestAccessHTTPSource(t *testing.T) {
 	waitStatus(t, e, keyNew, 200, 5*time.Second)
 	if badToken.Load() != 0 {
 		t.Error("the edge token was not sent")
-	}
-}
-
-// TestLimitersForgetDeletedApps: an app gone from the snapshot loses its
-// limiter; one still listed keeps what it has used.
-func TestLimitersForgetDeletedApps(t *testing.T) {
-	l := &limiters{byApp: map[string]*limiter{}, def: access.Rate{PerSecond: 1, Burst: 1}, share: 1}
-	snap := func(ids ...string) *access.Snapshot {
-		s := &access.Snapshot{Version: 1}
-		for _, id := range ids {
-			s.Apps = append(s.Apps, access.App{ID: id})
-		}
-		return s
-	}
-	t1, err := l.compile(snap("a", "b", "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept := t1.byID["a"].lim
-	if _, err := l.compile(snap("a")); err != nil {
-		t.Fatal(err)
-	}
-	if len(l.byApp) != 1 || l.byApp["a"] != kept {
-		t.Errorf("limiters after b and c were deleted: %v; want only a's, the same one", l.byApp)
 	}
 }

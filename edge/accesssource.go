@@ -17,6 +17,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/internal/atomicfile"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // AccessSource yields access snapshots: the dynamic service's
@@ -82,7 +83,7 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 		return nil, err
 	}
 	if h.token != "" {
-		req.Header.Set(access.HeaderEdgeToken, h.token)
+		req.Header.Set(wire.HeaderEdgeToken, h.token)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
@@ -172,7 +173,7 @@ func (w *AccessWatcher) poll(ctx context.Context) error {
 		return err
 	}
 	if b == nil {
-		w.Server.accessConfirmed()
+		w.Server.authz.Confirmed()
 		return nil
 	}
 	return w.apply(b, true)

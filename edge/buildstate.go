@@ -103,7 +103,7 @@ func (s *Server) saveBuild(id string, m *publish.Manifest) {
 		return
 	}
 	if err := writeSavedBuild(d.dir, id, m); err != nil {
-		d.errs.inc()
+		d.errs.Inc()
 		s.log.Warn("cannot save the build in the disk cache; a restart during a store outage will serve nothing", "build", id, "err", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -45,7 +47,7 @@ type catalog struct {
 	fontMod  time.Time
 
 	site    *publish.PackRef // the site pack, for the calendar's own entry
-	votdDay map[int]*resource
+	votdDay map[int]*represent.Resource
 }
 
 // catalogSlot holds a site's catalog. It is filled before the site is
@@ -58,14 +60,14 @@ type catalogSlot struct {
 
 // prepareCatalog builds st's catalog before st is swapped in. A failure is
 // logged and retried on demand: the content routes do not need it.
-func (s *Server) prepareCatalog(st *site) {
+func (s *catalogue) prepareCatalog(st *site) {
 	if _, err := s.catalogOf(context.Background(), st); err != nil {
 		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.build, "err", err)
 	}
 }
 
 // catalogOf returns st's catalog, building it if needed.
-func (s *Server) catalogOf(ctx context.Context, st *site) (*catalog, error) {
+func (s *catalogue) catalogOf(ctx context.Context, st *site) (*catalog, error) {
 	if c := st.catalog.c.Load(); c != nil {
 		return c, nil
 	}
@@ -82,9 +84,9 @@ func (s *Server) catalogOf(ctx context.Context, st *site) (*catalog, error) {
 	return c, nil
 }
 
-func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
+func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 	m := st.manifest
-	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*resource{}}
+	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
 	var sitePack *packView
 	if m.Site != nil {
 		pv, err := s.packs.get(ctx, *m.Site)
@@ -149,7 +151,7 @@ func (s *Server) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 	if err := siteRaw(publish.NameFonts, &fonts); err != nil {
 		return nil, err
 	}
-	c.addFonts(fonts, m, s)
+	c.addFonts(fonts, m, s.log)
 
 	var votd struct {
 		Data []publish.VerseOfTheDay `json:"data"`
@@ -462,7 +464,7 @@ type fontFile struct {
 // first, as browsers take the first they support.
 var fontFormatOrder = map[string]int{"woff2": 0, "woff": 1, "truetype": 2, "ttf": 2, "opentype": 3, "otf": 3}
 
-func (c *catalog) addFonts(fonts []fontSource, m *publish.Manifest, s *Server) {
+func (c *catalog) addFonts(fonts []fontSource, m *publish.Manifest, log *slog.Logger) {
 	c.fontByID = make(map[int32]*fontItem, len(fonts))
 	for _, f := range fonts {
 		it := &fontItem{id: f.ID, slug: f.Slug, family: f.Family}
@@ -471,7 +473,7 @@ func (c *catalog) addFonts(fonts []fontSource, m *publish.Manifest, s *Server) {
 			for format, p := range v.Files {
 				ref, ok := m.Files[publish.FontFile(p)]
 				if !ok {
-					s.log.Warn("font file not published", "font", f.ID, "file", p)
+					log.Warn("font file not published", "font", f.ID, "file", p)
 					continue
 				}
 				fv.sources = append(fv.sources, fontFile{format: format, path: fontFileURLPath(p, ref)})
@@ -523,7 +525,7 @@ func fontHash(ref publish.PackRef) string {
 
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
-func newCatalogResource(body []byte, mod time.Time) *resource {
+func newCatalogResource(body []byte, mod time.Time) *represent.Resource {
 	return newComposedResource(body, publish.JSON, mod, composeCodecs)
 }
 

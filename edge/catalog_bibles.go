@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -14,30 +16,30 @@ import (
 
 // biblesCollection is GET /v1/bibles (spec, Bibles): the Bibles in the
 // first language range that has any, by id.
-func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *accessTable, app *appEntry) {
+func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
-		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return
 	}
 	ranges := make([]string, len(rawRanges))
 	for i, r := range rawRanges {
 		if !lang.ValidRange(string(r)) {
-			answer(ctx, failUnacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
+			respond.Answer(ctx, respond.Unacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
 			return
 		}
 		ranges[i] = string(r)
 	}
 	all, _, ok := parseBool(args.Peek("all_available"))
 	if !ok || args.Has("all_available") && len(args.Peek("all_available")) == 0 {
-		invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	licence, hasLicence := int32(0), args.Has("license_id")
 	if hasLicence {
 		if licence, ok = parseInt32(args.Peek("license_id")); !ok {
-			invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
 			return
 		}
 	}
@@ -45,7 +47,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	// is private to the app and its tokens are bound to it.
 	who := ""
 	if !all {
-		who = app.id
+		who = app.ID()
 	}
 	qh := queryHash("bibles", c.build, strings.Join(ranges, "\x00"), strconv.FormatBool(all),
 		strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who)
@@ -56,7 +58,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	var match []*bibleItem
 	for _, r := range ranges {
 		for _, b := range c.bibles {
-			if !all && !t.licensed(app, b.id) {
+			if !all && !t.Licensed(app, b.id) {
 				continue
 			}
 			if hasLicence && b.licenseID != int(licence) {
@@ -77,7 +79,7 @@ func (s *Server) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *acces
 	s.serveBibles(ctx, c, match, p, qh, !all)
 }
 
-func (s *Server) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
+func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
 	from, to, next := p.window(len(list))
 	var e envelope
 	e.begin()
@@ -88,12 +90,12 @@ func (s *Server) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bible
 			mod = b.mod
 		}
 	}
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
+	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
 }
 
-func (s *Server) nextToken(next int, qh [8]byte) string {
+func (s *catalogue) nextToken(next int, qh [8]byte) string {
 	if next < 0 {
 		return ""
 	}
-	return s.tokens().issue(next, qh)
+	return s.pageTokens.issue(next, qh)
 }

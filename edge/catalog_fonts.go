@@ -10,8 +10,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Catalogue handlers: fonts: collection, font, stylesheet and files.
@@ -23,20 +25,20 @@ import (
 // shared cache may keep it (one client's Host would reach the others); the
 // edge binary therefore requires --public-url. ok is false for a Host
 // header that is not a plain host[:port].
-func (s *Server) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimSuffix(s.cfg.PublicURL, "/"), false, true
+func (s *catalogue) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+	if s.publicURL != "" {
+		return strings.TrimSuffix(s.publicURL, "/"), false, true
 	}
 	scheme := "http"
 	if ctx.IsTLS() {
 		scheme = "https"
 	}
 	host := ctx.Host()
-	if s.trustedPeer(ctx) {
-		if p := ctx.Request.Header.Peek(access.HeaderForwardedProto); equalFoldASCII(p, "https") || equalFoldASCII(p, "http") {
+	if s.authz.TrustedPeer(ctx) {
+		if p := ctx.Request.Header.Peek(wire.HeaderForwardedProto); respond.EqualFoldASCII(p, "https") || respond.EqualFoldASCII(p, "http") {
 			scheme = strings.ToLower(string(p))
 		}
-		if h := ctx.Request.Header.Peek(access.HeaderForwardedHost); len(h) > 0 {
+		if h := ctx.Request.Header.Peek(wire.HeaderForwardedHost); len(h) > 0 {
 			host = h
 		}
 	}
@@ -83,16 +85,16 @@ func (f *fontItem) resource(base string) fontJSON {
 
 // answerBase is publicBase for an answer that names URLs: a Host header
 // that is not a host name is answered 400 here.
-func (s *Server) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+func (s *catalogue) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
-		answer(ctx, failUnacceptable, "The Host header is not a host name.")
+		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
 	}
 	return base, private, ok
 }
 
 // fontWithBase is the font a path names and the base of its URLs; f is
 // nil when it has answered (404, 422, or 400 for the Host header).
-func (s *Server) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
+func (s *catalogue) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
 	if f = s.fontByPath(ctx, c, id); f == nil {
 		return nil, "", false
 	}
@@ -104,7 +106,7 @@ func (s *Server) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (
 }
 
 // fontsCollection is GET /v1/fonts, by id.
-func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 	base, private, ok := s.answerBase(ctx)
 	if !ok {
 		return
@@ -117,43 +119,43 @@ func (s *Server) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		Data []fontJSON `json:"data"`
 	}{list})
 	if err != nil {
-		s.fail(ctx, failInternal, "encode fonts", err)
+		respond.Fail(ctx, s.log, respond.Internal, "encode fonts", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, private, false)
+	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
 }
 
-func (s *Server) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
+func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := parsePathID(id)
 	if p == idInvalid {
-		invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
 	if p == idNone || f == nil {
-		answer(ctx, failNotFound, "Font not found.")
+		respond.Answer(ctx, respond.NotFound, "Font not found.")
 	}
 	return f
 }
 
 // font is GET /v1/fonts/{id}.
-func (s *Server) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
 	}
 	body, err := json.Marshal(f.resource(base))
 	if err != nil {
-		s.fail(ctx, failInternal, "encode font", err)
+		respond.Fail(ctx, s.log, respond.Internal, "encode font", err)
 		return
 	}
-	s.serveComposed(ctx, body, c.fontMod, private, false)
+	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
 }
 
 // fontStylesheet is GET /v1/fonts/{id}/stylesheet: one @font-face per
 // variant with its woff2 file, font-display: swap so that text shows in a
 // fallback font while the file loads.
-func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
@@ -178,9 +180,9 @@ func (s *Server) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	res, hit := s.composed.get(key)
 	if !hit {
 		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
-		s.composed.add(key, res, res.size())
+		s.composed.add(key, res, res.Size())
 	}
-	serveResource(ctx, res, private)
+	represent.Serve(ctx, res, private)
 }
 
 // cssString quotes s as a CSS string (CSS Syntax §4.3.5 escapes).
@@ -214,32 +216,30 @@ func cssIdent(s string) string {
 // fontFile serves a published font file at /v1/fonts/files/<hash>/<name>.
 // The URL names the content, so the answer is immutable; a URL with an
 // older hash is sent to the current one.
-func (s *Server) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
+func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
-		notFound(ctx)
+		respond.RouteNotFound(ctx)
 		return
 	}
 	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
-		answer(ctx, failNotFound, "Font file not found.")
+		respond.Answer(ctx, respond.NotFound, "Font file not found.")
 		return
 	}
 	if cur := fontHash(ref); string(hash) != cur {
 		ctx.Response.Header.Set("Location", fontFilesPrefix+cur+"/"+string(name))
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCachePublic)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		return
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
-	s.serveEntry(ctx, &rh, nil, &ref, entry, false, "Font file not found.")
+	s.packs.serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -14,10 +16,10 @@ import (
 
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
-func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey(ctx, c, prefs)
-	if s.serveRemembered(ctx, reqKey, true) {
+	if serveRemembered(ctx, s.composed, reqKey, true) {
 		ctx.Response.Header.Set("Content-Language", prefs.Locale())
 		return
 	}
@@ -26,14 +28,14 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	if args.Has("country") {
 		cc := args.Peek("country")
 		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
-			invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
+			respond.Invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
 			return
 		}
 		country = strings.ToUpper(string(cc))
 	}
 	avail, _, ok := parseBool(args.Peek("bibles_available"))
 	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
-		invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
@@ -65,7 +67,7 @@ func (s *Server) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	for _, it := range list[from:to] {
 		e.item(p, len(languageFields), langFrag(it, prefs))
 	}
-	s.serveComposedAs(ctx, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+	serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
@@ -87,10 +89,10 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 
 // language is GET /v1/languages/{id}: a non-canonical id redirects (301)
 // to the canonical one (spec, Languages).
-func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
-		answer(ctx, failNotFound, "Language not found.")
+		respond.Answer(ctx, respond.NotFound, "Language not found.")
 		return
 	}
 	if canon != string(id) {
@@ -99,7 +101,7 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 			loc += "?" + string(q)
 		}
 		ctx.Response.Header.Set("Location", loc)
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCachePublic)
 		ctx.SetContentType(jsonType)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {
@@ -110,14 +112,14 @@ func (s *Server) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	it := c.langByID[canon]
 	if it == nil {
-		answer(ctx, failNotFound, "Language not found.")
+		respond.Answer(ctx, respond.NotFound, "Language not found.")
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey(ctx, c, prefs)
-	if !s.serveRemembered(ctx, reqKey, true) {
+	if !serveRemembered(ctx, s.composed, reqKey, true) {
 		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
-		s.serveComposedAs(ctx, reqKey, body, c.mod, false, true)
+		serveComposedAs(ctx, s.composed, reqKey, body, c.mod, false, true)
 	}
 	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }

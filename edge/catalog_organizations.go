@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -57,7 +58,7 @@ func orgFrag(o *orgItem, l string) func(i int) []byte {
 }
 
 // organizations is GET /v1/organizations, by id.
-func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 	args := ctx.QueryArgs()
 	var filter map[string]bool
 	rawIDs := args.PeekMulti("bible_ids[]")
@@ -67,7 +68,7 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		for _, r := range rawIDs {
 			id, ok := parseInt32(r)
 			if !ok {
-				invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
+				respond.Invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
 				return
 			}
 			norm = append(norm, strconv.Itoa(int(id)))
@@ -106,40 +107,40 @@ func (s *Server) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 		e.item(p, len(orgFields), orgFrag(o, l))
 	}
-	s.serveComposed(ctx, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
+	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
 	if same != "" {
 		ctx.Response.Header.Set("Content-Language", same)
 	}
 }
 
-func (s *Server) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
+func (s *catalogue) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
 	if !bible.ValidUUID(id) {
-		invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
+		respond.Invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
 		return nil
 	}
 	o := c.orgByID[strings.ToLower(string(id))]
 	if o == nil {
-		answer(ctx, failNotFound, "Organization not found.")
+		respond.Answer(ctx, respond.NotFound, "Organization not found.")
 	}
 	return o
 }
 
 // organization is GET /v1/organizations/{id}, in the language negotiated
 // with Accept-Language, else its primary language (spec, Organization).
-func (s *Server) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return
 	}
 	l := chooseLanguage(o.names, orgPrefs(ctx), o.primary)
 	body := appendObject(nil, page{}, len(orgFields), orgFrag(o, l))
-	s.serveComposed(ctx, body, c.orgMod, false, true)
+	serveComposed(ctx, s.composed, body, c.orgMod, false, true)
 	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 }
 
 // organizationBibles is GET /v1/organizations/{id}/bibles: every published
 // Bible of the organization, by id (metadata, which every app may read).
-func (s *Server) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *catalogue) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return

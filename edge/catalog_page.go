@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
 
@@ -35,7 +36,7 @@ type page struct {
 // parsePage reads page_size, fields[] and page_token for a collection of
 // resources with the given fields. qh binds tokens to the query (see
 // queryHash). It writes the 422 or 400 itself and reports false.
-func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte) (page, bool) {
+func (s *catalogue) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte) (page, bool) {
 	var p page
 	args := ctx.QueryArgs()
 	if raw := args.PeekMulti("fields[]"); len(raw) > 0 {
@@ -43,7 +44,7 @@ func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte
 		for _, f := range raw {
 			i := fieldIndex(fields, string(f))
 			if i < 0 {
-				invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; fields[] names top-level fields of the resource", "enum")
+				respond.Invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; fields[] names top-level fields of the resource", "enum")
 				return p, false
 			}
 			sel[i] = true
@@ -56,32 +57,32 @@ func (s *Server) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte
 	}
 	switch ps := args.Peek("page_size"); {
 	case args.Has("page_size") && len(ps) == 0:
-		invalid(ctx, "query", "page_size", "Input should be an integer from 1 to 99, or * with fields[]", "int_parsing")
+		respond.Invalid(ctx, "query", "page_size", "Input should be an integer from 1 to 99, or * with fields[]", "int_parsing")
 		return p, false
 	case len(ps) == 0:
 		p.size = defaultPageSize
 	case string(ps) == "*":
 		if len(p.fields) == 0 || len(p.fields) > maxStarFields {
-			invalid(ctx, "query", "page_size", "page_size * needs fields[] naming one to three fields", "value_error")
+			respond.Invalid(ctx, "query", "page_size", "page_size * needs fields[] naming one to three fields", "value_error")
 			return p, false
 		}
 		p.all = true
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
-			invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return p, false
 		}
 		if n < 1 || n > maxPageSize {
-			invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return p, false
 		}
 		p.size = n
 	}
 	if tok := args.Peek("page_token"); len(tok) > 0 {
-		off, msg := s.tokens().open(tok, qh)
+		off, msg := s.pageTokens.open(tok, qh)
 		if msg != "" {
-			answer(ctx, failUnacceptable, msg)
+			respond.Answer(ctx, respond.Unacceptable, msg)
 			return p, false
 		}
 		p.offset = off
@@ -161,9 +162,11 @@ var processTokenKey = func() []byte {
 	return k
 }()
 
-func (s *Server) tokens() pageTokens {
-	if len(s.cfg.PageTokenKey) > 0 {
-		return pageTokens{s.cfg.PageTokenKey}
+// newPageTokens seals page tokens with key, or with a random key of this
+// process when key is empty.
+func newPageTokens(key []byte) pageTokens {
+	if len(key) > 0 {
+		return pageTokens{key}
 	}
 	return pageTokens{processTokenKey}
 }

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -20,6 +24,20 @@ var (
 	pathFonts         = []byte("/v1/fonts")
 	pathVOTD          = []byte("/v1/verse_of_the_days")
 )
+
+// catalogue answers the catalogue routes (docs/catalogue.md). It holds
+// what they read: the access table and build in force (through gate), the
+// pack tiers, the cache of composed answers, and the settings that shape
+// their bodies.
+type catalogue struct {
+	log        *slog.Logger
+	authz      *authz.Authz
+	gate       *gate
+	packs      *packs
+	composed   *lru[*represent.Resource]
+	publicURL  string     // scheme and host of absolute URLs (font sources); "": the request's
+	pageTokens pageTokens // seals the collections' page tokens
+}
 
 type catRoute uint8
 
@@ -104,15 +122,15 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 	return catNone, nil, false
 }
 
-// catalogue serves the catalogue routes; it reports false when path is not
+// serve answers the catalogue routes; it reports false when path is not
 // one of them. Checks run in the edge's order (docs/edge.md): shape, method,
 // App Key, status and rate limit, values.
-func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
+func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	r, param, ok := parseCatalogPath(path)
 	if !ok {
 		return false
 	}
-	t, st, ok := s.admitGET(ctx, r != catNone)
+	t, st, ok := s.gate.admitGET(ctx, r != catNone)
 	if !ok {
 		return true
 	}
@@ -122,20 +140,20 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte
 		s.fontFile(ctx, st, param)
 		return true
 	}
-	from := keyHeader
+	from := authz.KeyHeader
 	if r == catFontStylesheet {
 		// The spec's one query-parameter key (Authentication 4): a page
 		// links the stylesheet with <link href>, which sends no header.
-		from = keyOrQueryParam
+		from = authz.KeyOrQueryParam
 	}
-	app := s.authorize(ctx, adm, t, from)
+	app := s.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
 		return true
 	}
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
 		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
-		answer(ctx, failUnavailable, "The catalogue is temporarily unavailable; retry shortly.")
+		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
 		return true
 	}
 	switch r {
@@ -168,36 +186,36 @@ func (s *Server) catalogue(ctx *fasthttp.RequestCtx, adm *admission, path []byte
 // serveComposed serves a body composed from the catalogue with the edge's
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
-func (s *Server) serveComposed(ctx *fasthttp.RequestCtx, body []byte, mod time.Time, private, byLanguage bool) {
-	s.serveComposedAs(ctx, "", body, mod, private, byLanguage)
+func serveComposed(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
+	serveComposedAs(ctx, composed, "", body, mod, private, byLanguage)
 }
 
 // serveComposedAs is serveComposed that also remembers the answer under a
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
-func (s *Server) serveComposedAs(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	s.serveComposedCache(ctx, reqKey, body, mod, catalogCache, private)
+func serveComposedAs(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
+	serveComposedCache(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
 }
 
 // serveComposedCache is serveComposedAs with its own Cache-Control.
-func (s *Server) serveComposedCache(ctx *fasthttp.RequestCtx, reqKey string, body []byte, mod time.Time, cc string, private bool) {
+func serveComposedCache(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
 	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := s.composed.get(key)
+	res, ok := composed.get(key)
 	if !ok {
 		res = newCatalogResource(bytes.Clone(body), mod)
-		s.composed.add(key, res, res.size())
+		composed.add(key, res, res.Size())
 	}
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
-		s.composed.add(reqKey, res, 0)
+		composed.add(reqKey, res, 0)
 	}
-	serveResource(ctx, res, private)
-	if !private && cc != cachePublic {
+	represent.Serve(ctx, res, private)
+	if !private && cc != represent.CachePublic {
 		ctx.Response.Header.Set("Cache-Control", cc)
 	}
 }
@@ -212,27 +230,27 @@ func requestKey(ctx *fasthttp.RequestCtx, c *catalog, prefs lang.Preferences) st
 }
 
 // serveRemembered serves an answer stored under a request key.
-func (s *Server) serveRemembered(ctx *fasthttp.RequestCtx, reqKey string, byLanguage bool) bool {
-	res, ok := s.composed.get(reqKey)
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, byLanguage bool) bool {
+	res, ok := composed.get(reqKey)
 	if !ok {
 		return false
 	}
-	serveResource(ctx, res, false)
+	represent.Serve(ctx, res, false)
 	if byLanguage {
-		ctx.Response.Header.SetCanonical(hdrVary, valVaryLanguage)
+		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
 	return true
 }
 
 // catalogCache is the Cache-Control of catalogue answers: the policy for
 // metadata (docs/edge.md).
-const catalogCache = cachePublic
+const catalogCache = represent.CachePublic
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
 
 // noContent is the spec's 204: nothing matches, no body.
 func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	ctx.Response.Header.SetCanonical(hdrCacheControl, cacheControl(private))
+	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.CacheControl(private))
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	ctx.Response.ResetBody()
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -12,34 +14,32 @@ import (
 
 // votdCalendar is GET /v1/verse_of_the_days: the site pack's own entry,
 // served as published.
-func (s *Server) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	if c.site == nil {
-		s.serveComposed(ctx, []byte(`{"data":[]}`), c.mod, false, false)
+		serveComposed(ctx, s.composed, []byte(`{"data":[]}`), c.mod, false, false)
 		return
 	}
 	var nb [64]byte
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
-	s.serveEntry(ctx, &rh, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
 // votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
-func (s *Server) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
+func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	n, p := parsePathID(day)
 	if p == idInvalid {
-		invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
+		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
 		return
 	}
 	if p == idNone {
-		answer(ctx, failNotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
+		respond.Answer(ctx, respond.NotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
 		return
 	}
 	res := c.votdDay[int(n)]
 	if res == nil {
-		answer(ctx, failNotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
+		respond.Answer(ctx, respond.NotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
 		return
 	}
-	serveResource(ctx, res, false)
+	represent.Serve(ctx, res, false)
 }

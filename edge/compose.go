@@ -16,6 +16,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -49,22 +51,22 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *Server) composeRange(ctx *fasthttp.RequestCtx, rh *condHeaders, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
 	res, err := s.compose(ctx, bv, r, html, headings, notes)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "compose", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
 		return
 	}
-	s.composed.add(key, res, res.size())
-	serveScanned(ctx, rh, res, private)
+	s.composed.add(key, res, res.Size())
+	represent.Serve(ctx, res, private)
 }
 
-// compose puts a range together. Its error is a *problem for the client,
+// compose puts a range together. Its error is a *respond.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
-func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*resource, error) {
+func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := s.bibleIndex(ctx, bv)
 	if err != nil {
 		return nil, fmt.Errorf("no index for bible %d: %w", bv.id, err)
@@ -72,24 +74,24 @@ func (s *Server) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, 
 	book := idx.Book(r.Book)
 	bk := bv.books[string(r.Book)]
 	if book == nil || bk == nil {
-		return nil, &problem{failNotFound, "Book not found."}
+		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
 	}
 	span, err := book.Span(r)
 	var missing *bible.MissingError
 	switch {
 	case errors.As(err, &missing):
 		if missing.Verse == "" {
-			return nil, &problem{failNotFound, "Chapter not found."}
+			return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
 		}
-		return nil, &problem{failNotFound, "Verse not found."}
+		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
 	case errors.Is(err, bible.ErrBackwards):
-		return nil, &problem{failUnacceptable, fmt.Sprintf("The passage range %s ends before it starts.", r)}
+		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
 	case err != nil:
 		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.id, err)
 	}
-	if n := span.Len(); n > s.cfg.MaxRangeVerses {
-		return nil, &problem{failUnacceptable, fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.cfg.MaxRangeVerses)}
+	if n := span.Len(); n > s.maxRangeVerses {
+		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
+			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.maxRangeVerses)}
 	}
 
 	var segs []bible.Segment
@@ -180,22 +182,22 @@ var (
 // newComposedResource prepares a composed body like the build prepares a
 // published one: identity plus each coding that is smaller, a strong ETag
 // per coding in the build's form, served as ctype.
-func newComposedResource(body []byte, ctype string, mod time.Time, c *codecs) *resource {
-	r := new(resource)
-	h := sharedHead(ctype, mod)
+func newComposedResource(body []byte, ctype string, mod time.Time, c *codecs) *represent.Resource {
+	r := new(represent.Resource)
+	h := represent.SharedHead(ctype, mod)
 	sum := sha256.Sum256(body)
 	set := func(k int, b []byte) {
-		r.reps[k].set(b, publish.ETag(&sum, codingNames[k]), h)
+		r.Reps[k].Set(b, publish.ETag(&sum, represent.CodingNames[k]), h)
 	}
 	// The cache keeps these bodies for as long as the range is asked for:
 	// copies of exactly their length, so the spare capacity of the
 	// growing buffers goes with them.
-	set(codingIdentity, bytes.Clone(body))
+	set(represent.CodingIdentity, bytes.Clone(body))
 	if b := c.brotli(body); len(b) < len(body) {
-		set(codingBr, b)
+		set(represent.CodingBrotli, b)
 	}
 	if b := c.gzip(body); len(b) < len(body) {
-		set(codingGzip, b)
+		set(represent.CodingGzip, b)
 	}
 	return r
 }

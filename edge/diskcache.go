@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/internal/atomicfile"
 )
 
@@ -34,7 +35,7 @@ type diskCache struct {
 	items map[string]*list.Element // file name → element holding *diskItem
 	order *list.List               // front is the most recently used
 
-	writes, evictions, errs counter
+	writes, evictions, errs metrics.Counter
 }
 
 type diskItem struct {
@@ -132,7 +133,7 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			d.errs.inc()
+			d.errs.Inc()
 		}
 		d.drop(name)
 		return nil, false
@@ -158,10 +159,10 @@ func (d *diskCache) put(key string, data []byte) error {
 		return nil
 	}
 	if err := atomicfile.Write(filepath.Join(d.dir, name), data, diskTemp, false); err != nil {
-		d.errs.inc()
+		d.errs.Inc()
 		return fmt.Errorf("disk cache: write %s: %w", key, err)
 	}
-	d.writes.inc()
+	d.writes.Inc()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.items[name]; !ok {
@@ -194,7 +195,7 @@ func (d *diskCache) evictLocked() {
 			return
 		}
 		d.unlinkLocked(el)
-		d.evictions.inc()
+		d.evictions.Inc()
 	}
 }
 
@@ -207,7 +208,7 @@ func (d *diskCache) unlinkLocked(el *list.Element) {
 	delete(d.items, it.name)
 	d.used -= it.size
 	if err := os.Remove(filepath.Join(d.dir, it.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		d.errs.inc()
+		d.errs.Inc()
 	}
 }
 

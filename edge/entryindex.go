@@ -5,6 +5,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -83,7 +84,7 @@ func (x *nameIndex) find(name []byte, long func(i int) string) int {
 // resources side by side in one slice.
 type entryIndex struct {
 	names   nameIndex
-	res     []resource // res[i] is the pack's Entries[i]
+	res     []represent.Resource // res[i] is the pack's Entries[i]
 	entries []publish.Entry
 }
 
@@ -92,24 +93,24 @@ type entryIndex struct {
 func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 	x := entryIndex{
 		names:   newNameIndex(len(p.Entries), func(i int) string { return p.Entries[i].Name }),
-		res:     make([]resource, len(p.Entries)),
+		res:     make([]represent.Resource, len(p.Entries)),
 		entries: p.Entries,
 	}
 	// A pack's entries share one or two content types: the edge-wide
 	// table (and its lock) is asked once per run of one type.
-	var h *repHead
+	var h *represent.Head
 	for i := range p.Entries {
 		e := &p.Entries[i]
-		if h == nil || string(h.ctype) != e.Type {
-			h = sharedHead(e.Type, mod)
+		if h == nil || string(h.ContentType()) != e.Type {
+			h = represent.SharedHead(e.Type, mod)
 		}
-		initResource(&x.res[i], p, e, h)
+		represent.InitResource(&x.res[i], p, e, h)
 	}
 	return x
 }
 
 // find returns the resource of the entry name, nil when there is none.
-func (x *entryIndex) find(name []byte) *resource {
+func (x *entryIndex) find(name []byte) *represent.Resource {
 	i := x.names.find(name, x.entryName)
 	if i < 0 {
 		return nil
@@ -120,8 +121,8 @@ func (x *entryIndex) find(name []byte) *resource {
 func (x *entryIndex) entryName(i int) string { return x.entries[i].Name }
 
 // all yields every entry's name and resource, in the pack's order.
-func (x *entryIndex) all() iter.Seq2[string, *resource] {
-	return func(yield func(string, *resource) bool) {
+func (x *entryIndex) all() iter.Seq2[string, *represent.Resource] {
+	return func(yield func(string, *represent.Resource) bool) {
 		for i := range x.res {
 			if !yield(x.entries[i].Name, &x.res[i]) {
 				return

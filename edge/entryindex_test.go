@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -34,7 +35,7 @@ func TestEntryIndex(t *testing.T) {
 		if r == nil {
 			t.Fatalf("%q not found", n)
 		}
-		if got, want := string(r.reps[codingIdentity].body), fmt.Sprintf("body %d", i); got != want {
+		if got, want := string(r.Reps[represent.CodingIdentity].Body()), fmt.Sprintf("body %d", i); got != want {
 			t.Errorf("%q: body %q, want %q", n, got, want)
 		}
 	}
@@ -88,12 +89,12 @@ func FuzzPackIndex(f *testing.F) {
 }
 
 // TestHitLayout holds the sizes the hit path's layout relies on
-// (resource.go, packs.go, entryindex.go): a coding is one cache line, a
+// (represent/resource.go, packs.go, entryindex.go): a coding is one cache line, a
 // name slot half of one, a pack view whole lines with the fields a hit
 // reads in its first.
 func TestHitLayout(t *testing.T) {
-	if n := unsafe.Sizeof(rep{}); n != 64 {
-		t.Errorf("rep is %d bytes, want 64", n)
+	if n := unsafe.Sizeof(represent.Rep{}); n != 64 {
+		t.Errorf("represent.Rep is %d bytes, want 64", n)
 	}
 	if n := unsafe.Sizeof(nameSlot{}); n != 32 {
 		t.Errorf("nameSlot is %d bytes, want 32", n)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -28,16 +29,16 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		return 0, errors.New("export: no build loaded")
 	}
 	n := 0
-	write := func(rel string, res *resource) error {
+	write := func(rel string, res *represent.Resource) error {
 		p := filepath.Join(dir, filepath.FromSlash(rel)+".json")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, res.reps[codingIdentity].body, 0o644); err != nil {
+		if err := os.WriteFile(p, res.Reps[represent.CodingIdentity].Body(), 0o644); err != nil {
 			return err
 		}
-		if res.has(codingGzip) {
-			if err := os.WriteFile(p+".gz", res.reps[codingGzip].body, 0o644); err != nil {
+		if res.Has(represent.CodingGzip) {
+			if err := os.WriteFile(p+".gz", res.Reps[represent.CodingGzip].Body(), 0o644); err != nil {
 				return err
 			}
 		}
@@ -135,7 +136,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, err := s.compose(ctx, bv, r, html, headings, notes)
+				res, err := s.bibles.compose(ctx, bv, r, html, headings, notes)
 				if err != nil {
 					return n, fmt.Errorf("export %s: %w", pid, err)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/authz"
 )
 
 // demoKeys is fixtures/demo-keys.json, the clear keys of the fixture apps.
@@ -34,33 +35,33 @@ func TestFixtureAccess(t *testing.T) {
 	if err := json.Unmarshal(b, &keys); err != nil {
 		t.Fatal(err)
 	}
-	l := &limiters{byApp: map[string]*limiter{}, def: access.Rate{PerSecond: 1, Burst: 1}, share: 1}
-	tbl, err := l.compile(snap)
-	if err != nil {
+	az := authz.New(authz.Config{DefaultRate: access.Rate{PerSecond: 1, Burst: 1}, Edges: 1})
+	if err := az.Set(snap); err != nil {
 		t.Fatal(err)
 	}
-	app := func(key string) *appEntry {
-		a := tbl.byKey[access.HashKey([]byte(key))]
+	tbl := az.Table()
+	app := func(key string) *authz.App {
+		a := tbl.Lookup([]byte(key))
 		if a == nil {
 			t.Fatalf("key %q is in no app", key)
 		}
 		return a
 	}
 	demo := app(keys.AppKey)
-	if demo.id != keys.AppID || demo.archived {
-		t.Errorf("demo app = %s archived=%v; want %s, not archived", demo.id, demo.archived, keys.AppID)
+	if demo.ID() != keys.AppID || demo.Archived() {
+		t.Errorf("demo app = %s archived=%v; want %s, not archived", demo.ID(), demo.Archived(), keys.AppID)
 	}
 	for _, id := range []int32{9001, 9002, 9003} {
-		if !tbl.licensed(demo, id) {
+		if !tbl.Licensed(demo, id) {
 			t.Errorf("demo app not licensed for %d", id)
 		}
 	}
 	un := app(keys.UnlicensedAppKey)
-	if un.archived || tbl.licensed(un, keys.UnlicensedBibleID) || !tbl.licensed(un, 9001) {
+	if un.Archived() || tbl.Licensed(un, keys.UnlicensedBibleID) || !tbl.Licensed(un, 9001) {
 		t.Errorf("unlicensed app: archived=%v licensed(%d)=%v licensed(9001)=%v; want false, false, true",
-			un.archived, keys.UnlicensedBibleID, tbl.licensed(un, keys.UnlicensedBibleID), tbl.licensed(un, 9001))
+			un.Archived(), keys.UnlicensedBibleID, tbl.Licensed(un, keys.UnlicensedBibleID), tbl.Licensed(un, 9001))
 	}
-	if !app(keys.ArchivedAppKey).archived {
+	if !app(keys.ArchivedAppKey).Archived() {
 		t.Error("archived key's app is not archived")
 	}
 }

@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -10,10 +11,16 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 type gateway struct {
+	authz *authz.Authz
+	log   *slog.Logger
+
+	// The dynamic service; client is nil when none is configured.
 	base    *url.URL
 	prefix  string // base path without its trailing slash
 	client  *fasthttp.HostClient
@@ -53,26 +60,26 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 // forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
 // query instead of the header (spec, Authentication 4).
-func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) {
-	t := s.access.Load()
+func (g *gateway) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
+	t := g.authz.Table()
 	if t == nil {
-		starting(ctx)
+		respond.Starting(ctx)
 		return
 	}
-	from := keyHeader
+	from := authz.KeyHeader
 	if isDataExchange(path) {
-		from = keyOrAppID
+		from = authz.KeyOrAppID
 	}
-	app := s.authorize(ctx, adm, t, from)
+	app := g.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
 		return
 	}
-	if s.gateway == nil {
-		answer(ctx, failUnavailable,
+	if g.client == nil {
+		respond.Answer(ctx, respond.Unavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
-	s.gateway.do(ctx, app.id, s)
+	g.do(ctx, app.ID())
 }
 
 // valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
@@ -83,7 +90,7 @@ var valRetryUpstream = []byte("2")
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
+func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	ctx.Request.CopyTo(req)
@@ -92,23 +99,23 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	}
 	// Never trust an identity a client supplied (any spelling: fasthttp
 	// normalises header names, and Del is case-insensitive).
-	req.Header.Del(access.HeaderVerifiedAppID)
-	req.Header.Del(access.HeaderEdgeToken)
-	req.Header.Set(access.HeaderVerifiedAppID, appID)
+	req.Header.Del(wire.HeaderVerifiedAppID)
+	req.Header.Del(wire.HeaderEdgeToken)
+	req.Header.Set(wire.HeaderVerifiedAppID, appID)
 	if g.token != "" {
-		req.Header.Set(access.HeaderEdgeToken, g.token)
+		req.Header.Set(wire.HeaderEdgeToken, g.token)
 	}
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
-	req.Header.SetBytesV(access.HeaderForwardedFor, b)
+	req.Header.SetBytesV(wire.HeaderForwardedFor, b)
 	if ctx.IsTLS() {
-		req.Header.Set(access.HeaderForwardedProto, "https")
+		req.Header.Set(wire.HeaderForwardedProto, "https")
 	} else {
-		req.Header.Set(access.HeaderForwardedProto, "http")
+		req.Header.Set(wire.HeaderForwardedProto, "http")
 	}
-	req.Header.SetBytesV(access.HeaderForwardedHost, ctx.Host())
+	req.Header.SetBytesV(wire.HeaderForwardedHost, ctx.Host())
 	b = append(append(buf[:0], g.prefix...), ctx.RequestURI()...)
 	req.SetRequestURIBytes(b)
 	req.URI().SetScheme(g.base.Scheme)
@@ -117,22 +124,22 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 
 	// The answer is read straight into the client's response (no second
 	// copy); reading it replaces every header, which is why the rate-limit
-	// fields are written last (Handler, admission).
+	// fields are written last (Handler, authz.Admission).
 	err := g.client.DoTimeout(req, &ctx.Response, g.timeout)
 	if err != nil {
 		// Whatever part of an answer arrived is not forwarded.
 		ctx.Response.Reset()
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-			answer(ctx, failTimeout, "The upstream service did not answer in time.")
+			respond.Answer(ctx, respond.Timeout, "The upstream service did not answer in time.")
 			return
 		}
 		// Unreachable (down, restarting) or gone mid-answer: the user
 		// data is unavailable for now, which is 503 with Retry-After
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
-		ctx.Response.Header.SetCanonical(hdrRetryAfter, valRetryUpstream)
-		s.fail(ctx, failUpstreamDown, "forward to dynamic", err)
+		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
+		respond.Fail(ctx, g.log, respond.UpstreamDown, "forward to dynamic", err)
 		return
 	}
 	for _, h := range hopHeaders {

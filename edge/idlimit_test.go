@@ -2,7 +2,6 @@ package edge
 
 import (
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -43,24 +42,5 @@ func TestIDOnlyAllowance(t *testing.T) {
 		if resp, body := e.do(t, "POST", "/v1/highlights", "X-SVC-App-Key: "+keySlow); resp.StatusCode != 201 {
 			t.Fatalf("keyed request %d after the id-only flood: %d %s, want it forwarded", i+1, resp.StatusCode, body)
 		}
-	}
-}
-
-func TestAddrLimitersBuckets(t *testing.T) {
-	a := newAddrLimiters(DefaultIDOnlyRate)
-	// One IPv6 subscriber (a /64) is one client; a mapped IPv4 address is
-	// its IPv4 address.
-	if a.forAddr(netip.MustParseAddr("2001:db8::1")) != a.forAddr(netip.MustParseAddr("2001:db8::ffff:1")) {
-		t.Error("two addresses of one /64 have different limiters")
-	}
-	if a.forAddr(netip.MustParseAddr("192.0.2.7")) != a.forAddr(netip.MustParseAddr("::ffff:192.0.2.7")) {
-		t.Error("a mapped IPv4 address has another limiter than the address")
-	}
-	distinct := map[*limiter]bool{}
-	for i := range 256 {
-		distinct[a.forAddr(netip.AddrFrom4([4]byte{198, 51, 100, byte(i)}))] = true
-	}
-	if len(distinct) < 240 {
-		t.Errorf("256 addresses share %d limiters", len(distinct))
 	}
 }

@@ -3,6 +3,9 @@ package edge
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 )
 
 // lru is a cache bounded by the total size of its values, evicting the least
@@ -13,7 +16,7 @@ type lru[V comparable] struct {
 	items      map[string]*lruNode[V]
 	head, tail *lruNode[V] // head is the most recently used
 	clock      uint64      // counts moves to the front
-	hits, miss hotCounter
+	hits, miss metrics.HotCounter
 
 	// kept and dropped, when set, are told of every value the cache takes
 	// in and lets go (evicted or replaced), under the cache's lock.
@@ -47,11 +50,11 @@ func (c *lru[V]) get(key string) (V, bool) {
 	}
 	c.mu.Unlock()
 	if !ok {
-		c.miss.inc()
+		c.miss.Inc()
 		var zero V
 		return zero, false
 	}
-	c.hits.inc()
+	c.hits.Inc()
 	return n.val, true
 }
 
@@ -69,18 +72,18 @@ func (c *lru[V]) find(key []byte) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	c.hits.inc()
+	c.hits.Inc()
 	return n.val, true
 }
 
 // missed counts a miss for a lookup made with find.
-func (c *lru[V]) missed() { c.miss.inc() }
+func (c *lru[V]) missed() { c.miss.Inc() }
 
 // cost is what an entry of a value of size bytes takes: the value, its key,
 // the list node and the map slot. The cache counts it, so that its bound
 // is on memory.
 func (c *lru[V]) cost(key string, size int64) int64 {
-	return size + allocSize(len(key)) + allocSize(int64(unsafe.Sizeof(lruNode[V]{}))) + mapEntryCost
+	return size + represent.AllocSize(len(key)) + represent.AllocSize(int64(unsafe.Sizeof(lruNode[V]{}))) + mapEntryCost
 }
 
 // add stores val, whose own size is size. A value larger than the whole

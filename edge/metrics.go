@@ -3,95 +3,36 @@ package edge
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"sync/atomic"
 	"time"
+
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 )
 
-type counter struct{ atomic.Uint64 }
-
-func (c *counter) inc() { c.Add(1) }
-
-// routeClass groups requests for metrics and logs.
-type routeClass uint8
-
-const (
-	classOther routeClass = iota // unknown paths, redirects
-	classBible
-	classIndex
-	classBooks
-	classBook
-	classChapters
-	classChapter
-	classVerses
-	classVerse
-	classPassage
-	classPassageRange
-	classGateway
-	classOps
-	classSearch
-	numClasses
-)
-
-var classNames = [numClasses]string{"other", "bible", "index", "books", "book", "chapters",
-	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops", "search"}
-
-func (c routeClass) String() string { return classNames[c] }
-
-// statuses the edge produces; anything else is counted as "other".
-var statusCodes = [...]int{200, 204, 206, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405,
-	409, 412, 413, 416, 422, 429, 500, 502, 503, 504}
-
-const numStatus = len(statusCodes) + 1
-
-func statusIndex(code int) int {
-	for i, c := range statusCodes {
-		if c == code {
-			return i
-		}
-	}
-	return len(statusCodes)
-}
-
-// statusLabel is the code label of status index i.
-func statusLabel(i int) string {
-	if i < len(statusCodes) {
-		return strconv.Itoa(statusCodes[i])
-	}
-	return "other"
-}
-
-// metrics are atomic counters, exposed in the Prometheus text format
-// (version 0.0.4): the hot path only adds, to sharded counters
-// (promstats.go).
-type metrics struct {
-	requestStats
-	rateLimited counter
-	started     time.Time
-}
-
+// writeMetrics writes every figure of the edge in the Prometheus text
+// format (version 0.0.4); the hot path only adds, to sharded counters
+// (metrics.Requests).
 func (s *Server) writeMetrics(w io.Writer) {
-	m := &s.metrics
+	m := &s.requests
 	fmt.Fprintln(w, "# HELP edge_requests_total Requests by route class and status.")
 	fmt.Fprintln(w, "# TYPE edge_requests_total counter")
-	for c := range numClasses {
-		for i := range numStatus {
-			n := m.requests(c, i)
+	for c := range metrics.NumClasses {
+		for i := range metrics.NumStatus {
+			n := m.Requests(c, i)
 			if n == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "edge_requests_total{class=%q,code=%q} %d\n", routeClass(c).String(), statusLabel(i), n)
+			fmt.Fprintf(w, "edge_requests_total{class=%q,code=%q} %d\n", metrics.Class(c).String(), metrics.StatusLabel(i), n)
 		}
 	}
 	fmt.Fprintln(w, "# HELP edge_response_bytes_total Response body bytes sent, by route class.")
 	fmt.Fprintln(w, "# TYPE edge_response_bytes_total counter")
-	for c := range numClasses {
-		fmt.Fprintf(w, "edge_response_bytes_total{class=%q} %d\n", routeClass(c).String(), m.bytes(c))
+	for c := range metrics.NumClasses {
+		fmt.Fprintf(w, "edge_response_bytes_total{class=%q} %d\n", metrics.Class(c).String(), m.Bytes(c))
 	}
 	var notMod, partial uint64
-	for c := range numClasses {
-		notMod += m.requests(c, statusIndex(304))
-		partial += m.requests(c, statusIndex(206))
+	for c := range metrics.NumClasses {
+		notMod += m.Requests(c, metrics.StatusIndex(304))
+		partial += m.Requests(c, metrics.StatusIndex(206))
 	}
 	fmt.Fprintln(w, "# HELP edge_not_modified_total 304 responses.")
 	fmt.Fprintln(w, "# TYPE edge_not_modified_total counter")
@@ -101,7 +42,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintf(w, "edge_partial_content_total %d\n", partial)
 	fmt.Fprintln(w, "# HELP edge_rate_limited_total Requests refused with 429.")
 	fmt.Fprintln(w, "# TYPE edge_rate_limited_total counter")
-	fmt.Fprintf(w, "edge_rate_limited_total %d\n", m.rateLimited.Load())
+	fmt.Fprintf(w, "edge_rate_limited_total %d\n", s.authz.RateLimited())
 
 	fmt.Fprintln(w, "# HELP edge_cache_requests_total Lookups in the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
@@ -138,15 +79,15 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_age_seconds gauge")
 	age := -1.0
-	if t := s.accessSeen.Load(); t != 0 {
-		age = time.Since(time.Unix(0, t)).Seconds()
+	if t := s.authz.ConfirmedAt(); !t.IsZero() {
+		age = time.Since(t).Seconds()
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_age_seconds %g\n", age)
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_version Version of the access snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_version gauge")
 	var version int64 = -1
-	if t := s.access.Load(); t != nil {
-		version = t.version
+	if t := s.authz.Table(); t != nil {
+		version = t.Version()
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
 	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
@@ -156,8 +97,8 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
 	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", s.trending.reportFailed.Load())
 	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", s.trending.refreshFailed.Load())
-	s.writeStoreMetrics(w)
-	s.writeSearchMetrics(w)
+	s.packs.writeStoreMetrics(w, &s.health)
+	s.searchAPI.writeSearchMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {
@@ -165,8 +106,8 @@ func (s *Server) writeMetrics(w io.Writer) {
 	}
 	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
 	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")
-	fmt.Fprintf(w, "edge_uptime_seconds %g\n", time.Since(m.started).Seconds())
-	if err := s.latency.write(w); err != nil {
+	fmt.Fprintf(w, "edge_uptime_seconds %g\n", time.Since(s.started).Seconds())
+	if err := s.latency.Write(w); err != nil {
 		s.log.Error("metrics", "err", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/openapi"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -19,18 +21,18 @@ const (
 
 // openapiDocs prepares both forms once per process: they are embedded, so
 // every server of the process serves the same bytes.
-var openapiDocs = sync.OnceValues(func() ([2]*resource, error) {
+var openapiDocs = sync.OnceValues(func() ([2]*represent.Resource, error) {
 	js, err := openapi.JSON()
 	if err != nil {
-		return [2]*resource{}, err
+		return [2]*represent.Resource{}, err
 	}
 	j := newComposedResource(js, publish.JSON, buildTime, composeCodecs)
 	y := newComposedResource(openapi.YAML, "application/yaml; charset=utf-8", buildTime, composeCodecs)
-	return [2]*resource{j, y}, nil
+	return [2]*represent.Resource{j, y}, nil
 })
 
 // serveOpenAPI reports false when path is not the document's.
-func (s *Server) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *devSurface) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 	i := 0
 	switch string(path) { // compared in place, no copy
 	case pathOpenAPIJSON:
@@ -40,14 +42,14 @@ func (s *Server) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 		return false
 	}
 	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return true
 	}
 	docs, err := openapiDocs()
 	if err != nil {
-		s.fail(ctx, failInternal, "the OpenAPI document", err)
+		respond.Fail(ctx, s.log, respond.Internal, "the OpenAPI document", err)
 		return true
 	}
-	serveResource(ctx, docs[i], false)
+	represent.Serve(ctx, docs[i], false)
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -88,7 +89,7 @@ func newPackView(data []byte, ref publish.PackRef) (*packView, error) {
 	}
 	// The object's buffer holds every body; the decoded header and the
 	// resources are the rest.
-	return packViewOf(p, allocSize(cap(data))+headerCost(p), ref), nil
+	return packViewOf(p, represent.AllocSize(cap(data))+headerCost(p), ref), nil
 }
 
 // packViewOf prepares the entries of a decoded pack of size bytes.
@@ -97,8 +98,8 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
 	// Bodies are slices of data, already counted; the names are the
 	// entries' own strings; the rest is the index's two slices.
 	x := &v.index
-	v.size += allocSize(int64(len(x.res))*int64(unsafe.Sizeof(resource{}))) +
-		allocSize(int64(len(x.names.slots))*int64(unsafe.Sizeof(nameSlot{})))
+	v.size += represent.AllocSize(int64(len(x.res))*int64(unsafe.Sizeof(represent.Resource{}))) +
+		represent.AllocSize(int64(len(x.names.slots))*int64(unsafe.Sizeof(nameSlot{})))
 	return v
 }
 
@@ -112,34 +113,17 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *packView {
 // spare room a map keeps.
 const mapEntryCost = 48
 
-// allocSize is about what the allocator takes for n bytes: small objects
-// are rounded up to a size class, large ones to pages.
-func allocSize[N int | int64](n N) int64 {
-	x := int64(n)
-	switch {
-	case x <= 0:
-		return 0
-	case x <= 8:
-		return 8
-	case x <= 1024:
-		return (x + 15) &^ 15
-	case x <= 32<<10:
-		return (x + 127) &^ 127
-	}
-	return (x + 8191) &^ 8191
-}
-
 // headerCost is what a decoded pack header takes besides the bodies: the
 // entries (a slice grown while decoding), each entry's strings and
 // representations, and the by-name index.
 func headerCost(p *publish.Pack) int64 {
-	n := allocSize(int64(cap(p.Entries)) * int64(unsafe.Sizeof(publish.Entry{})))
+	n := represent.AllocSize(int64(cap(p.Entries)) * int64(unsafe.Sizeof(publish.Entry{})))
 	for i := range p.Entries {
 		e := &p.Entries[i]
-		n += allocSize(len(e.Name)) + allocSize(len(e.Type)) + mapEntryCost +
-			allocSize(int64(cap(e.Reps))*int64(unsafe.Sizeof(publish.Rep{})))
+		n += represent.AllocSize(len(e.Name)) + represent.AllocSize(len(e.Type)) + mapEntryCost +
+			represent.AllocSize(int64(cap(e.Reps))*int64(unsafe.Sizeof(publish.Rep{})))
 		for _, r := range e.Reps {
-			n += allocSize(len(r.Encoding)) + allocSize(len(r.ETag))
+			n += represent.AllocSize(len(r.Encoding)) + represent.AllocSize(len(r.ETag))
 		}
 	}
 	return n
@@ -176,7 +160,7 @@ const storeLoadTimeout = 30 * time.Second
 // get returns the whole pack.
 func (p *packs) get(ctx context.Context, ref publish.PackRef) (*packView, error) {
 	if v, ok := p.cache.get(ref.Key); ok && v.partial == nil {
-		p.tiers.memory.inc()
+		p.tiers.memory.Inc()
 		return v, nil
 	}
 	return p.load(ctx, ref, ref.Key, p.loadWhole)
@@ -217,7 +201,7 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	if data, ok := p.disk.get(ref.Key); ok {
 		if ref.Size <= 0 || int64(len(data)) == ref.Size {
 			if v, err := newPackView(data, ref); err == nil {
-				p.tiers.disk.inc()
+				p.tiers.disk.Inc()
 				return v, nil
 			}
 		}
@@ -228,7 +212,7 @@ func (p *packs) loadWhole(ctx context.Context, ref publish.PackRef) (*packView, 
 	if err != nil {
 		return nil, fmt.Errorf("load pack %s: %w", ref.Key, err)
 	}
-	p.tiers.store.inc()
+	p.tiers.store.Inc()
 	v, err := newPackView(data, ref)
 	if err != nil {
 		return nil, err

@@ -6,11 +6,14 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
 
@@ -48,12 +51,12 @@ var buildTime = func() time.Time {
 
 type asset struct {
 	hash string
-	res  *resource
+	res  *represent.Resource
 }
 
 type readerFiles struct {
 	assets map[string]asset // by file name
-	page   *resource
+	page   *represent.Resource
 }
 
 var assetTypes = map[string]string{
@@ -89,28 +92,35 @@ const immutableCache = "public, max-age=31536000, immutable"
 
 var valNoCache = []byte("no-cache")
 
+// devSurface answers the developer surface, public and without a key: the
+// OpenAPI document, the reader page, its configuration and its assets.
+type devSurface struct {
+	log          *slog.Logger
+	readerAppKey string // given to the reader page; "": it asks its user
+}
+
 // serveReader serves /, /reader/config.json and /assets/…; it reports
 // false for any other path.
-func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *devSurface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 	isAsset := bytes.HasPrefix(path, prefixAssets)
 	if !isAsset && string(path) != "/" && !bytes.Equal(path, pathReaderConfig) {
 		return false
 	}
 	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return true
 	}
 	rf, err := readerSite()
 	if err != nil {
-		s.fail(ctx, failInternal, "the reader page", err)
+		respond.Fail(ctx, s.log, respond.Internal, "the reader page", err)
 		return true
 	}
 	switch {
 	case string(path) == "/":
-		serveResource(ctx, rf.page, false)
+		represent.Serve(ctx, rf.page, false)
 		// The page names versioned assets, so it is revalidated on every
 		// use (a 304 when unchanged) rather than kept with stale asset URLs.
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valNoCache)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valNoCache)
 	case bytes.Equal(path, pathReaderConfig):
 		s.readerConfig(ctx)
 	default:
@@ -122,15 +132,15 @@ func (s *Server) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 // readerConfig gives the page its App Key when the edge was started with
 // one for it (Config.ReaderAppKey; make run passes the demo app's). Without
 // it the page asks the user for a key.
-func (s *Server) readerConfig(ctx *fasthttp.RequestCtx) {
-	if s.cfg.ReaderAppKey == "" {
-		answer(ctx, failNotFound, "This edge has no reader key; the page asks for an App Key.")
+func (s *devSurface) readerConfig(ctx *fasthttp.RequestCtx) {
+	if s.readerAppKey == "" {
+		respond.Answer(ctx, respond.NotFound, "This edge has no reader key; the page asks for an App Key.")
 		return
 	}
 	b, _ := json.Marshal(struct {
 		AppKey string `json:"app_key"`
-	}{s.cfg.ReaderAppKey})
-	writeJSON(ctx, fasthttp.StatusOK, b)
+	}{s.readerAppKey})
+	respond.JSON(ctx, fasthttp.StatusOK, b)
 }
 
 func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
@@ -140,23 +150,23 @@ func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
 	}
 	a, ok := rf.assets[string(name)]
 	if !ok {
-		answer(ctx, failNotFound, "Asset not found.")
+		respond.Answer(ctx, respond.NotFound, "Asset not found.")
 		return
 	}
 	current := "/assets/" + a.hash + "/" + string(name)
 	switch {
 	case !versioned:
 		ctx.Response.Header.Set("Location", current)
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valNoCache)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valNoCache)
 		ctx.SetStatusCode(fasthttp.StatusFound)
 	case string(hash) != a.hash:
 		ctx.Response.Header.Set("Location", current)
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valCachePublic)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCachePublic)
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 	default:
-		serveResource(ctx, a.res, false)
+		represent.Serve(ctx, a.res, false)
 		// The URL names the content: immutable, on a 304 too (RFC 9110
 		// §15.4.5 wants the 200's Cache-Control there).
-		ctx.Response.Header.SetCanonical(hdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
 	}
 }

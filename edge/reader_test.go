@@ -26,7 +26,7 @@ func TestReaderInChromium(t *testing.T) {
 		t.Skip("builds cmd/publish and starts Chromium")
 	}
 	srv, keys := fixtureEdge(t, nil)
-	srv.cfg.ReaderAppKey = keys.AppKey // as make run starts the edge
+	srv.dev.readerAppKey = keys.AppKey // as make run starts the edge
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,14 @@ package edge
 
 import (
 	"bytes"
-	"net/netip"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
 )
 
 type routeKind uint8
@@ -27,7 +30,7 @@ const (
 // path: parsing allocates nothing.
 type route struct {
 	kind                        routeKind
-	class                       routeClass
+	class                       metrics.Class
 	bible, book, chapter, verse []byte
 	passage                     []byte
 }
@@ -62,29 +65,29 @@ func parseRoute(p []byte, rt *route) bool {
 	lit := func(i int, s string) bool { return string(seg[i]) == s }
 	switch {
 	case n == 1:
-		rt.kind, rt.class = routeBible, classBible
+		rt.kind, rt.class = routeBible, metrics.ClassBible
 	case n == 2 && lit(1, "index"):
-		rt.kind, rt.class = routeIndex, classIndex
+		rt.kind, rt.class = routeIndex, metrics.ClassIndex
 	case n == 2 && lit(1, "books"):
-		rt.kind, rt.class = routeBooks, classBooks
+		rt.kind, rt.class = routeBooks, metrics.ClassBooks
 	case n == 3 && lit(1, "passages"):
-		rt.kind, rt.class, rt.passage = routePassage, classPassage, seg[2]
+		rt.kind, rt.class, rt.passage = routePassage, metrics.ClassPassage, seg[2]
 		if bytes.IndexByte(seg[2], '-') >= 0 {
-			rt.class = classPassageRange
+			rt.class = metrics.ClassPassageRange
 		}
 	case n >= 3 && lit(1, "books"):
 		rt.book = seg[2]
 		switch {
 		case n == 3:
-			rt.kind, rt.class = routeBook, classBook
+			rt.kind, rt.class = routeBook, metrics.ClassBook
 		case n == 4 && lit(3, "chapters"):
-			rt.kind, rt.class = routeChapters, classChapters
+			rt.kind, rt.class = routeChapters, metrics.ClassChapters
 		case n == 5 && lit(3, "chapters"):
-			rt.kind, rt.class, rt.chapter = routeChapter, classChapter, seg[4]
+			rt.kind, rt.class, rt.chapter = routeChapter, metrics.ClassChapter, seg[4]
 		case n == 6 && lit(3, "chapters") && lit(5, "verses"):
-			rt.kind, rt.class, rt.chapter = routeVerses, classVerses, seg[4]
+			rt.kind, rt.class, rt.chapter = routeVerses, metrics.ClassVerses, seg[4]
 		case n == 7 && lit(3, "chapters") && lit(5, "verses"):
-			rt.kind, rt.class, rt.chapter, rt.verse = routeVerse, classVerse, seg[4], seg[6]
+			rt.kind, rt.class, rt.chapter, rt.verse = routeVerse, metrics.ClassVerse, seg[4], seg[6]
 		default:
 			return false
 		}
@@ -117,7 +120,7 @@ func parsePathID(b []byte) (int32, idParse) {
 	if signed {
 		digits = b[1:]
 	}
-	n, ok := parseDigits(digits)
+	n, ok := respond.ParseDigits(digits)
 	if !ok || n > 1<<31 || n == 1<<31 && b[0] != '-' {
 		return 0, idInvalid
 	}
@@ -159,8 +162,8 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	plain := !ctx.IsTLS()
-	if proto := ctx.Request.Header.Peek(access.HeaderForwardedProto); len(proto) > 0 && s.trustedPeer(ctx) {
-		plain = equalFoldASCII(proto, "http")
+	if proto := ctx.Request.Header.Peek(wire.HeaderForwardedProto); len(proto) > 0 && s.authz.TrustedPeer(ctx) {
+		plain = respond.EqualFoldASCII(proto, "http")
 	} else if !s.cfg.TLS {
 		return false // ForceHTTPS acts on a trusted proxy's word only
 	}
@@ -178,22 +181,8 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	}
 	loc = append(loc, ctx.RequestURI()...)
 	ctx.Response.Header.SetBytesV("Location", loc)
-	message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
+	respond.Message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
 	return true
-}
-
-func (s *Server) trustedPeer(ctx *fasthttp.RequestCtx) bool {
-	ip, ok := netip.AddrFromSlice(ctx.RemoteIP())
-	if !ok {
-		return false
-	}
-	ip = ip.Unmap()
-	for _, p := range s.cfg.TrustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 // cutLastColon splits host:port, leaving a bracketed IPv6 address whole.
@@ -203,4 +192,32 @@ func cutLastColon(h []byte) (host, port []byte, ok bool) {
 		return h, nil, false
 	}
 	return h[:i], h[i+1:], true
+}
+
+// gate holds what admitGET reads: the access table and the build in force.
+type gate struct {
+	authz *authz.Authz
+	site  *atomic.Pointer[site]
+}
+
+// admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
+// with, in the edge's order (docs/edge.md): a path of unknown shape under
+// the group is 404, a method other than GET or HEAD 405, and an edge
+// without a build or an access snapshot yet answers "starting". ok is
+// false when it has answered.
+func (g *gate) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site, bool) {
+	if !known {
+		respond.RouteNotFound(ctx)
+		return nil, nil, false
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
+		return nil, nil, false
+	}
+	t, st := g.authz.Table(), g.site.Load()
+	if t == nil || st == nil {
+		respond.Starting(ctx)
+		return nil, nil, false
+	}
+	return t, st, true
 }

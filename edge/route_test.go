@@ -1,6 +1,9 @@
 package edge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParsePathID(t *testing.T) {
 	for _, c := range []struct {
@@ -33,4 +36,28 @@ func TestParsePathID(t *testing.T) {
 			t.Errorf("parsePathID(%q) = %d, %d; want %d, %d", c.in, id, got, c.id, c.want)
 		}
 	}
+}
+
+// FuzzRoute checks that the router never panics and that what it accepts
+// has the segments the handler reads.
+func FuzzRoute(f *testing.F) {
+	for _, s := range []string{"9001", "9001/index", "9001/books/JHN/chapters/3/verses/16", "9001/passages/JHN.3.16",
+		"9001//books", "9001/books/", "/", "", "a/b/c/d/e/f/g/h/i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		var rt route
+		if !parseRoute([]byte(p), &rt) {
+			return
+		}
+		if len(rt.bible) == 0 || strings.Contains(string(rt.bible), "/") {
+			t.Fatalf("%q: bible segment %q", p, rt.bible)
+		}
+		if rt.kind == routePassage && len(rt.passage) == 0 {
+			t.Fatalf("%q: empty passage", p)
+		}
+		if rt.kind >= routeBook && rt.kind <= routeVerse && len(rt.book) == 0 {
+			t.Fatalf("%q: empty book", p)
+		}
+	})
 }

@@ -51,7 +51,7 @@ func (a *aidsSlot) languages(m *publish.Manifest) []string {
 }
 
 // aidsOf returns a language's aids in st, loading them if needed.
-func (s *Server) aidsOf(ctx context.Context, st *site, tag string) (*langAids, error) {
+func (s *searchAPI) aidsOf(ctx context.Context, st *site, tag string) (*langAids, error) {
 	a := &st.aids
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -86,7 +86,7 @@ func (s *Server) aidsOf(ctx context.Context, st *site, tag string) (*langAids, e
 }
 
 // readInternal decodes an internal JSON entry of a pack.
-func (s *Server) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
+func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
 	pv, err := s.packs.get(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("search aids: %w", err)
@@ -101,7 +101,7 @@ func (s *Server) readInternal(ctx context.Context, ref publish.PackRef, name str
 // range by range, languages in tag order, until fn reports that it found
 // an answer: the first language range with an answer wins (as for the
 // Bibles collection). It reports whether fn did.
-func (s *Server) eachRange(ctx context.Context, st *site, ranges []string, fn func(*langAids) bool) (bool, error) {
+func (s *searchAPI) eachRange(ctx context.Context, st *site, ranges []string, fn func(*langAids) bool) (bool, error) {
 	tags := st.aids.languages(st.manifest)
 	for _, r := range ranges {
 		for _, tag := range tags {
@@ -124,7 +124,7 @@ func (s *Server) eachRange(ctx context.Context, st *site, ranges []string, fn fu
 // background, so that the first search of each language does not wait for
 // them and the disk cache holds them for an edge that restarts during a
 // store outage.
-func (s *Server) loadSearchAids(st *site) {
+func (s *searchAPI) loadSearchAids(st *site) {
 	for _, tag := range st.aids.languages(st.manifest) {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own

@@ -6,6 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -13,15 +15,15 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
-	defer func() { s.searchMetrics.observe(time.Since(start), -1) }()
+	defer func() { s.metrics.observe(time.Since(start), -1) }()
 	args := ctx.QueryArgs()
 	trending, _, ok := parseBool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
-		invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 	if trending {
@@ -43,7 +45,7 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry
 	// Typing asks for the same prefixes over and over: a repeated request
 	// is answered from the composed cache without matching again.
 	reqKey := searchRequestKey(ctx, st)
-	if s.serveRemembered(ctx, reqKey, false) {
+	if serveRemembered(ctx, s.composed, reqKey, false) {
 		return
 	}
 	var found []topic.Suggestion
@@ -56,14 +58,14 @@ func (s *Server) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *appEntry
 		return len(found) > 0
 	})
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	if len(found) == 0 {
 		noContent(ctx, false)
 		return
 	}
-	s.serveComposedCache(ctx, reqKey, suggestionsBody(found), mod, searchCache, false)
+	serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, false)
 }
 
 // suggestionJSON is a suggestion as the wire format has it.

@@ -8,6 +8,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -24,7 +27,7 @@ const unifiedVerses = defaultPageSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -43,7 +46,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		case "topics":
 			wantTopics = true
 		default:
-			invalid(ctx, "query", "fields[]", "Input should be 'verses' or 'topics'", "enum")
+			respond.Invalid(ctx, "query", "fields[]", "Input should be 'verses' or 'topics'", "enum")
 			return
 		}
 	}
@@ -60,43 +63,42 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
 		id, ok := parseInt32(b)
 		if !ok || id <= 0 {
-			invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 			return
 		}
 		bibleID = id
 	}
 	switch {
 	case wantVerses && bibleID == 0:
-		invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return
 	case wantTopics && ranges == nil && bibleID == 0:
-		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return
 	}
 	var bv *bibleView
 	private := false
 	if bibleID != 0 {
 		if bv = st.bibles[bibleID]; bv == nil {
-			answer(ctx, failNotFound, "Bible not found.")
+			respond.Answer(ctx, respond.NotFound, "Bible not found.")
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
 		// passage rule applies (403, private).
-		if wantVerses && !t.licensed(app, bv.id) {
-			answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+		if wantVerses && !t.CheckLicence(ctx, app, bv.id) {
 			return
 		}
-		private = wantVerses && !t.isOpen(bv.id)
+		private = wantVerses && !t.IsOpen(bv.id)
 	}
 	var x *search.Index
 	if bv != nil {
 		var err error
 		if x, err = s.searchIndex(ctx, bv); err != nil {
-			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
 			return
 		}
 	}
@@ -110,10 +112,10 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 		lang = x.Language()
 	}
 	if res, ok := s.searched.get(key); ok {
-		serveResource(ctx, res, private)
-		s.searchMetrics.observe(time.Since(start), -1)
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.id)
+			s.trending.count(lang, query, app.ID())
 		}
 		return
 	}
@@ -146,7 +148,7 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	if wantTopics {
 		ans, tmod, err := s.findTopics(ctx, st, ranges, query)
 		if err != nil {
-			s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		out.Topics = ans.topicsJSON()
@@ -167,10 +169,10 @@ func (s *Server) searchResults(ctx *fasthttp.RequestCtx, st *site, t *accessTabl
 	}
 	body, _ := json.Marshal(out)
 	res := newComposedResource(body, publish.JSON, mod, answerCodecs)
-	s.searched.add(key, res, res.size())
-	serveResource(ctx, res, private)
-	s.searchMetrics.observe(time.Since(start), total)
-	s.trending.count(lang, query, app.id)
+	s.searched.add(key, res, res.Size())
+	represent.Serve(ctx, res, private)
+	s.metrics.observe(time.Since(start), total)
+	s.trending.count(lang, query, app.ID())
 }
 
 // appendNew appends the strings of add that list does not hold yet.

@@ -2,8 +2,13 @@ package edge
 
 import (
 	"bytes"
+	"log/slog"
 	"strconv"
+	"sync/atomic"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
 )
 
@@ -49,19 +54,37 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 	return opNone, true
 }
 
+// searchAPI answers the search routes (docs/search.md). It holds what they
+// read: the gate (access table and build in force), the build for the
+// search indexes loaded in the background, the pack tiers, the caches of
+// composed and search answers, the page-token key, its own figures and
+// the trending counts it adds to.
+type searchAPI struct {
+	log        *slog.Logger
+	authz      *authz.Authz
+	gate       *gate
+	site       *atomic.Pointer[site]
+	packs      *packs
+	composed   *lru[*represent.Resource]
+	searched   *lru[*represent.Resource]
+	pageTokens pageTokens
+	metrics    searchMetrics
+	trending   *searchTrends
+}
+
 // search serves the search routes; it reports false when path is not one
 // of them. Checks run in the edge's order: shape, method, App Key, status
 // and rate limit, then the values.
-func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) bool {
+func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
 	op, ok := parseSearchPath(path)
 	if !ok {
 		return false
 	}
-	t, st, ok := s.admitGET(ctx, op != opNone)
+	t, st, ok := s.gate.admitGET(ctx, op != opNone)
 	if !ok {
 		return true
 	}
-	app := s.authorize(ctx, adm, t, keyHeader)
+	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return true
 	}
@@ -84,17 +107,17 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, adm *admission, path []byte) b
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
-		invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return nil, false
 	}
 	if len(raw) > maxLanguageRanges {
-		invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
+		respond.Invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
 		return nil, false
 	}
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
+			respond.Invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
 			return nil, false
 		}
 		out[i] = string(r)

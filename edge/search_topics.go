@@ -6,6 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -44,7 +46,7 @@ func (a *topicAnswer) didYouMean() []string {
 // findTopics searches the topics of the first language range whose topics
 // answer the query (as typed or corrected). mod is the Last-Modified of
 // the answer.
-func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
+func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
 	var ans topicAnswer
 	mod := st.manifest.Created
 	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
@@ -67,7 +69,7 @@ func (s *Server) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string,
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
 // "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry) {
+func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -79,7 +81,7 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 	}
 	ans, mod, err := s.findTopics(ctx, st, ranges, query)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load an index, topics or suggestions", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 		return
 	}
 	body, _ := json.Marshal(struct {
@@ -87,9 +89,9 @@ func (s *Server) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *appEntry)
 		DidYouMean       []string    `json:"did_you_mean"`
 		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
-	s.serveComposedCache(ctx, "", body, mod, searchCache, false)
-	s.searchMetrics.observe(time.Since(start), len(ans.res.Topics))
-	s.trending.count(ans.tag, query, app.id)
+	serveComposedCache(ctx, s.composed, "", body, mod, searchCache, false)
+	s.metrics.observe(time.Since(start), len(ans.res.Topics))
+	s.trending.count(ans.tag, query, app.ID())
 }
 
 // searchRequestKey names an answer by the build and the request as sent.

@@ -12,6 +12,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -36,7 +40,7 @@ type searchRequest struct {
 // parseSearchVerses checks the parameters as the clients check them
 // (query 1-100 characters, bible_id a positive int32, page_size 1-99,
 // user_intent one of four) and writes the 422 itself.
-func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
 	q, ok := searchQuery(ctx)
@@ -46,12 +50,12 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	r.query = q
 	b := args.Peek("bible_id")
 	if len(b) == 0 {
-		invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return r, false
 	}
 	id, ok := parseInt32(b)
 	if !ok || id <= 0 {
-		invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 		return r, false
 	}
 	r.bible = id
@@ -60,7 +64,7 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	}
 	for _, f := range args.PeekMulti("fields[]") {
 		if string(f) != "text" {
-			invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
+			respond.Invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
 			return r, false
 		}
 		r.text = true
@@ -71,11 +75,11 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
-			invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return r, false
 		}
 		if n < 1 || n > maxPageSize {
-			invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return r, false
 		}
 		r.page.size = n
@@ -87,20 +91,20 @@ func (s *Server) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 	args := ctx.QueryArgs()
 	if !args.Has("query") {
-		invalid(ctx, "query", "query", "Field required", "missing")
+		respond.Invalid(ctx, "query", "query", "Field required", "missing")
 		return "", false
 	}
 	q := args.Peek("query")
 	n := utf8.RuneCount(q)
 	switch {
 	case !utf8.Valid(q):
-		invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
+		respond.Invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
 		return "", false
 	case len(bytes.TrimSpace(q)) == 0:
-		invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
+		respond.Invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
 		return "", false
 	case n > search.MaxQueryLen:
-		invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
+		respond.Invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
 		return "", false
 	}
 	return string(q), true
@@ -115,67 +119,66 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
 		return string(v), true
 	}
-	invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
+	respond.Invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
 	return "", false
 }
 
 // searchVerses serves verse search. Authentication, app status and rate
 // limit come first (search_routes.go), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *Server) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *accessTable, app *appEntry) {
+func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
 		return
 	}
-	req.app = app.id
+	req.app = app.ID()
 	bv := st.bibles[req.bible]
 	if bv == nil {
-		answer(ctx, failNotFound, "Bible not found.")
+		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
-	if !t.licensed(app, bv.id) {
-		answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
+	if !t.CheckLicence(ctx, app, bv.id) {
 		return
 	}
-	private := !t.isOpen(bv.id)
+	private := !t.IsOpen(bv.id)
 	qh := queryHash("search-verses", st.build, strconv.Itoa(int(bv.id)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.tokens().open(tok, qh)
+		off, msg := s.pageTokens.open(tok, qh)
 		if msg != "" {
-			answer(ctx, failUnacceptable, msg)
+			respond.Answer(ctx, respond.Unacceptable, msg)
 			return
 		}
 		req.page.offset = off
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
 	if res, ok := s.searched.get(key); ok {
-		serveResource(ctx, res, private)
-		s.searchMetrics.observe(time.Since(start), -1)
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), -1)
 		s.countVerseSearch(bv, req)
 		return
 	}
 	x, err := s.searchIndex(ctx, bv)
 	if err != nil {
-		s.fail(ctx, failUnavailable, "search: cannot load index", err)
+		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
 		return
 	}
 	if x == nil {
-		answer(ctx, failNotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+		respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
 		return
 	}
 	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 	body := s.searchBody(x, r, req, qh)
 	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
-	s.searched.add(key, res, res.size())
-	serveResource(ctx, res, private)
-	s.searchMetrics.observe(time.Since(start), r.Total)
+	s.searched.add(key, res, res.Size())
+	represent.Serve(ctx, res, private)
+	s.metrics.observe(time.Since(start), r.Total)
 	s.countVerseSearch(bv, req)
 }
 
 // countVerseSearch counts a first page for trending (trending.go), under
 // the Bible's language; further pages of the same search count nothing.
-func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
+func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest) {
 	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app)
 	}
@@ -183,7 +186,7 @@ func (s *Server) countVerseSearch(bv *bibleView, req searchRequest) {
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.
-func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
 	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
 	b = append(b, `{"verses":[`...)
@@ -227,7 +230,7 @@ func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest
 	}
 	if end := req.page.offset + req.page.size; end < r.Total {
 		b = append(b, `,"next_page_token":"`...)
-		b = append(b, s.tokens().issue(end, qh)...)
+		b = append(b, s.pageTokens.issue(end, qh)...)
 		b = append(b, '"')
 	}
 	return append(b, '}')
@@ -236,7 +239,7 @@ func (s *Server) searchBody(x *search.Index, r *search.Result, req searchRequest
 // searchIndex returns the Bible's decoded search index (nil when its
 // build has none), loading it through the pack tiers (memory, disk cache,
 // store) on first need and keeping it with the build's view of the Bible.
-func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
+func (s *searchAPI) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
 	if x := bv.search.Load(); x != nil {
 		return x, nil
 	}
@@ -267,7 +270,7 @@ func (s *Server) searchIndex(ctx context.Context, bv *bibleView) (*search.Index,
 // loadSearchIndexes loads a new build's search indexes in the background,
 // so that the first search of each Bible does not wait for it and the
 // disk cache holds them for an edge that restarts during a store outage.
-func (s *Server) loadSearchIndexes(st *site) {
+func (s *searchAPI) loadSearchIndexes(st *site) {
 	for _, bv := range st.bibles {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
@@ -281,11 +284,11 @@ func (s *Server) loadSearchIndexes(st *site) {
 // searchMetrics are the search route class's own figures: a latency
 // histogram, how many verses queries found, and how many found none.
 type searchMetrics struct {
-	latency [len(searchLatencyBuckets) + 1]counter
-	sum     atomic.Int64 // nanoseconds
-	results counter      // verses found, summed (answers computed, not cached)
-	zero    counter      // computed answers with no verse
-	queries counter      // computed answers
+	latency [len(searchLatencyBuckets) + 1]metrics.Counter
+	sum     atomic.Int64    // nanoseconds
+	results metrics.Counter // verses found, summed (answers computed, not cached)
+	zero    metrics.Counter // computed answers with no verse
+	queries metrics.Counter // computed answers
 }
 
 var searchLatencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond,
@@ -298,20 +301,20 @@ func (m *searchMetrics) observe(d time.Duration, total int) {
 	for i < len(searchLatencyBuckets) && d > searchLatencyBuckets[i] {
 		i++
 	}
-	m.latency[i].inc()
+	m.latency[i].Inc()
 	m.sum.Add(int64(d))
 	if total < 0 {
 		return
 	}
-	m.queries.inc()
+	m.queries.Inc()
 	m.results.Add(uint64(total))
 	if total == 0 {
-		m.zero.inc()
+		m.zero.Inc()
 	}
 }
 
-func (s *Server) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
-	m := &s.searchMetrics
+func (s *searchAPI) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
+	m := &s.metrics
 	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
 	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")
 	var cum uint64

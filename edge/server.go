@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -20,7 +21,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
-	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -84,6 +88,25 @@ type Config struct {
 	// Now is the clock, for tests; nil: each request is judged at its
 	// arrival, which fasthttp reads before calling the handler (now).
 	Now func() time.Time
+
+	// What Open needs beyond the handler's configuration.
+
+	// Access is where access snapshots come from: the dynamic service's
+	// …/internal/access URL, or a snapshot file. AccessCache keeps the last
+	// good snapshot, served from when the source is down; "" keeps none.
+	Access      string
+	AccessCache string
+	// Poll is how often to look for a new build and a changed access file
+	// (DefaultPoll when zero).
+	Poll time.Duration
+	// Concurrency bounds the connections served at once (fasthttp's
+	// default when zero).
+	Concurrency int
+	// TLSCertFile and TLSKeyFile (PEM) make Open serve HTTPS on TLSAddr as
+	// well, and redirect plain HTTP to it (TLS is then set). HTTPSPort
+	// defaults to TLSAddr's port.
+	TLSCertFile, TLSKeyFile string
+	TLSAddr                 string
 }
 
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
@@ -96,27 +119,37 @@ const (
 	DefaultDynamicTimeout    = 30 * time.Second
 )
 
+// DefaultIDOnlyRate is the allowance of requests that name their app only
+// by its public id (x-svc-app-id on the data-exchange routes), per client
+// address: a browser's consent flow takes two or three requests.
+var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
+
 // Server serves one edge. Create it with New.
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	packs    *packs
-	composed *lru[*resource]
-	searched *lru[*resource] // search answers (search_verses.go)
-	limiters *limiters
-	idOnly   *addrLimiters
+	composed *lru[*represent.Resource]
+	searched *lru[*represent.Resource] // search answers (search_verses.go)
+	authz    *authz.Authz
 	gateway  *gateway
-	metrics  metrics
-	latency  *latency
-	// searchMetrics are the search route class's own (search_verses.go).
-	searchMetrics searchMetrics
-	health        storeHealth
-	trending      searchTrends
+	dev      *devSurface
+	requests metrics.Requests // by route class and status (metrics.go)
+	started  time.Time
+	latency  *metrics.Latency
+	health   storeHealth
+	trending searchTrends
+
+	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
+	httpsPortSet bool
+	run          *running // what Open started; nil before
 
 	site       atomic.Pointer[site]
-	access     atomic.Pointer[accessTable]
-	accessSeen atomic.Int64 // unix ns when the source last confirmed the snapshot
-
+	gate       gate         // the checks every GET route group starts with
+	bibles     *bibleRoutes // the Bibles routes
+	catalogue  *catalogue   // the catalogue routes
+	searchAPI  *searchAPI   // the search routes
+	pageTokens pageTokens   // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -146,8 +179,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
 	}
-	if cfg.HTTPSPort == 0 {
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		return nil, errors.New("edge: a TLS certificate and its key go together")
+	}
+	if cfg.TLSCertFile != "" {
+		cfg.TLS = true
+	}
+	httpsPortSet := cfg.HTTPSPort != 0
+	if !httpsPortSet {
 		cfg.HTTPSPort = 443
+		if _, p, err := net.SplitHostPort(cfg.TLSAddr); err == nil && cfg.TLSCertFile != "" {
+			if n, _ := strconv.Atoi(p); n != 0 {
+				cfg.HTTPSPort, httpsPortSet = n, true
+			}
+		}
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
 	}
 	if cfg.DynamicTimeout <= 0 {
 		cfg.DynamicTimeout = DefaultDynamicTimeout
@@ -159,15 +207,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.TrendingRefresh = DefaultTrendingRefresh
 	}
 	s := &Server{
-		cfg:      cfg,
-		log:      cfg.Log,
-		composed: newLRU[*resource](cfg.ComposeCacheBytes),
-		searched: newLRU[*resource](cfg.ComposeCacheBytes),
-		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
-		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
+		cfg:          cfg,
+		log:          cfg.Log,
+		httpsPortSet: httpsPortSet,
+		composed:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
+		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
 	}
-	s.metrics.started = time.Now()
-	s.latency = newLatency("edge", &s.metrics.requestStats)
+	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
+		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
+	s.started = time.Now()
+	s.latency = metrics.NewLatency("edge", &s.requests)
 	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
 	s.packs.wholeMax = cfg.WholePackMax
 	if s.packs.wholeMax == 0 {
@@ -180,6 +229,17 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.packs.disk = d
 	}
+	s.gate = gate{authz: s.authz, site: &s.site}
+	s.pageTokens = newPageTokens(cfg.PageTokenKey)
+	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
+		publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
+	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
+	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
+	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
+		composed: s.composed, searched: s.searched, pageTokens: s.pageTokens, trending: &s.trending}
+	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
+	s.gateway = &gateway{}
 	if cfg.DynamicURL != "" {
 		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
 		if err != nil {
@@ -188,6 +248,7 @@ func New(cfg Config) (*Server, error) {
 		s.gateway = g
 		s.trending.client = &http.Client{}
 	}
+	s.gateway.authz, s.gateway.log = s.authz, s.log
 	return s, nil
 }
 
@@ -196,35 +257,25 @@ func New(cfg Config) (*Server, error) {
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := newSite(id, m)
-	s.prepareCatalog(st)
+	s.catalogue.prepareCatalog(st)
 	s.site.Store(st)
-	go s.loadSearchIndexes(st)
-	go s.loadSearchAids(st)
+	go s.searchAPI.loadSearchIndexes(st)
+	go s.searchAPI.loadSearchAids(st)
 }
 
 // SetAccess swaps in an access snapshot.
-func (s *Server) SetAccess(snap *access.Snapshot) error {
-	t, err := s.limiters.compile(snap)
-	if err != nil {
-		return err
-	}
-	s.access.Store(t)
-	s.accessConfirmed()
-	return nil
-}
-
-func (s *Server) accessConfirmed() { s.accessSeen.Store(time.Now().UnixNano()) }
+func (s *Server) SetAccess(snap *access.Snapshot) error { return s.authz.Set(snap) }
 
 // Ready reports whether the edge can serve: it has a build and access data.
-func (s *Server) Ready() bool { return s.site.Load() != nil && s.access.Load() != nil }
+func (s *Server) Ready() bool { return s.site.Load() != nil && s.authz.Table() != nil }
 
 // Handler is the fasthttp request handler.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	start := arrival(ctx)
-	var adm admission
+	var adm authz.Admission
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
-	adm.writeRate(&ctx.Response.Header)
+	adm.WriteRate(&ctx.Response.Header)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No
@@ -232,14 +283,14 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	// X-SVC-App-Key needs a preflight, which the spec makes fail (OPTIONS is
 	// 405), so the list would only add bytes to every answer.
 	if status != fasthttp.StatusUnauthorized && status != fasthttp.StatusTooManyRequests {
-		ctx.Response.Header.SetCanonical(hdrACAO, valStar)
+		ctx.Response.Header.SetCanonical(respond.HdrACAO, respond.ValStar)
 	}
 	sent := 0
 	if !ctx.Response.SkipBody && !ctx.IsHead() {
 		sent = len(ctx.Response.Body())
 	}
 	d := time.Since(start)
-	s.metrics.record(class, status, sent, int64(d))
+	s.requests.Record(class, status, sent, int64(d))
 	if s.cfg.AccessLog != nil {
 		s.logRequest(ctx, class, status, sent, d)
 	}
@@ -255,13 +306,13 @@ func arrival(ctx *fasthttp.RequestCtx) time.Time {
 	return time.Now()
 }
 
-// now is the time a request is judged by (rate limits): the configured
-// clock in tests, else the request's arrival.
-func (s *Server) now(ctx *fasthttp.RequestCtx) time.Time {
-	if s.cfg.Now != nil {
-		return s.cfg.Now()
+// requestClock is the time a request is judged by (rate limits): the
+// configured clock in tests, else the request's arrival.
+func requestClock(now func() time.Time) func(*fasthttp.RequestCtx) time.Time {
+	if now != nil {
+		return func(*fasthttp.RequestCtx) time.Time { return now() }
 	}
-	return arrival(ctx)
+	return arrival
 }
 
 // accessLine is one access-log line's attributes, pooled: a record holds
@@ -276,7 +327,7 @@ func (l *accessLine) LogValue() slog.Value { return slog.GroupValue(l.attrs[:]..
 
 var accessLines = sync.Pool{New: func() any { return new(accessLine) }}
 
-func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, sent int, d time.Duration) {
+func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, status, sent int, d time.Duration) {
 	l := accessLines.Get().(*accessLine)
 	defer accessLines.Put(l)
 	ip, _ := netip.AddrFromSlice(ctx.RemoteIP())
@@ -285,13 +336,13 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class routeClass, status, 
 	// retain a Record's attributes past the call unless it clones them).
 	l.attrs = [...]slog.Attr{
 		slog.Uint64("id", ctx.ID()),
-		slog.String("method", unsafeString(ctx.Method())),
-		slog.String("path", unsafeString(ctx.Path())),
+		slog.String("method", respond.UnsafeString(ctx.Method())),
+		slog.String("path", respond.UnsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
 		slog.Duration("duration", d),
-		slog.String("remote", unsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
+		slog.String("remote", respond.UnsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
 }
@@ -302,60 +353,58 @@ var (
 	pathReadyz  = []byte("/readyz")
 	pathMetrics = []byte("/metrics")
 	prefixBible = []byte("/v1/bibles/")
-
-	hdrAppKey = access.HeaderAppKey
 )
 
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *admission) routeClass {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metrics.Class {
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
 		s.ops(ctx, path)
-		return classOps
+		return metrics.ClassOps
 	}
 	if s.redirectHTTPS(ctx) {
-		return classOther
+		return metrics.ClassOther
 	}
 	// The Bibles routes first: they carry nearly all the traffic, and no
 	// other route starts with their prefix.
 	if bytes.HasPrefix(path, prefixBible) {
 		var rt route
 		if !parseRoute(path[len(prefixBible):], &rt) {
-			notFound(ctx)
-			return classOther
+			respond.RouteNotFound(ctx)
+			return metrics.ClassOther
 		}
-		if t, st, ok := s.admitGET(ctx, true); ok {
-			s.content(ctx, adm, t, st, &rt)
+		if t, st, ok := s.gate.admitGET(ctx, true); ok {
+			s.bibles.serve(ctx, adm, t, st, &rt)
 		}
 		return rt.class
 	}
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.
-	if s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path) {
-		return classOther
+	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
+		return metrics.ClassOther
 	}
-	if s.catalogue(ctx, adm, path) {
-		return classOther
+	if s.catalogue.serve(ctx, adm, path) {
+		return metrics.ClassOther
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
-	if s.search(ctx, adm, path) {
-		return classSearch
+	if s.searchAPI.serve(ctx, adm, path) {
+		return metrics.ClassSearch
 	}
 	if isGatewayPath(path) {
-		s.forward(ctx, adm, path)
-		return classGateway
+		s.gateway.forward(ctx, adm, path)
+		return metrics.ClassGateway
 	}
-	notFound(ctx)
-	return classOther
+	respond.RouteNotFound(ctx)
+	return metrics.ClassOther
 }
 
 func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		methodNotAllowed(ctx, "GET, HEAD")
+		respond.MethodNotAllowed(ctx, "GET, HEAD")
 		return
 	}
-	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
+	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, respond.ValNoStore)
 	switch {
 	case bytes.Equal(path, pathHealthz):
 		ctx.SetContentType("text/plain; charset=utf-8")
@@ -366,7 +415,7 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		case s.site.Load() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no build loaded\n")
-		case s.access.Load() == nil:
+		case s.authz.Table() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no access data loaded\n")
 		default:
@@ -383,268 +432,4 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		ctx.SetContentType("text/plain; version=0.0.4; charset=utf-8")
 		s.writeMetrics(ctx)
 	}
-}
-
-// content serves the Bibles routes, once admitGET has let the request in.
-func (s *Server) content(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable, st *site, rt *route) {
-	var rh condHeaders
-	rh.scan(&ctx.Request.Header)
-	app := s.authorizeKey(ctx, adm, t, keyHeader, rh.appKey)
-	if app == nil {
-		return
-	}
-	id, p := parsePathID(rt.bible)
-	if p == idInvalid {
-		invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
-		return
-	}
-	bv := st.bibles[id]
-	if p == idNone || bv == nil {
-		answer(ctx, failNotFound, "Bible not found.")
-		return
-	}
-	if rt.kind == routePassage {
-		s.passage(ctx, &rh, t, app, st, bv, rt.passage)
-		return
-	}
-	var ref *publish.PackRef
-	var slot *packSlot
-	var name string
-	switch rt.kind {
-	case routeBible, routeIndex, routeBooks:
-		ref = &bv.entry.Pack
-		name = publish.NameBible
-		if rt.kind == routeIndex {
-			name = publish.NameIndex
-		}
-		if rt.kind == routeBooks {
-			name = publish.NameBooks
-			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
-				canon, ok := bible.ParseCanon(string(c))
-				if !ok {
-					invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
-					return
-				}
-				name = publish.BooksName(canon)
-			}
-		}
-	default:
-		book, ok := bible.ParseBookID(unsafeString(rt.book))
-		if !ok {
-			invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
-			return
-		}
-		bk := bv.books[string(book)]
-		if bk == nil {
-			answer(ctx, failNotFound, "Book not found.")
-			return
-		}
-		if rt.kind == routeBook || rt.kind == routeChapters {
-			ref, name = &bk.entry.Pack, publish.NameBook
-			if rt.kind == routeChapters {
-				name = publish.NameChapters
-			}
-			break
-		}
-		if !bible.ValidSegment(unsafeString(rt.chapter)) {
-			invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
-			return
-		}
-		ch := bv.chapter(book, unsafeString(rt.chapter))
-		if ch == nil {
-			answer(ctx, failNotFound, "Chapter not found.")
-			return
-		}
-		ref, slot = &ch.Pack, &ch.pack
-		switch rt.kind {
-		case routeChapter:
-			name = publish.NameChapter
-		case routeVerses:
-			name = publish.NameVerses
-		case routeVerse:
-			if !bible.ValidSegment(unsafeString(rt.verse)) {
-				invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
-				return
-			}
-			var nb [64]byte
-			s.serveEntry(ctx, &rh, slot, ref, publish.AppendVerseName(nb[:0], unsafeString(rt.verse)), false, "Verse not found.")
-			return
-		}
-	}
-	var nb [64]byte
-	s.serveEntry(ctx, &rh, slot, ref, append(nb[:0], name...), false, "Not found.")
-}
-
-// serveEntry serves one entry of one pack; name is built by the caller in
-// a stack buffer so that the lookup does not allocate. slot, when not nil,
-// is where the pack is kept for its next requests (a chapter's).
-func (s *Server) serveEntry(ctx *fasthttp.RequestCtx, rh *condHeaders, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
-	res, err := s.packs.entry(ctx, slot, ref, name)
-	if err != nil {
-		s.fail(ctx, failUnavailable, "cannot load pack", err)
-		return
-	}
-	if res == nil {
-		answer(ctx, failNotFound, missing)
-		return
-	}
-	serveScanned(ctx, rh, res, private)
-}
-
-// refuseUnlicensed answers 403 when app may not read bv's text (spec, passage
-// rule 3; the message names the Bible, Errors 403). The passage route
-// calls it once the request's values are known to be valid (422 first,
-// docs/edge.md's order of checks) and before anything of the text is
-// looked up or served.
-func refuseUnlicensed(ctx *fasthttp.RequestCtx, t *accessTable, app *appEntry, bv *bibleView) bool {
-	if t.licensed(app, bv.id) {
-		return false
-	}
-	answer(ctx, failForbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bv.id))+".")
-	return true
-}
-
-// passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Server) passage(ctx *fasthttp.RequestCtx, rh *condHeaders, t *accessTable, app *appEntry, st *site, bv *bibleView, pid []byte) {
-	private := !t.isOpen(bv.id)
-	args := ctx.QueryArgs()
-	html := false
-	switch f := args.Peek("format"); {
-	case len(f) == 0, string(f) == "text":
-	case string(f) == "html":
-		html = true
-	default:
-		invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
-		return
-	}
-	headings, hSet, ok := parseBool(args.Peek("include_headings"))
-	if !ok {
-		invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
-		return
-	}
-	notes, nSet, ok := parseBool(args.Peek("include_notes"))
-	if !ok {
-		invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
-		return
-	}
-
-	// A range composed before is found by the id as sent, before any
-	// parsing. Only valid ids were composed, so a hit is valid too.
-	var kb [128]byte
-	var key []byte
-	if bytes.IndexByte(pid, '-') >= 0 {
-		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-		if res, ok := s.composed.find(key); ok {
-			if !refuseUnlicensed(ctx, t, app, bv) {
-				serveScanned(ctx, rh, res, private)
-			}
-			return
-		}
-	}
-	// r holds substrings of the request's path: it is used within this
-	// request only (what the composed cache keeps is built anew).
-	r, err := bible.ParseRef(unsafeString(pid))
-	if err != nil {
-		var bad *bible.ParseError
-		errors.As(err, &bad)
-		invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
-		return
-	}
-	if refuseUnlicensed(ctx, t, app, bv) {
-		return
-	}
-	if r.Kind() == bible.KindRange {
-		s.composed.missed()
-		s.composeRange(ctx, rh, string(key), bv, r, html, headings, notes, private)
-		return
-	}
-	intro := r.Kind() == bible.KindIntro
-	// Whole chapters and introductions default to headings and notes
-	// (passage rule 2); format=text ignores both (rule 1).
-	if intro || r.Verse == "" {
-		if !hSet {
-			headings = true
-		}
-		if !nSet {
-			notes = true
-		}
-	}
-	variant := publish.Variant(html, headings, notes)
-	// A chapter's passage is found by the chapter alone; the book is
-	// looked up for an introduction, or to tell which of the two is
-	// missing.
-	var ch *chapterView
-	if !intro {
-		ch = bv.chapter(r.Book, r.Chapter)
-	}
-	var ref *publish.PackRef
-	var slot *packSlot
-	verse := r.Verse
-	if ch != nil {
-		ref, slot = &ch.Pack, &ch.pack
-	} else {
-		bk := bv.books[string(r.Book)]
-		if bk == nil {
-			answer(ctx, failNotFound, "Book not found.")
-			return
-		}
-		if !intro {
-			answer(ctx, failNotFound, "Chapter not found.")
-			return
-		}
-		ref, verse = &bk.entry.Pack, bible.IntroChapter
-	}
-	var nb [64]byte
-	s.serveEntry(ctx, rh, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
-}
-
-// parseBool reads a boolean query parameter the way the reference service
-// (FastAPI) does; set is false when absent.
-func parseBool(b []byte) (v, set, ok bool) {
-	if len(b) == 0 {
-		return false, false, true
-	}
-	switch {
-	case equalFoldASCII(b, "true"), equalFoldASCII(b, "1"), equalFoldASCII(b, "yes"), equalFoldASCII(b, "on"):
-		return true, true, true
-	case equalFoldASCII(b, "false"), equalFoldASCII(b, "0"), equalFoldASCII(b, "no"), equalFoldASCII(b, "off"):
-		return false, true, true
-	}
-	return false, false, false
-}
-
-// --- responses the edge writes itself ---
-
-// message writes the API's usual error shape, {"message": …}.
-func message(ctx *fasthttp.RequestCtx, status int, msg string) {
-	var buf [256]byte
-	writeJSON(ctx, status, access.AppendMessage(buf[:0], msg))
-}
-
-func writeJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
-	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
-	ctx.SetContentType(publish.JSON)
-	ctx.SetStatusCode(status)
-	ctx.SetBody(body)
-}
-
-func notFound(ctx *fasthttp.RequestCtx) { answer(ctx, failNotFound, "Not found.") }
-
-func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
-	ctx.Response.Header.Set("Allow", allow)
-	answer(ctx, failNotAllowed, "Method not allowed.")
-}
-
-// fault is the gateway's 401 envelope (DESIGN.md), as the reference
-// service's API gateway spells it. It never carries Access-Control-*.
-func fault(ctx *fasthttp.RequestCtx, f access.Fault) {
-	var buf [256]byte
-	writeJSON(ctx, fasthttp.StatusUnauthorized, access.AppendFault(buf[:0], f))
-}
-
-// invalid is the 422 validation shape (DESIGN.md).
-func invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
-	var buf [512]byte
-	writeJSON(ctx, fasthttp.StatusUnprocessableEntity,
-		access.AppendValidation(buf[:0], access.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
 }

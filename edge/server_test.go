@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 )
 
 // step is one request of a script and what its answer must show. A header
@@ -194,11 +195,11 @@ func TestHTTPSemantics(t *testing.T) {
 		{name: "206 If-Range date", path: p, headers: []string{demo, "Range: bytes=0-9", "If-Range: " + lastMod}, status: 206},
 		{name: "identity refused falls back to identity", path: p, headers: []string{demo, "Accept-Encoding: identity;q=0"}, status: 200},
 		{name: "public-domain content may be shared", path: "/v1/bibles/9001/passages/JHN.3.16", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": cachePublic}},
+			header: map[string]string{"Cache-Control": represent.CachePublic}},
 		{name: "licensed content is private", path: "/v1/bibles/9002/passages/JHN.3.16", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": cachePrivate}},
+			header: map[string]string{"Cache-Control": represent.CachePrivate}},
 		{name: "licensed composed range is private", path: "/v1/bibles/9002/passages/JHN.3.16-17", headers: []string{demo}, status: 200,
-			header: map[string]string{"Cache-Control": cachePrivate}},
+			header: map[string]string{"Cache-Control": represent.CachePrivate}},
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -86,7 +87,7 @@ func (bv *bibleView) chapter(book bible.BookID, id string) *chapterView {
 func (bv *bibleView) chapterKey(i int) string { return bv.chapterKeys[i] }
 
 // bibleIndex returns the Bible's decoded index, from its pack.
-func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
+func (s *bibleRoutes) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, error) {
 	bv.mu.Lock()
 	defer bv.mu.Unlock()
 	if bv.index != nil {
@@ -98,11 +99,11 @@ func (s *Server) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Index, e
 	if err != nil {
 		return nil, err
 	}
-	if r == nil || !r.has(codingIdentity) {
+	if r == nil || !r.Has(represent.CodingIdentity) {
 		return nil, fmt.Errorf("bible %d: pack has no index", bv.id)
 	}
 	var idx bible.Index
-	if err := publish.DecodeEntry(publish.NameIndex, r.reps[codingIdentity].body, &idx); err != nil {
+	if err := publish.DecodeEntry(publish.NameIndex, r.Reps[represent.CodingIdentity].Body(), &idx); err != nil {
 		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
 	}
 	bv.index = &idx

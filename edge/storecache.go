@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -40,11 +42,11 @@ const (
 
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
-	memory hotCounter // a decoded pack, or an entry already read by range, in memory
-	disk   counter    // a whole pack read from the disk cache
-	store  counter    // a whole pack fetched from the store
-	header counter    // a pack header fetched by ranged read
-	ranged counter    // an entry fetched by ranged read
+	memory metrics.HotCounter // a decoded pack, or an entry already read by range, in memory
+	disk   metrics.Counter    // a whole pack read from the disk cache
+	store  metrics.Counter    // a whole pack fetched from the store
+	header metrics.Counter    // a pack header fetched by ranged read
+	ranged metrics.Counter    // an entry fetched by ranged read
 }
 
 // partialPack is the state of a pack known only by its header: the entries
@@ -53,8 +55,8 @@ type partialPack struct {
 	ref publish.PackRef
 
 	mu      sync.Mutex
-	res     map[string]*resource
-	flight  flights[*resource]
+	res     map[string]*represent.Resource
+	flight  flights[*represent.Resource]
 	fetched int
 	promote bool
 }
@@ -64,12 +66,12 @@ type partialPack struct {
 // (a chapter's): a pack found there is used at once, and a pack found whole
 // in memory is put there for next time. A hit on a whole pack in memory
 // does not allocate.
-func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*resource, error) {
+func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
-			p.cache.hits.inc()
-			p.tiers.memory.inc()
+			p.cache.hits.Inc()
+			p.tiers.memory.Inc()
 			return v.index.find(name), nil
 		}
 	}
@@ -91,7 +93,7 @@ func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef,
 func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error) {
 	if v, ok := p.cache.get(ref.Key); ok {
 		if v.partial == nil {
-			p.tiers.memory.inc()
+			p.tiers.memory.Inc()
 		}
 		return v, nil
 	}
@@ -108,26 +110,26 @@ func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView,
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
-	p.tiers.header.inc()
+	p.tiers.header.Inc()
 	return &packView{
 		pack: pk,
 		size: headerCost(pk),
 		partial: &partialPack{
 			ref:    ref,
-			res:    make(map[string]*resource),
-			flight: make(flights[*resource]),
+			res:    make(map[string]*represent.Resource),
+			flight: make(flights[*represent.Resource]),
 		},
 	}, nil
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
 // by range the first time.
-func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*resource, error) {
+func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*represent.Resource, error) {
 	pp := v.partial
 	pp.mu.Lock()
 	if r, ok := pp.res[string(name)]; ok {
 		pp.mu.Unlock()
-		p.tiers.memory.inc()
+		p.tiers.memory.Inc()
 		return r, nil
 	}
 	key := string(name)
@@ -150,7 +152,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	promote := false
 	if c.err == nil {
 		pp.res[key] = c.val
-		v.size += c.val.size() + allocSize(len(key)) + mapEntryCost
+		v.size += c.val.Size() + represent.AllocSize(len(key)) + mapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true
@@ -160,7 +162,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	pp.mu.Unlock()
 	c.land()
 	if c.err == nil {
-		p.tiers.ranged.inc()
+		p.tiers.ranged.Inc()
 		p.cache.resize(pp.ref.Key, size, func(x *packView) bool { return x == v })
 	}
 	if promote {
@@ -172,7 +174,7 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 // readEntry reads every coding of one entry, in as few ranged reads as
 // their layout allows, as a one-entry pack (publish.WithBodies) so that the
 // resource is prepared by the same code as a whole pack's.
-func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*resource, error) {
+func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*represent.Resource, error) {
 	ref := v.partial.ref
 	type span struct{ off, end int64 }
 	var spans []span
@@ -211,7 +213,7 @@ func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	r := new(resource)
-	initResource(r, pk, &pk.Entries[0], sharedHead(e.Type, ref.Modified))
+	r := new(represent.Resource)
+	represent.InitResource(r, pk, &pk.Entries[0], represent.SharedHead(e.Type, ref.Modified))
 	return r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -66,21 +67,21 @@ func testPack(t *testing.T, st publish.Store, n, size int) (publish.PackRef, *pa
 	return ref, v
 }
 
-func sameResource(t *testing.T, name string, got, want *resource) {
+func sameResource(t *testing.T, name string, got, want *represent.Resource) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s: no resource", name)
 	}
-	for c := range numCodings {
-		g, w := &got.reps[c], &want.reps[c]
-		if got.has(c) != want.has(c) {
-			t.Errorf("%s coding %d: present %v, want %v", name, c, got.has(c), want.has(c))
+	for c := range represent.NumCodings {
+		g, w := &got.Reps[c], &want.Reps[c]
+		if got.Has(c) != want.Has(c) {
+			t.Errorf("%s coding %d: present %v, want %v", name, c, got.Has(c), want.Has(c))
 			continue
 		}
-		if string(g.etag()) != string(w.etag()) || string(g.body) != string(w.body) {
-			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.etag(), len(g.body), w.etag(), len(w.body))
+		if string(g.ETag()) != string(w.ETag()) || string(g.Body()) != string(w.Body()) {
+			t.Errorf("%s coding %d: etag %s (%d bytes), want %s (%d bytes)", name, c, g.ETag(), len(g.Body()), w.ETag(), len(w.Body()))
 		}
-		if got.has(c) && (string(g.head.lastMod) != string(w.head.lastMod) || string(g.head.ctype) != string(w.head.ctype)) {
+		if got.Has(c) && (string(g.Head().LastModified()) != string(w.Head().LastModified()) || string(g.Head().ContentType()) != string(w.Head().ContentType())) {
 			t.Errorf("%s coding %d: headers differ from the whole pack's", name, c)
 		}
 	}
@@ -291,7 +292,7 @@ func TestLoadsShared(t *testing.T) {
 		name  string
 		ref   *publish.PackRef
 		entry string
-		want  *resource
+		want  *represent.Resource
 		reads func() int64
 	}{
 		{"whole pack", &small, "entry/001", smallView.index.find([]byte("entry/001")), st.gets.Load},
@@ -299,7 +300,7 @@ func TestLoadsShared(t *testing.T) {
 	} {
 		before := tc.reads()
 		const waiters = 8
-		results := make(chan *resource, waiters)
+		results := make(chan *represent.Resource, waiters)
 		for range waiters {
 			go func() {
 				r, err := p.entry(context.Background(), nil, tc.ref, []byte(tc.entry))

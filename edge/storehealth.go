@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -30,7 +31,7 @@ var storeOpNames = [numStoreOps]string{"current", "manifest", "get", "get_range"
 // "No such object" is an answer, not an outage; nor is a request given up
 // because the edge is shutting down.
 type storeHealth struct {
-	ok, failed [numStoreOps]counter
+	ok, failed [numStoreOps]metrics.Counter
 
 	mu        sync.Mutex
 	down      bool
@@ -47,11 +48,11 @@ func (h *storeHealth) observe(op storeOp, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err == nil {
-		h.ok[op].inc()
+		h.ok[op].Inc()
 		h.down, h.lastOK = false, now
 		return
 	}
-	h.failed[op].inc()
+	h.failed[op].Inc()
 	if !h.down {
 		h.down, h.downSince = true, now
 	}
@@ -102,9 +103,10 @@ func (s observedStore) Current(ctx context.Context) (string, error) {
 	return id, err
 }
 
-// writeStoreMetrics adds the store and cache-tier metrics to /metrics.
-func (s *Server) writeStoreMetrics(w io.Writer) {
-	t := &s.packs.tiers
+// writeStoreMetrics adds the cache tiers' metrics and the store's (h) to
+// /metrics.
+func (p *packs) writeStoreMetrics(w io.Writer, h *storeHealth) {
+	t := &p.tiers
 	fmt.Fprintln(w, "# HELP edge_pack_reads_total Pack lookups by the tier that answered: memory (a decoded pack or an entry read earlier), disk (a whole pack from the disk cache), store (a whole pack fetched), store_header and store_range (a pack header and an entry fetched by ranged read).")
 	fmt.Fprintln(w, "# TYPE edge_pack_reads_total counter")
 	for _, x := range []struct {
@@ -114,7 +116,7 @@ func (s *Server) writeStoreMetrics(w io.Writer) {
 		{"store_header", t.header.Load()}, {"store_range", t.ranged.Load()}} {
 		fmt.Fprintf(w, "edge_pack_reads_total{tier=%q} %d\n", x.tier, x.n)
 	}
-	d := s.packs.disk
+	d := p.disk
 	files, bytes := d.stats()
 	fmt.Fprintln(w, "# HELP edge_disk_cache_bytes Bytes of packs in the disk cache.")
 	fmt.Fprintln(w, "# TYPE edge_disk_cache_bytes gauge")
@@ -129,7 +131,6 @@ func (s *Server) writeStoreMetrics(w io.Writer) {
 		fmt.Fprintf(w, "edge_disk_cache_events_total{event=\"evict\"} %d\n", d.evictions.Load())
 		fmt.Fprintf(w, "edge_disk_cache_events_total{event=\"error\"} %d\n", d.errs.Load())
 	}
-	h := &s.health
 	fmt.Fprintln(w, "# HELP edge_store_requests_total Requests to the object store by operation and result (a missing object is ok).")
 	fmt.Fprintln(w, "# TYPE edge_store_requests_total counter")
 	for op := range numStoreOps {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -14,9 +15,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Trending search queries (docs/search.md). Each search the edge answers
@@ -45,13 +47,22 @@ const (
 	internalSearchTrending = "/internal/search-trending"
 )
 
-// searchTrends is the server's trending state.
+// searchTrends is the edge's side of trending search queries: the counts
+// it reports to dynamic, and the snapshot of trending phrases it serves.
 type searchTrends struct {
 	counter trending.Counter
 	snap    atomic.Pointer[trendSnap]
-	client  *http.Client
+	client  *http.Client // nil without a dynamic service
+
+	log          *slog.Logger
+	dynamicURL   string
+	edgeToken    string
+	timeout      time.Duration // of one call to dynamic
+	reportEvery  time.Duration
+	refreshEvery time.Duration
+
 	// failed counts reports and refreshes that failed.
-	reportFailed, refreshFailed counter
+	reportFailed, refreshFailed metrics.Counter
 }
 
 // trendSnap is a snapshot ready to serve.
@@ -72,13 +83,23 @@ func (t *searchTrends) count(language, query, app string) {
 
 // RunSearchQueries reports counted searches and refreshes the trending
 // snapshot until ctx ends. Without a dynamic service it returns at once.
-func (s *Server) RunSearchQueries(ctx context.Context) {
-	if s.trending.client == nil {
+func (s *Server) RunSearchQueries(ctx context.Context) { s.trending.run(ctx) }
+
+// ReportSearchQueries sends the searches counted since the last report to
+// dynamic. On failure they are kept (within the counter's bound) for the
+// next report.
+func (s *Server) ReportSearchQueries(ctx context.Context) error { return s.trending.report(ctx) }
+
+// RefreshTrending fetches the trending phrases from dynamic.
+func (s *Server) RefreshTrending(ctx context.Context) error { return s.trending.refresh(ctx) }
+
+func (s *searchTrends) run(ctx context.Context) {
+	if s.client == nil {
 		return
 	}
-	report := time.NewTicker(s.cfg.SearchReportInterval)
+	report := time.NewTicker(s.reportEvery)
 	defer report.Stop()
-	refresh := time.NewTicker(s.cfg.TrendingRefresh)
+	refresh := time.NewTicker(s.refreshEvery)
 	defer refresh.Stop()
 	s.refreshLogged(ctx)
 	for {
@@ -97,23 +118,20 @@ func (s *Server) RunSearchQueries(ctx context.Context) {
 	}
 }
 
-func (s *Server) reportLogged(ctx context.Context) {
-	if err := s.ReportSearchQueries(ctx); err != nil {
+func (s *searchTrends) reportLogged(ctx context.Context) {
+	if err := s.report(ctx); err != nil {
 		s.log.Warn("cannot report search queries; kept for the next report", "err", err)
 	}
 }
 
-func (s *Server) refreshLogged(ctx context.Context) {
-	if err := s.RefreshTrending(ctx); err != nil {
+func (s *searchTrends) refreshLogged(ctx context.Context) {
+	if err := s.refresh(ctx); err != nil {
 		s.log.Warn("cannot refresh trending search queries; serving the last snapshot", "err", err)
 	}
 }
 
-// ReportSearchQueries sends the searches counted since the last report to
-// dynamic. On failure they are kept (within the counter's bound) for the
-// next report.
-func (s *Server) ReportSearchQueries(ctx context.Context) error {
-	t := &s.trending
+// report is ReportSearchQueries.
+func (t *searchTrends) report(ctx context.Context) error {
 	if t.client == nil {
 		return nil
 	}
@@ -127,10 +145,10 @@ func (s *Server) ReportSearchQueries(ctx context.Context) error {
 		part := q[:min(len(q), reportPart)]
 		body, err := json.Marshal(trending.Batch{Queries: part})
 		if err == nil {
-			_, err = s.internal(ctx, http.MethodPost, internalSearchQueries, body)
+			_, err = t.internal(ctx, http.MethodPost, internalSearchQueries, body)
 		}
 		if err != nil {
-			t.reportFailed.inc()
+			t.reportFailed.Inc()
 			t.counter.Restore(&trending.Batch{Queries: q})
 			return err
 		}
@@ -142,20 +160,19 @@ func (s *Server) ReportSearchQueries(ctx context.Context) error {
 // reportPart is the most phrases one report request carries.
 const reportPart = 1000
 
-// RefreshTrending fetches the trending phrases from dynamic.
-func (s *Server) RefreshTrending(ctx context.Context) error {
-	t := &s.trending
+// refresh is RefreshTrending.
+func (t *searchTrends) refresh(ctx context.Context) error {
 	if t.client == nil {
 		return nil
 	}
-	b, err := s.internal(ctx, http.MethodGet, internalSearchTrending, nil)
+	b, err := t.internal(ctx, http.MethodGet, internalSearchTrending, nil)
 	if err != nil {
-		t.refreshFailed.inc()
+		t.refreshFailed.Inc()
 		return err
 	}
 	var snap trending.Snapshot
 	if err := json.Unmarshal(b, &snap); err != nil {
-		t.refreshFailed.inc()
+		t.refreshFailed.Inc()
 		return fmt.Errorf("trending snapshot: %w", err)
 	}
 	ts := &trendSnap{byTag: map[string][]trending.Phrase{}, mod: snap.Generated}
@@ -175,22 +192,22 @@ func (s *Server) RefreshTrending(ctx context.Context) error {
 }
 
 // internal calls one of dynamic's internal routes with the edge token.
-func (s *Server) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.DynamicTimeout)
+func (s *searchTrends) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(s.cfg.DynamicURL, "/")+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(s.dynamicURL, "/")+path, rd)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set(access.HeaderEdgeToken, s.cfg.EdgeToken)
+	req.Header.Set(wire.HeaderEdgeToken, s.edgeToken)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := s.trending.client.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +224,7 @@ func (s *Server) internal(ctx context.Context, method, path string, body []byte)
 
 // serveTrending answers search-queries?trending=true from the snapshot:
 // the phrases of the first language range that has any, 204 when none.
-func (s *Server) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
+func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 	ts := s.trending.snap.Load()
 	if ts == nil {
 		noContent(ctx, false)
@@ -227,7 +244,7 @@ func (s *Server) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 			body, _ := json.Marshal(struct {
 				Data []suggestionJSON `json:"data"`
 			}{out})
-			s.serveComposedCache(ctx, "", body, ts.mod, trendingCache, false)
+			serveComposedCache(ctx, s.composed, "", body, ts.mod, trendingCache, false)
 			return
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // TestReportInParts: a large batch goes to dynamic in parts of at most
@@ -22,7 +22,7 @@ func TestReportInParts(t *testing.T) {
 	var sizes []int
 	failOn := 2
 	dyn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(access.HeaderEdgeToken) != "secret" || r.URL.Path != internalSearchQueries {
+		if r.Header.Get(wire.HeaderEdgeToken) != "secret" || r.URL.Path != internalSearchQueries {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
 		}

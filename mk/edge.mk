@@ -6,4 +6,4 @@
 
 .PHONY: bench-edge
 bench-edge: build
-	@BIN=$(BIN) edge/internal/benchmix/bench-edge.sh
+	@BIN=$(BIN) scripts/bench-edge.sh

@@ -4,4 +4,4 @@
 
 .PHONY: bench-search
 bench-search: build
-	@BIN=$(BIN) edge/internal/benchmix/bench-search.sh
+	@BIN=$(BIN) scripts/bench-search.sh

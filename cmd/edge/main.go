@@ -5,11 +5,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	_ "net/http/pprof"
 	"net/netip"
@@ -19,8 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/cmd/internal/command"
@@ -141,15 +137,16 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
 		return fmt.Errorf("--public-url %q: want the scheme and host clients reach the edge at, like https://api.example.org", c.PublicURL)
 	}
-	useTLS := c.TLSCert != "" || c.TLSKey != ""
-	if useTLS && (c.TLSCert == "" || c.TLSKey == "") {
+	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
-	httpsPort := c.HTTPSPort
-	if httpsPort == 0 && useTLS {
-		if _, p, err := net.SplitHostPort(c.TLSListen); err == nil {
-			httpsPort, _ = strconv.Atoi(p)
+	cache := c.AccessCache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
 		}
+		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
 	}
 	setMemoryLimit(c.PackCache+c.ComposeCache, log)
 	var accessLog *slog.Logger
@@ -168,59 +165,16 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		DefaultRate: access.Rate{PerSecond: c.Rate, Burst: c.Burst}, Edges: c.Edges,
 		IDOnlyRate: access.Rate{PerSecond: c.IDRate, Burst: c.IDBurst},
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
-		TLS: useTLS, ForceHTTPS: c.ForceHTTPS, HTTPSPort: httpsPort, TrustedProxies: proxies,
+		ForceHTTPS: c.ForceHTTPS, HTTPSPort: c.HTTPSPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
 		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh,
+		Access: c.Access, AccessCache: cache, Poll: c.Poll, Concurrency: c.Concurrency,
+		TLSCertFile: c.TLSCert, TLSKeyFile: c.TLSKey, TLSAddr: c.TLSListen,
 	})
 	if err != nil {
 		return err
-	}
-
-	src, err := edge.NewAccessSource(c.Access, c.EdgeToken)
-	if err != nil {
-		return err
-	}
-	cache := c.AccessCache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
-	}
-	aw := &edge.AccessWatcher{Source: src, CachePath: cache, Interval: c.Poll, Server: srv, Log: log}
-	if err := aw.Init(ctx); err != nil {
-		// Keep running: /readyz says not ready, and the watcher retries.
-		log.Error("no access data yet", "err", err)
-	}
-	bw := &edge.BuildWatcher{Store: store, Server: srv, Interval: c.Poll, Log: log}
-	// Keep running on an error: the watcher retries and /readyz says why
-	// the edge is not ready. Check has logged a build it restored from the
-	// disk cache.
-	if err := bw.Check(ctx); err != nil && srv.Build() == "" {
-		log.Error("no build yet", "err", err)
-	}
-	go aw.Run(ctx)
-	go bw.Run(ctx)
-	// Reports counted searches to dynamic and refreshes trending queries;
-	// returns at once without --dynamic.
-	go srv.RunSearchQueries(ctx)
-
-	fs := &fasthttp.Server{
-		Handler:               srv.Handler,
-		Name:                  "",
-		NoDefaultServerHeader: true,
-		NoDefaultContentType:  true,
-		Concurrency:           c.Concurrency,
-		// No ReadTimeout, WriteTimeout or IdleTimeout: the listeners'
-		// edge.CoarseDeadlines bound requests and answers (slowloris
-		// protection) without the clock reads and poller updates fasthttp
-		// would make three times a request.
-		MaxRequestBodySize: edge.MaxRequestBody,
-		ErrorHandler:       edge.RequestError,
-		Logger:             slogPrinter{log},
 	}
 	if c.DebugListen != "" {
 		// net/http/pprof registers on the default mux; only this
@@ -231,43 +185,13 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 			}
 		}()
 	}
-	errc := make(chan error, 2)
-	ln, err := net.Listen("tcp", c.Listen)
-	if err != nil {
+	if err := srv.Open(ctx, c.Listen); err != nil {
 		return err
 	}
-	log.Info("edge listening", "addr", ln.Addr().String(), "store", c.Store, "access", src.String(), "dynamic", c.Dynamic)
-	go func() {
-		errc <- fs.Serve(edge.CoarseDeadlines(ln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack))
-	}()
-	if useTLS {
-		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
-		if err != nil {
-			return fmt.Errorf("load TLS key pair: %w", err)
-		}
-		tln, err := net.Listen("tcp", c.TLSListen)
-		if err != nil {
-			return err
-		}
-		// Below TLS, so that fasthttp still sees a TLS connection.
-		tln = tls.NewListener(edge.CoarseDeadlines(tln, edge.DefaultRequestTimeout, edge.DefaultAnswerTimeout, edge.DefaultDeadlineSlack), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-		log.Info("edge listening (TLS)", "addr", tln.Addr().String())
-		go func() { errc <- fs.Serve(tln) }()
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
+	<-ctx.Done()
 	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return fs.ShutdownWithContext(sctx)
+	return srv.Close()
 }
-
-type slogPrinter struct{ log *slog.Logger }
-
-func (p slogPrinter) Printf(format string, args ...any) { p.log.Warn(fmt.Sprintf(format, args...)) }
 
 func (c *exportCmd) Run(ctx context.Context, log *slog.Logger) error {
 	store, err := storeurl.Open(ctx, c.Store)

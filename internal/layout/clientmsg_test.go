@@ -28,7 +28,7 @@ var (
 	clientSinks = map[string]bool{"message": true, "validation": true, "writeBody": true, "writeJSON": true,
 		"errorPage": true, "fault": true, "clientErrorf": true}
 	clientFields = map[string]map[string]bool{
-		"access.Detail":       {"Msg": true},
+		"wire.Detail":         {"Msg": true},
 		"dynamic.clientError": {"msg": true},
 		"templates.ErrorPage": {"Title": true, "Message": true},
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/internal/repotest"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // goFiles parses the non-test Go files under dir (relative to the
@@ -45,12 +45,12 @@ func goFiles(t *testing.T, dir string) map[string]*ast.File {
 	return files
 }
 
-// The headers the edge sets for dynamic are spelled once, in access: a
+// The headers the edge sets for dynamic are spelled once, in wire: a
 // service that wrote its own copy could drift from the other.
-func TestForwardedHeadersOnlyInAccess(t *testing.T) {
+func TestForwardedHeadersOnlyInWire(t *testing.T) {
 	names := map[string]bool{}
-	for _, h := range []string{access.HeaderVerifiedAppID, access.HeaderEdgeToken,
-		access.HeaderForwardedFor, access.HeaderForwardedProto, access.HeaderForwardedHost} {
+	for _, h := range []string{wire.HeaderVerifiedAppID, wire.HeaderEdgeToken,
+		wire.HeaderForwardedFor, wire.HeaderForwardedProto, wire.HeaderForwardedHost} {
 		names[strings.ToLower(h)] = true
 	}
 	for _, dir := range []string{"edge", "dynamic"} {
@@ -62,7 +62,7 @@ func TestForwardedHeadersOnlyInAccess(t *testing.T) {
 				}
 				s, err := strconv.Unquote(lit.Value)
 				if err == nil && names[strings.ToLower(s)] {
-					t.Errorf("%s spells the header %q; use the constant in access", path, s)
+					t.Errorf("%s spells the header %q; use the constant in wire", path, s)
 				}
 				return true
 			})
@@ -73,9 +73,9 @@ func TestForwardedHeadersOnlyInAccess(t *testing.T) {
 // clientWriters are the edge's functions and methods that put text in an
 // answer, and the composite types that carry such text.
 var clientWriters = map[string]bool{
-	"answer": true, "message": true, "invalid": true, "fault": true, "writeJSON": true,
+	"Answer": true, "Message": true, "Invalid": true, "JSON": true,
 	"SetBody": true, "SetBodyString": true, "AppendMessage": true, "AppendValidation": true,
-	"problem": true, "Fault": true, "Detail": true,
+	"Problem": true, "Fault": true, "Detail": true,
 }
 
 // TestNoClientMessageFromError checks that no answer of the edge is built
@@ -83,7 +83,7 @@ var clientWriters = map[string]bool{
 // (and no field of a problem) calls Error() or names an error variable.
 // An error's text can hold file paths, store keys, Go type names or
 // PostgreSQL details; it goes to the log, and the client reads a message
-// written for it (edge/errors.go).
+// written for it (edge/internal/respond/failure.go).
 func TestNoClientMessageFromError(t *testing.T) {
 	for path, f := range goFiles(t, "edge") {
 		ast.Inspect(f, func(n ast.Node) bool {

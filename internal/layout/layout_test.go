@@ -18,6 +18,7 @@ const module = "github.com/bibleplatform/platform/"
 
 type pkg struct {
 	ImportPath string
+	Name       string
 	Imports    []string // direct imports, tests excluded
 	Deps       []string // everything below it
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/postgres"
 	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 const (
@@ -182,8 +183,8 @@ func run(o options) error {
 	}
 	readDynamic := func(w *worker) (int, error) {
 		// What the edge sends after it has checked the App Key.
-		w.req.Header.Set(access.HeaderEdgeToken, edgeToken)
-		w.req.Header.Set(access.HeaderVerifiedAppID, appID)
+		w.req.Header.Set(wire.HeaderEdgeToken, edgeToken)
+		w.req.Header.Set(wire.HeaderVerifiedAppID, appID)
 		return w.do(toDynamic, "GET", readURIs[w.r.IntN(len(readURIs))], bearers[w.r.IntN(o.users)])
 	}
 	query := func(w *worker) (int, error) {

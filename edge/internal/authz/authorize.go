@@ -1,0 +1,99 @@
+package authz
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire"
+)
+
+// KeySource says where a route may find the caller's App Key besides the
+// X-SVC-App-Key header (spec, Authentication 4).
+type KeySource uint8
+
+const (
+	KeyHeader       KeySource = iota // the header only: content and most catalogue routes
+	KeyOrQueryParam                  // else ?app_key=: the font stylesheet, linked from <link href>
+	KeyOrAppID                       // else ?x-svc-app-key= or the public ?x-svc-app-id=: the browser data-exchange routes
+)
+
+// Admission is what authorising a request decided that its answer reports
+// at the end: the rate limit taken. Handler writes its fields last, after
+// the route has answered, so that an answer may start its header afresh
+// (a representation's header block, serve.go; dynamic's answer read
+// through the gateway).
+type Admission struct {
+	rate  decision
+	taken bool
+}
+
+// WriteRate sets the X-RateLimit-* fields of a taken rate limit.
+func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
+	if !a.taken {
+		return
+	}
+	var buf [20]byte
+	h.SetCanonical(respond.HdrRateLimit, formatInt(&buf, a.rate.limit))
+	h.SetCanonical(respond.HdrRateRemaining, formatInt(&buf, a.rate.remaining))
+	h.SetCanonical(respond.HdrRateReset, formatInt(&buf, a.rate.reset))
+}
+
+// Authorize is the one authorisation entry point of the content,
+// catalogue and gateway routes, in the same order for all: the key (401
+// when missing or unknown), the app it names, the app's status (412) and
+// its rate limit (429, noted in adm); a request naming its app by public
+// id only goes to authorizeByID. It writes the refusal itself and returns
+// nil then. It does not allocate on success.
+func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, from KeySource) *App {
+	key := ctx.Request.Header.Peek(wire.HeaderAppKey)
+	if len(key) == 0 && from != KeyHeader {
+		args := ctx.QueryArgs()
+		switch from {
+		case KeyOrQueryParam:
+			key = args.Peek("app_key")
+		case KeyOrAppID:
+			if key = args.Peek("x-svc-app-key"); len(key) == 0 {
+				if id := args.Peek("x-svc-app-id"); len(id) > 0 {
+					return a.authorizeByID(ctx, adm, t, id)
+				}
+			}
+		}
+	}
+	if len(key) == 0 {
+		respond.Fault(ctx, wire.FaultMissingKey)
+		return nil
+	}
+	app := t.Lookup(key)
+	if app == nil {
+		respond.Fault(ctx, wire.FaultInvalidKey)
+		return nil
+	}
+	if app.archived {
+		respond.Answer(ctx, respond.NotPermitted, "The app behind this App Key is archived.")
+		return nil
+	}
+	if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+		return nil
+	}
+	return app
+}
+
+// rateLimit takes one request from lim and notes it in adm (the
+// X-RateLimit-* fields) and, when refused, answers 429 with refusal as its
+// body (spec, Errors: text/plain, Retry-After).
+func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter, refusal string) bool {
+	d := lim.take(a.now(ctx).UnixNano())
+	adm.rate, adm.taken = d, true
+	if !d.allowed {
+		a.rateLimited.Add(1)
+		var buf [20]byte
+		h := &ctx.Response.Header
+		h.SetCanonical(respond.HdrRetryAfter, formatInt(&buf, d.retry))
+		h.SetCanonical(respond.HdrCacheControl, respond.ValNoStore)
+		h.SetContentType("text/plain; charset=utf-8")
+		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
+		ctx.SetBodyString(refusal)
+		return false
+	}
+	return true
+}
