@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Bounds of a lingering close: a client sending more, or more slowly, is
-// cut off as before.
+// Bounds of a lingering close: a client sending more, or more slowly, has
+// its connection reset.
 const (
 	lingerBytes = 16 << 20
 	lingerTime  = 2 * time.Second

@@ -41,18 +41,7 @@ func TestNoErrorInClientMessages(t *testing.T) {
 	root := repotest.Root(t)
 	imp := exportImporter(t, root, "./dynamic")
 	fset := token.NewFileSet()
-	var files []*ast.File
-	paths, _ := filepath.Glob(filepath.Join(root, "dynamic", "*.go"))
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	files := packageFiles(t, fset, filepath.Join(root, "dynamic"))
 	for _, v := range clientMessageViolations(t, fset, "github.com/bibleplatform/platform/dynamic", files, imp) {
 		t.Error(v)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,11 +113,12 @@ var walkDirs = map[string]string{
 	"respond": "edge/internal/respond", "conn": "edge/internal/conn", "bible": "bible", "publish": "publish",
 }
 
-// findFunc finds the declaration of recv.name (or the function name) in
-// dir's non-test files.
-func findFunc(t *testing.T, fset *token.FileSet, dir, recv, name string) *ast.FuncDecl {
+// packageFiles parses the non-test Go files of the package in dir (an
+// absolute path).
+func packageFiles(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(repotest.Root(t), dir, "*.go"))
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var files []*ast.File
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
@@ -125,6 +127,16 @@ func findFunc(t *testing.T, fset *token.FileSet, dir, recv, name string) *ast.Fu
 		if err != nil {
 			t.Fatal(err)
 		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// findFunc finds the declaration of recv.name (or the function name) in
+// dir's non-test files.
+func findFunc(t *testing.T, fset *token.FileSet, dir, recv, name string) *ast.FuncDecl {
+	t.Helper()
+	for _, f := range packageFiles(t, fset, filepath.Join(repotest.Root(t), dir)) {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Name.Name != name || (fd.Recv == nil) != (recv == "") {
@@ -175,7 +187,7 @@ func TestPassageWalk(t *testing.T) {
 			}
 			p := fset.Position(decls[i].Pos())
 			rel, _ := filepath.Rel(repotest.Root(t), p.Filename)
-			where = filepath.ToSlash(rel) + ":" + itoa(p.Line)
+			where = filepath.ToSlash(rel) + ":" + strconv.Itoa(p.Line)
 		}
 		if s.parent >= 0 && decls[s.parent] != nil && !calls(decls[s.parent], s.name) {
 			t.Errorf("step %d: %s does not call %s", i+1, steps[s.parent].name, full)
@@ -186,16 +198,4 @@ func TestPassageWalk(t *testing.T) {
 		}
 	}
 	t.Logf("roles in order: %s", strings.Join(roles, " → "))
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			return string(b[i:])
-		}
-	}
 }

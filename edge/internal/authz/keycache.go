@@ -19,7 +19,7 @@ import (
 //     every request and never takes a slot, so a flood of made-up keys
 //     cannot grow the cache or push real keys out.
 //   - It is bounded (maxVerifiedKeys); past the bound a key is verified by
-//     its hash every time, as it was before the cache.
+//     its hash every time.
 //   - It belongs to one access table and goes with it: a snapshot that
 //     revokes a key or archives an app starts with an empty cache, so the
 //     change takes effect on the same request as without the cache.
