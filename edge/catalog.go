@@ -175,7 +175,7 @@ func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error)
 // the order bible.Bible encodes them.
 var bibleFields = []string{"id", "abbreviation", "promotional_content", "copyright", "info",
 	"publisher_url", "language_tag", "localized_abbreviation", "localized_title", "title", "books",
-	"platform_deep_link", "organization_id"}
+	"platform_deep_link", "organization_id", "versification"}
 
 type bibleItem struct {
 	id        int32
