@@ -258,7 +258,7 @@ func TestConsentPageAndErrors(t *testing.T) {
 
 	// An app stored without a usable callback (not through App.Validate)
 	// cannot run the flow: the browser is never sent to its address.
-	for i, cb := range []string{"", "javascript:alert(1)", "/relative/callback", "https://reader.example/#frag"} {
+	for i, cb := range []string{"", "javascript:alert(1)", "/relative/callback", "https://reader.example/#frag", "http://a.com;frame-ancestors/cb"} {
 		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b%02d", i)
 		if err := e.db.CreateApp(context.Background(), dynamic.App{ID: id, Name: "Unset", Status: "live", CallbackURL: cb}); err != nil {
 			t.Fatal(err)
