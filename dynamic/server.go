@@ -188,17 +188,62 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 // with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
 // ServeMux answers. HEAD is served as GET; fasthttp drops the body.
 //
-// /metrics needs no edge token: it is for the operator's scraper, on the
-// same private network as the rest of the service's port. Every other
-// request is timed by route and status.
+// /metrics and /readyz need no edge token: they are for the operator's
+// scraper and probes, on the same private network as the rest of the
+// service's port (the edge answers its own /readyz and forwards neither).
+// Every other request is timed by route and status.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	if string(ctx.Path()) == "/metrics" && ctx.IsGet() {
-		s.metrics.serve(ctx)
-		return
+	switch string(ctx.Path()) {
+	case "/metrics":
+		if ctx.IsGet() {
+			s.metrics.serve(ctx)
+			return
+		}
+	case "/readyz":
+		if ctx.IsGet() || ctx.IsHead() {
+			s.readyz(ctx)
+			return
+		}
 	}
 	start := time.Now()
 	route := s.serve(ctx)
 	s.metrics.observe(route, ctx.Response.StatusCode(), time.Since(start))
+}
+
+// readyTimeout bounds each check of /readyz: a probe must be answered
+// before the prober gives up on it.
+const readyTimeout = 2 * time.Second
+
+// readyz answers 200 when this instance can serve: PostgreSQL answers a
+// round trip and the content store's current build can be read now. Else
+// 503 with the reason, so a balancer stops sending it requests that would
+// fail and the operator sees which dependency is down.
+func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	c, cancel := context.WithTimeout(s.runContext(), readyTimeout)
+	defer cancel()
+	if err := s.cfg.DB.Ping(c); err != nil {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString("PostgreSQL unreachable: " + err.Error() + "\n")
+		return
+	}
+	build, err := s.content.Ready(c)
+	if err != nil {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(err.Error() + "\n")
+		return
+	}
+	ctx.SetBodyString("ready: build " + build + "\n")
+}
+
+// runContext is the server's run context, or Background before Open (a
+// Handler used directly in tests).
+func (s *Server) runContext() context.Context {
+	if s.ctx != nil {
+		return s.ctx
+	}
+	return context.Background()
 }
 
 // serve answers one request and returns the route it matched.
