@@ -240,3 +240,29 @@ func browser() *http.Client {
 		return http.ErrUseLastResponse
 	}}
 }
+
+// plainServer opens a server on a fresh database (its URL returned too)
+// and a store holding publishContent's build, configured as cfg says
+// besides; for tests that need the server's configuration or database
+// beyond what newEnv sets up.
+func plainServer(t *testing.T, cfg dynamic.Config) (srv *dynamic.Server, dbURL string, store *publish.Dir) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL = pgtest.URL(t)
+	db, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if store, err = publish.OpenDir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	publishContent(t, store, testLicenses)
+	cfg.DB, cfg.Store, cfg.EdgeToken = db, store, edgeToken
+	srv = dynamic.New(cfg)
+	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, dbURL, store
+}

@@ -12,9 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bibleplatform/platform/dynamic"
-	"github.com/bibleplatform/platform/dynamic/postgres"
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
-	"github.com/bibleplatform/platform/publish"
 )
 
 // TestReadyz: /readyz answers 200 while PostgreSQL and the content store
@@ -22,22 +20,7 @@ import (
 // is the operator's probe).
 func TestReadyz(t *testing.T) {
 	ctx := context.Background()
-	dbURL := pgtest.URL(t)
-	db, err := postgres.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	store, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	publishContent(t, store, testLicenses)
-	srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken})
-	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, dbURL, store := plainServer(t, dynamic.Config{})
 	probe := func() (int, string) {
 		t.Helper()
 		r, err := http.Get(srv.URL() + "/readyz")

@@ -50,6 +50,7 @@ type serveCmd struct {
 
 	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"${trending_window}" env:"TRENDING_WINDOW"`
 	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most ${trending_max_apps})." default:"${trending_min_apps}" env:"TRENDING_MIN_APPS"`
+	AccessLog       bool          `help:"Log every request (one line each, as the edge does)." default:"true" negatable:"" env:"DYNAMIC_ACCESS_LOG"`
 }
 
 func main() {
@@ -71,7 +72,7 @@ func (c *migrateCmd) Run(ctx context.Context) error {
 	return db.Migrate(ctx)
 }
 
-func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
+func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {
 	var keys jwt.KeySet
 	switch {
 	case c.JWTKeys != "" && c.JWKSURL != "":
@@ -108,6 +109,11 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	}
 	if c.CSRFKey != "" {
 		cfg.CSRFKey = []byte(c.CSRFKey)
+	}
+	if c.AccessLog {
+		accessLog, closeLog := command.NewAccessLog(logging)
+		defer closeLog()
+		cfg.AccessLog = accessLog
 	}
 	srv := dynamic.New(cfg)
 	if err := srv.Open(ctx, c.Listen); err != nil {
