@@ -43,7 +43,7 @@ type serveCmd struct {
 	EdgeToken   string `help:"Shared secret the edge sends as X-Edge-Token." required:"" env:"EDGE_TOKEN"`
 
 	JWTKeys     string `help:"PEM file of public keys (or certificates, or a private key) that sign user tokens." type:"existingfile" env:"JWT_KEYS"`
-	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." env:"JWKS_URL"`
+	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." name:"jwks-url" env:"JWKS_URL"`
 	JWTIssuer   string `help:"Required iss of user tokens." default:"bible-platform-dev" env:"JWT_ISSUER"`
 	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
 	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
@@ -55,12 +55,14 @@ type serveCmd struct {
 
 func main() {
 	var c cli
-	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c,
-		kong.Vars{ // the defaults dynamic.New applies, so that they are written once
-			"trending_window":   dynamic.DefaultTrendingWindow.String(),
-			"trending_min_apps": strconv.Itoa(dynamic.DefaultTrendingMinApps),
-			"trending_max_apps": strconv.Itoa(trending.MaxApps),
-		})
+	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c, vars)
+}
+
+// vars are the defaults dynamic.New applies, so that they are written once.
+var vars = kong.Vars{
+	"trending_window":   dynamic.DefaultTrendingWindow.String(),
+	"trending_min_apps": strconv.Itoa(dynamic.DefaultTrendingMinApps),
+	"trending_max_apps": strconv.Itoa(trending.MaxApps),
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {
