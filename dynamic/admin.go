@@ -148,39 +148,47 @@ func cutScheme(s string) (string, bool) {
 // checkAuthority accepts host [":" port], where host is a DNS name, an IPv4
 // address or a bracketed IPv6 address.
 func checkAuthority(a string) error {
-	if a == "" {
-		return errors.New("has no host")
-	}
 	if strings.Contains(a, "@") {
 		return errors.New("has user information (@) before the host")
 	}
-	host, port := a, ""
 	if strings.HasPrefix(a, "[") {
-		end := strings.Index(a, "]")
+		end := strings.IndexByte(a, ']')
 		if end < 0 {
 			return errors.New("has an unclosed [ in the host")
 		}
-		if _, err := netip.ParseAddr(a[1:end]); err != nil || !strings.Contains(a[1:end], ":") {
+		if ip, err := netip.ParseAddr(a[1:end]); err != nil || !ip.Is6() || ip.Zone() != "" {
 			return fmt.Errorf("host %q is not an IPv6 address", a[:end+1])
 		}
-		host, port = "", a[end+1:]
-		if port != "" && port[0] != ':' {
-			return fmt.Errorf("has %q after the host", port)
-		}
-		port = strings.TrimPrefix(port, ":")
-	} else if i := strings.LastIndexByte(a, ':'); i >= 0 {
-		host, port = a[:i], a[i+1:]
-	}
-	if host != "" {
-		if err := checkHostName(host); err != nil {
-			return err
+		switch rest := a[end+1:]; {
+		case rest == "":
+			return nil
+		case rest[0] != ':':
+			return fmt.Errorf("has %q after the host", rest)
+		default:
+			return checkPort(rest[1:])
 		}
 	}
-	if strings.Contains(a, ":") && !strings.HasSuffix(a, "]") {
-		p, err := strconv.Atoi(port)
-		if err != nil || p < 1 || p > 65535 || port[0] == '+' || port[0] == '-' {
-			return fmt.Errorf("port %q is not a number from 1 to 65535", port)
-		}
+	host, port, hasPort := a, "", false
+	if i := strings.LastIndexByte(a, ':'); i >= 0 {
+		host, port, hasPort = a[:i], a[i+1:], true
+	}
+	if host == "" {
+		return errors.New("has no host")
+	}
+	if err := checkHostName(host); err != nil {
+		return err
+	}
+	if hasPort {
+		return checkPort(port)
+	}
+	return nil
+}
+
+// checkPort accepts a decimal port from 1 to 65535.
+func checkPort(p string) error {
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 || len(p) > 5 || strings.IndexFunc(p, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", p)
 	}
 	return nil
 }
