@@ -116,7 +116,7 @@ func New(cfg Config) *Server {
 	if s.feed.longPoll <= 0 {
 		s.feed.longPoll = 20 * time.Second
 	}
-	s.metrics = newMetrics()
+	s.metrics = newMetrics(s.feed.followedBuild)
 	s.highlights = &highlightRoutes{requests: r, store: cfg.DB, grants: &grantCheck{store: cfg.DB}, content: s.content}
 	s.apps = &appRoutes{requests: r, apps: cfg.DB, grants: cfg.DB, agreements: cfg.DB, content: s.content}
 	s.exchange = &exchangeRoutes{requests: r, apps: cfg.DB, store: cfg.DB, csrfKey: cfg.CSRFKey}
