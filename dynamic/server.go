@@ -344,6 +344,9 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		MaxRequestBodySize:    access.MaxRequestBody,
 		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
+		// A request that fails to parse is logged without its bytes:
+		// they carry the edge token and users' bearer tokens.
+		SecureErrorLogMessage: true,
 	}
 	go s.srv.Serve(access.LingerListener{Listener: ln})
 	return nil
