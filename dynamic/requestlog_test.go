@@ -43,3 +43,14 @@ func TestUnreadRequestNotLogged(t *testing.T) {
 		t.Errorf("the log holds a request's bytes:\n%s", out)
 	}
 }
+
+// TestLargeBearerToken: a bearer token of 8 KiB, as identity providers
+// issue with many claims, reaches the token check (401 invalid_token), not
+// a 431 for the headers' size.
+func TestLargeBearerToken(t *testing.T) {
+	e := newEnv(t)
+	r := e.do(req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", bearer: "Bearer " + strings.Repeat("a", 8<<10)})
+	if r.status != 401 || !strings.Contains(r.header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Errorf("8 KiB bearer token: %d %q %s, want 401 invalid_token", r.status, r.header.Get("WWW-Authenticate"), r.body)
+	}
+}

@@ -342,6 +342,7 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		MaxRequestBodySize:    access.MaxRequestBody,
+		ReadBufferSize:        maxRequestHeader,
 		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
 		// A request that fails to parse is logged without its bytes:
@@ -351,6 +352,13 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	go s.srv.Serve(access.LingerListener{Listener: ln})
 	return nil
 }
+
+// maxRequestHeader is the most request-header bytes read (fasthttp reads
+// headers into one buffer of this size; more is 431). Its default, 4 KiB,
+// refused bearer tokens over about 3 KB, which identity providers issue
+// (tokens with many claims or RSA signatures); 16 KiB is what common
+// proxies pass on (nginx: 4 buffers of 8 KiB).
+const maxRequestHeader = 16 << 10
 
 // requestError answers a request the server could not read as
 // access.UnreadRequest says.
