@@ -180,14 +180,9 @@ func (s *stack) stop(t testing.TB) {
 func (s *stack) logs() string {
 	var b strings.Builder
 	for _, name := range []string{"run.log", "edge.log", "dynamic.log"} {
-		data, err := os.ReadFile(filepath.Join(s.runDir, name))
-		if err != nil {
-			continue
+		if out, ok := tail(filepath.Join(s.runDir, name)); ok {
+			b.WriteString(out + "\n")
 		}
-		if len(data) > 4000 {
-			data = data[len(data)-4000:]
-		}
-		fmt.Fprintf(&b, "--- %s\n%s\n", name, data)
 	}
 	return b.String()
 }

@@ -53,6 +53,14 @@ func (f *accessFeed) current() ([]byte, int64, <-chan struct{}) {
 	return f.snap, f.version, f.changed
 }
 
+// followedBuild is the content build the current snapshot used; "" before
+// the first.
+func (f *accessFeed) followedBuild() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.build
+}
+
 // rebuild reads the access data and publishes a new snapshot when its
 // version moved.
 func (f *accessFeed) rebuild(ctx context.Context) error {

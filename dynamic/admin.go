@@ -13,28 +13,41 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
+	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
 )
 
-// Validate reports what is wrong with an app before it is stored.
+// Validate reports what is wrong with an app before it is stored. It is
+// the one check of an app's fields, whatever path registers or changes
+// the app: the name is shown to users on the approval page and the
+// callback's origin is written into that page's Content-Security-Policy.
 func (a App) Validate() error {
 	if !bible.ValidUUID(a.ID) {
 		return fmt.Errorf("app id %q is not a UUID", a.ID)
 	}
+	if err := checkAppName(a.Name); err != nil {
+		return err
+	}
 	if a.OrganizationID != "" && !bible.ValidUUID(a.OrganizationID) {
 		return fmt.Errorf("organization %q is not a UUID", a.OrganizationID)
 	}
-	if a.WebsiteURL != "" && !httpURL(a.WebsiteURL) {
-		return fmt.Errorf("website %q is not an absolute http(s) URL", a.WebsiteURL)
+	if a.WebsiteURL != "" {
+		if err := checkHTTPURL(a.WebsiteURL); err != nil {
+			return fmt.Errorf("website %q: %w", a.WebsiteURL, err)
+		}
 	}
-	if a.CallbackURL != "" && !httpURL(a.CallbackURL) {
-		return fmt.Errorf("callback URL %q is not an absolute http(s) URL", a.CallbackURL)
+	if a.CallbackURL != "" {
+		if err := checkHTTPURL(a.CallbackURL); err != nil {
+			return fmt.Errorf("callback URL %q: %w", a.CallbackURL, err)
+		}
 	}
 	if a.RatePerSecond < 0 || a.RateBurst < 0 {
 		return errors.New("rate and burst cannot be negative")
@@ -42,9 +55,176 @@ func (a App) Validate() error {
 	return nil
 }
 
-func httpURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.Fragment == ""
+// MaxAppNameLen is the longest app name, in characters: room for any
+// product name, not for a paragraph on the approval page.
+const MaxAppNameLen = 100
+
+// checkAppName refuses an empty or overlong name, and one carrying control
+// characters or bidirectional controls (an override can make the approval
+// page show a name other than the one stored).
+func checkAppName(name string) error {
+	switch n := utf8.RuneCountInString(name); {
+	case !utf8.ValidString(name):
+		return errors.New("app name is not valid UTF-8")
+	case strings.TrimSpace(name) == "":
+		return errors.New("app name is empty")
+	case n > MaxAppNameLen:
+		return fmt.Errorf("app name is %d characters long; at most %d are allowed", n, MaxAppNameLen)
+	}
+	for i, r := range name {
+		if unicode.IsControl(r) || bidiControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("app name has the control character %U at byte %d", r, i)
+		}
+	}
+	return nil
+}
+
+// bidiControl reports the characters that change the direction of the
+// text around them (Unicode Bidi_Control).
+func bidiControl(r rune) bool {
+	return r == '\u061c' || r == '\u200e' || r == '\u200f' ||
+		r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
+}
+
+// MaxURLLen is the longest website or callback URL accepted.
+const MaxURLLen = 2048
+
+// httpURL reports whether s is a URL checkHTTPURL accepts.
+func httpURL(s string) bool { return checkHTTPURL(s) == nil }
+
+// checkHTTPURL holds an app's URLs to a strict grammar, so that nothing in
+// one can end a header value or a CSP source list it is written into:
+//
+//	url   = ("http" | "https") "://" host [":" port] [path] ["?" query]
+//	host  = DNS name (letters, digits, "-", "." ) | IPv4 | "[" IPv6 "]"
+//	path  = "/" *( unreserved | pct-encoded | "/" | "!" | "$" | "&" | "(" | ")" | "+" | "=" | ":" | "@" )
+//	query = the same characters, and "?"
+//
+// No user info, fragment, spaces, quotes, ";", ",", "*" or other
+// characters beyond those.
+func checkHTTPURL(s string) error {
+	if len(s) > MaxURLLen {
+		return fmt.Errorf("longer than %d bytes", MaxURLLen)
+	}
+	rest, ok := cutScheme(s)
+	if !ok {
+		return errors.New("want an absolute http:// or https:// URL")
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if err := checkAuthority(rest[:end]); err != nil {
+		return err
+	}
+	rest = rest[end:]
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '#':
+			return errors.New("has a fragment (#); the flow adds its own query and needs none")
+		case c == '%':
+			if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
+				return fmt.Errorf("has a %% at byte %d not followed by two hex digits", len(s)-len(rest)+i)
+			}
+		case c >= utf8.RuneSelf:
+			return fmt.Errorf("has a non-ASCII character at byte %d; percent-encode it", len(s)-len(rest)+i)
+		case !urlPathChar(c):
+			return fmt.Errorf("has the character %q, which is not allowed in a path or query", rune(c))
+		}
+	}
+	return nil
+}
+
+func cutScheme(s string) (string, bool) {
+	for _, p := range []string{"https://", "http://"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return s[len(p):], true
+		}
+	}
+	return "", false
+}
+
+// checkAuthority accepts host [":" port], where host is a DNS name, an IPv4
+// address or a bracketed IPv6 address.
+func checkAuthority(a string) error {
+	if strings.Contains(a, "@") {
+		return errors.New("has user information (@) before the host")
+	}
+	if strings.HasPrefix(a, "[") {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return errors.New("has an unclosed [ in the host")
+		}
+		if ip, err := netip.ParseAddr(a[1:end]); err != nil || !ip.Is6() || ip.Zone() != "" {
+			return fmt.Errorf("host %q is not an IPv6 address", a[:end+1])
+		}
+		switch rest := a[end+1:]; {
+		case rest == "":
+			return nil
+		case rest[0] != ':':
+			return fmt.Errorf("has %q after the host", rest)
+		default:
+			return checkPort(rest[1:])
+		}
+	}
+	host, port, hasPort := a, "", false
+	if i := strings.LastIndexByte(a, ':'); i >= 0 {
+		host, port, hasPort = a[:i], a[i+1:], true
+	}
+	if host == "" {
+		return errors.New("has no host")
+	}
+	if err := checkHostName(host); err != nil {
+		return err
+	}
+	if hasPort {
+		return checkPort(port)
+	}
+	return nil
+}
+
+// checkPort accepts a decimal port from 1 to 65535.
+func checkPort(p string) error {
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 || len(p) > 5 || strings.IndexFunc(p, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", p)
+	}
+	return nil
+}
+
+// checkHostName accepts a DNS name of letters, digits and hyphens in
+// labels of at most 63 characters (which covers IPv4 addresses too).
+func checkHostName(h string) error {
+	if len(h) > 253 {
+		return errors.New("host is longer than 253 characters")
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return fmt.Errorf("host %q is not a DNS name", h)
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return fmt.Errorf("host %q has the character %q, not allowed in a DNS name", h, rune(c))
+			}
+		}
+	}
+	return nil
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// urlPathChar is a character the grammar of checkHTTPURL allows in a path
+// or query (other than "%", checked with its digits).
+func urlPathChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~/?!$&()+=:@", c) >= 0
 }
 
 // Validate reports what is wrong with an agreement before it is stored:

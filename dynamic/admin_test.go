@@ -1,6 +1,7 @@
 package dynamic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bibleplatform/platform/bible"
@@ -25,6 +26,89 @@ func TestAppValidate(t *testing.T) {
 		change(&a)
 		if err := a.Validate(); err == nil {
 			t.Errorf("%s: no error for %+v", name, a)
+		}
+	}
+}
+
+func TestAppValidateURLs(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want string // part of the error; "" for none
+	}{
+		{"https://reader.example/cb", ""},
+		{"http://localhost:3000/callback", ""},
+		{"HTTPS://Reader.Example:8443/a/b-c_d.e~f/%7E?x=1&y=(2)", ""},
+		{"http://127.0.0.1:8080/cb", ""},
+		{"http://[::1]:8080/cb", ""},
+		{"https://reader.example", ""},
+		{"http://a.com;frame-ancestors/cb", "not allowed in a DNS name"},
+		{"http://a.com/cb;x", `character ';'`},
+		{"http://a.com/c'b", `character '\''`},
+		{`http://a.com/c"b`, `character '"'`},
+		{"http://a.com/c b", `character ' '`},
+		{"http://a.com/a,b", `character ','`},
+		{"http://*.a.com/cb", "not allowed in a DNS name"},
+		{"http://a.com/*", `character '*'`},
+		{"https://reader.example/#x", "fragment"},
+		{"http://user@a.com/cb", "user information"},
+		{"javascript:alert(1)", "absolute http"},
+		{"ftp://a.com/cb", "absolute http"},
+		{"http:///cb", "no host"},
+		{"http://:8080/cb", "no host"},
+		{"http://:0]/cb", "no host"},
+		{"http://[::1]x/cb", "after the host"},
+		{"http://[1.2.3.4]/cb", "IPv6"},
+		{"http://a.com:+80/cb", "port"},
+		{"http://a.com:99999/cb", "port"},
+		{"http://a.com:/cb", "port"},
+		{"http://[::1/cb", "unclosed"},
+		{"http://[nope]/cb", "IPv6"},
+		{"http://a.com/%zz", "hex digits"},
+		{"http://a.com/\u202e", "non-ASCII"},
+		{"http://a..com/", "DNS name"},
+		{"http://-a.com/", "DNS name"},
+		{"http://a.com/" + strings.Repeat("a", MaxURLLen), "longer than"},
+	} {
+		a := App{ID: "e5aaf952-2601-4eb8-af08-bc2e48aa31fc", Name: "Reader", CallbackURL: c.url}
+		err := a.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: got %v, want no error", c.url, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want an error with %q", c.url, err, c.want)
+		}
+		if got, want := httpURL(c.url), c.want == ""; got != want {
+			t.Errorf("httpURL(%q) = %v, want %v (the consent flow checks as registration does)", c.url, got, want)
+		}
+	}
+}
+
+func TestAppValidateName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want string // part of the error; "" for none
+	}{
+		{"Reader", ""},
+		{"Lectura bíblica — 聖書 👩‍💻", ""},
+		{strings.Repeat("é", MaxAppNameLen), ""},
+		{"", "empty"},
+		{"   ", "empty"},
+		{strings.Repeat("a", MaxAppNameLen+1), "at most 100"},
+		{"Reader\u202egnp.exe", "U+202E"},
+		{"Reader\u2066x\u2069", "U+2066"},
+		{"Reader\u200f", "U+200F"},
+		{"Reader\x00", "U+0000"},
+		{"Reader\nApproved", "U+000A"},
+		{"Reader\u2028", "U+2028"},
+		{"Reader\xff", "UTF-8"},
+	} {
+		a := App{ID: "e5aaf952-2601-4eb8-af08-bc2e48aa31fc", Name: c.name}
+		err := a.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: got %v, want no error", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want an error with %q", c.name, err, c.want)
 		}
 	}
 }

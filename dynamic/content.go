@@ -22,6 +22,10 @@ type Published interface {
 	Build(ctx context.Context) (string, error)
 	Index(ctx context.Context, bibleID int32) (*bible.Index, error)
 	Licenses(ctx context.Context) ([]License, error)
+	// Ready reads the store's current build now, whatever was read
+	// last, and returns its id: an error says the store cannot be read
+	// or has nothing published.
+	Ready(ctx context.Context) (string, error)
 }
 
 // Content reads what dynamic needs from the published content and keeps
@@ -70,6 +74,20 @@ func (c *Content) caches(build string) {
 		c.indexes = make(map[int32]*bible.Index)
 		c.licenses, c.loaded = nil, false
 	}
+}
+
+// Ready checks the store now (a read of its current pointer, and of the
+// manifest when the build moved), so a store that stopped answering is
+// seen even while requests are served from the last build read.
+func (c *Content) Ready(ctx context.Context) (string, error) {
+	if _, err := c.follow.Store.Current(ctx); publish.IsNotExist(err) {
+		return "", errors.New("nothing is published in the content store yet")
+	}
+	b, _, err := c.follow.Check(ctx)
+	if err != nil {
+		return "", fmt.Errorf("content store: %w", err)
+	}
+	return b.ID, nil
 }
 
 // Build returns the id of the current build.

@@ -203,10 +203,16 @@ func (x *exchangeRoutes) exchangeContext(ctx *fasthttp.RequestCtx, c caller) (st
 		return "", nil, nil, false
 	}
 	// Checked as when the app is registered (App.Validate): an app stored
-	// by other means does not send the browser to anything else.
+	// by other means does not send the browser to anything else, nor show
+	// users a name that controls or overrides could disguise.
 	if !httpURL(a.CallbackURL) {
 		x.errorPage(ctx, http.StatusConflict, "App not set up",
 			"The app has no registered address to return to, so it cannot ask for permissions yet.")
+		return "", nil, nil, false
+	}
+	if checkAppName(a.Name) != nil {
+		x.errorPage(ctx, http.StatusConflict, "App not set up",
+			"The app's registered name cannot be shown safely, so it cannot ask for permissions yet.")
 		return "", nil, nil, false
 	}
 	return tok, t, a, true

@@ -256,21 +256,37 @@ func TestConsentPageAndErrors(t *testing.T) {
 		}
 	}
 
-	// An app stored without a usable callback (not through App.Validate)
-	// cannot run the flow: the browser is never sent to its address.
-	for i, cb := range []string{"", "javascript:alert(1)", "/relative/callback", "https://reader.example/#frag"} {
-		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b%02d", i)
-		if err := e.db.CreateApp(context.Background(), dynamic.App{ID: id, Name: "Unset", Status: "live", CallbackURL: cb}); err != nil {
+	// approvalPage stores app a as given (not through App.Validate) and
+	// opens the approval page of a token it asks for.
+	approvalPage := func(a dynamic.App) resp {
+		t.Helper()
+		a.Status = "live"
+		if err := e.db.CreateApp(context.Background(), a); err != nil {
 			t.Fatal(err)
 		}
-		r := e.do(req{method: "POST", path: "/data-exchange/token", app: id, user: userID, body: `{"requested_permissions":["highlights"]}`})
+		r := e.do(req{method: "POST", path: "/data-exchange/token", app: a.ID, user: userID, body: `{"requested_permissions":["highlights"]}`})
 		var v struct {
 			Token string `json:"token"`
 		}
 		r.json(t, &v)
-		page := e.doWith(browser(), req{method: "GET", path: "/data-exchange?token=" + url.QueryEscape(v.Token), app: id})
+		return e.doWith(browser(), req{method: "GET", path: "/data-exchange?token=" + url.QueryEscape(v.Token), app: a.ID})
+	}
+	// An app stored without a usable callback cannot run the flow: the
+	// browser is never sent to its address.
+	for i, cb := range []string{"", "javascript:alert(1)", "/relative/callback", "https://reader.example/#frag", "http://a.com;frame-ancestors/cb"} {
+		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9b%02d", i)
+		page := approvalPage(dynamic.App{ID: id, Name: "Unset", CallbackURL: cb})
 		if page.status != http.StatusConflict || page.header.Get("Location") != "" {
 			t.Errorf("callback %q: page %d %q, want 409 and no redirect", cb, page.status, page.header.Get("Location"))
+		}
+	}
+	// Nor can an app whose stored name registration would refuse: the
+	// page would show users the overridden text.
+	for i, name := range []string{"Reader\u202egnp.exe", "Approved\nby your church"} {
+		id := fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9c%02d", i)
+		page := approvalPage(dynamic.App{ID: id, Name: name, CallbackURL: "https://reader.example/cb"})
+		if page.status != http.StatusConflict || strings.Contains(string(page.body), name) {
+			t.Errorf("name %q: page %d, want 409 without the name", name, page.status)
 		}
 	}
 }

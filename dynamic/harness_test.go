@@ -49,6 +49,8 @@ func (c *clock) Add(d time.Duration) {
 type env struct {
 	t     *testing.T
 	db    *postgres.DB
+	dbURL string
+	users *jwt.Verifier // verifies what token signs
 	store *publish.Dir
 	srv   *dynamic.Server
 	clock *clock
@@ -117,7 +119,12 @@ func publishContent(t *testing.T, store publish.Store, lics []dynamic.License) {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	db := pgtest.New(t)
+	dbURL := pgtest.URL(t)
+	db, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
 	store, err := publish.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -139,13 +146,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Now()}
-	srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Now: c.Now,
-		Users: &jwt.Verifier{Keys: keys, Issuer: issuer, Audience: audience}})
+	users := &jwt.Verifier{Keys: keys, Issuer: issuer, Audience: audience}
+	srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Now: c.Now, Users: users})
 	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return &env{t: t, db: db, store: store, srv: srv, clock: c, key: key}
+	return &env{t: t, db: db, dbURL: dbURL, users: users, store: store, srv: srv, clock: c, key: key}
 }
 
 func (e *env) token(user string) string {
@@ -239,4 +246,30 @@ func browser() *http.Client {
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
+}
+
+// plainServer opens a server on a fresh database (its URL returned too)
+// and a store holding publishContent's build, configured as cfg says
+// besides; for tests that need the server's configuration or database
+// beyond what newEnv sets up.
+func plainServer(t *testing.T, cfg dynamic.Config) (srv *dynamic.Server, dbURL string, store *publish.Dir) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL = pgtest.URL(t)
+	db, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if store, err = publish.OpenDir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	publishContent(t, store, testLicenses)
+	cfg.DB, cfg.Store, cfg.EdgeToken = db, store, edgeToken
+	srv = dynamic.New(cfg)
+	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, dbURL, store
 }

@@ -49,6 +49,9 @@ type Config struct {
 	TrendingWindow  time.Duration
 	TrendingMinApps int
 	Log             *slog.Logger
+	// AccessLog, when set, gets one line per request (logRequest). Give
+	// it a buffered writer (internal/logbuf), as the edge's is.
+	AccessLog *slog.Logger
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -113,7 +116,7 @@ func New(cfg Config) *Server {
 	if s.feed.longPoll <= 0 {
 		s.feed.longPoll = 20 * time.Second
 	}
-	s.metrics = newMetrics()
+	s.metrics = newMetrics(s.feed.followedBuild)
 	s.highlights = &highlightRoutes{requests: r, store: cfg.DB, grants: &grantCheck{store: cfg.DB}, content: s.content}
 	s.apps = &appRoutes{requests: r, apps: cfg.DB, grants: cfg.DB, agreements: cfg.DB, content: s.content}
 	s.exchange = &exchangeRoutes{requests: r, apps: cfg.DB, store: cfg.DB, csrfKey: cfg.CSRFKey}
@@ -188,17 +191,90 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 // with another method 405 with Allow (RFC 9110 §15.5.6), as net/http's
 // ServeMux answers. HEAD is served as GET; fasthttp drops the body.
 //
-// /metrics needs no edge token: it is for the operator's scraper, on the
-// same private network as the rest of the service's port. Every other
-// request is timed by route and status.
+// /metrics and /readyz need no edge token: they are for the operator's
+// scraper and probes, on the same private network as the rest of the
+// service's port (the edge answers its own /readyz and forwards neither).
+// Every other request is timed by route and status.
 func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
-	if string(ctx.Path()) == "/metrics" && ctx.IsGet() {
-		s.metrics.serve(ctx)
-		return
-	}
 	start := time.Now()
+	switch string(ctx.Path()) {
+	case "/metrics":
+		if ctx.IsGet() {
+			s.metrics.serve(ctx)
+			s.logRequest(ctx, "/metrics", start)
+			return
+		}
+	case "/readyz":
+		if ctx.IsGet() || ctx.IsHead() {
+			s.readyz(ctx)
+			s.logRequest(ctx, "/readyz", start)
+			return
+		}
+	}
 	route := s.serve(ctx)
 	s.metrics.observe(route, ctx.Response.StatusCode(), time.Since(start))
+	s.logRequest(ctx, route, start)
+}
+
+// logRequest writes the access-log line of a request answered: the
+// fields of the edge's line, with the route pattern (a bounded set) and
+// the app the edge vouched for. The path is logged without its query,
+// which may carry a data-exchange token. id is this process's number for
+// the request.
+func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, start time.Time) {
+	if s.cfg.AccessLog == nil {
+		return
+	}
+	app := ""
+	if wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
+		app = string(ctx.Request.Header.Peek(wire.HeaderVerifiedAppID))
+	}
+	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request",
+		slog.Uint64("id", ctx.ID()),
+		slog.String("method", string(ctx.Method())),
+		slog.String("path", string(ctx.Path())),
+		slog.String("route", route),
+		slog.Int("status", ctx.Response.StatusCode()),
+		slog.Int("bytes", len(ctx.Response.Body())),
+		slog.Int64("duration_us", time.Since(start).Microseconds()),
+		slog.String("remote", ctx.RemoteIP().String()),
+		slog.String("app", app))
+}
+
+// readyTimeout bounds each check of /readyz: a probe must be answered
+// before the prober gives up on it.
+const readyTimeout = 2 * time.Second
+
+// readyz answers 200 when this instance can serve: PostgreSQL answers a
+// round trip and the content store's current build can be read now. Else
+// 503 with the reason, so a balancer stops sending it requests that would
+// fail and the operator sees which dependency is down.
+func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	c, cancel := context.WithTimeout(s.runContext(), readyTimeout)
+	defer cancel()
+	if err := s.cfg.DB.Ping(c); err != nil {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString("PostgreSQL unreachable: " + err.Error() + "\n")
+		return
+	}
+	build, err := s.content.Ready(c)
+	if err != nil {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(err.Error() + "\n")
+		return
+	}
+	ctx.SetBodyString("ready: build " + build + "\n")
+}
+
+// runContext is the server's run context, or Background before Open (a
+// Handler used directly in tests).
+func (s *Server) runContext() context.Context {
+	if s.ctx != nil {
+		return s.ctx
+	}
+	return context.Background()
 }
 
 // serve answers one request and returns the route it matched.
@@ -266,12 +342,23 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		MaxRequestBodySize:    wire.MaxRequestBody,
+		ReadBufferSize:        maxRequestHeader,
 		ErrorHandler:          requestError,
 		Logger:                fasthttpLogger{s.log},
+		// A request that fails to parse is logged without its bytes:
+		// they carry the edge token and users' bearer tokens.
+		SecureErrorLogMessage: true,
 	}
 	go s.srv.Serve(wire.LingerListener{Listener: ln})
 	return nil
 }
+
+// maxRequestHeader is the most request-header bytes read (fasthttp reads
+// headers into one buffer of this size; more is 431). Its default, 4 KiB,
+// refused bearer tokens over about 3 KB, which identity providers issue
+// (tokens with many claims or RSA signatures); 16 KiB is what common
+// proxies pass on (nginx: 4 buffers of 8 KiB).
+const maxRequestHeader = 16 << 10
 
 // requestError answers a request the server could not read as
 // wire.UnreadRequest says.

@@ -156,8 +156,15 @@ type SeedStore interface {
 	AgreementStore
 }
 
+// HealthStore answers whether the database serves at all (readiness).
+type HealthStore interface {
+	// Ping makes one round trip to the database.
+	Ping(ctx context.Context) error
+}
+
 // DB is every role: what a whole Server is given.
 type DB interface {
+	HealthStore
 	AppStore
 	KeyStore
 	AgreementStore

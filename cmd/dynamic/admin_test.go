@@ -129,6 +129,8 @@ func TestAppsAndKeys(t *testing.T) {
 
 	bad := [][]string{
 		{"apps", "create", "--database-url", url, "--name", "X", "--callback-url", "javascript:alert(1)"},
+		{"apps", "create", "--database-url", url, "--name", "X", "--callback-url", "http://a.com;frame-ancestors/cb"},
+		{"apps", "create", "--database-url", url, "--name", "X\u202e", "--callback-url", "https://reader.example/cb"},
 		{"apps", "create", "--database-url", url, "--name", "X", "--status", "gone"},
 		{"apps", "create", "--database-url", url, "--name", "X", "--id", appID},
 		{"keys", "revoke", "--database-url", url, "--id", "99999"},

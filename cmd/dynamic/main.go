@@ -43,23 +43,26 @@ type serveCmd struct {
 	EdgeToken   string `help:"Shared secret the edge sends as X-Edge-Token." required:"" env:"EDGE_TOKEN"`
 
 	JWTKeys     string `help:"PEM file of public keys (or certificates, or a private key) that sign user tokens." type:"existingfile" env:"JWT_KEYS"`
-	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." env:"JWKS_URL"`
+	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." name:"jwks-url" env:"JWKS_URL"`
 	JWTIssuer   string `help:"Required iss of user tokens." default:"bible-platform-dev" env:"JWT_ISSUER"`
 	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
 	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
 
 	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"${trending_window}" env:"TRENDING_WINDOW"`
 	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most ${trending_max_apps})." default:"${trending_min_apps}" env:"TRENDING_MIN_APPS"`
+	AccessLog       bool          `help:"Log every request (one line each, as the edge does)." default:"true" negatable:"" env:"DYNAMIC_ACCESS_LOG"`
 }
 
 func main() {
 	var c cli
-	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c,
-		kong.Vars{ // the defaults dynamic.New applies, so that they are written once
-			"trending_window":   dynamic.DefaultTrendingWindow.String(),
-			"trending_min_apps": strconv.Itoa(dynamic.DefaultTrendingMinApps),
-			"trending_max_apps": strconv.Itoa(trending.MaxApps),
-		})
+	command.Main("dynamic", "Apps, keys, licence agreements, highlights and the consent flow, on PostgreSQL.", &c, vars)
+}
+
+// vars are the defaults dynamic.New applies, so that they are written once.
+var vars = kong.Vars{
+	"trending_window":   dynamic.DefaultTrendingWindow.String(),
+	"trending_min_apps": strconv.Itoa(dynamic.DefaultTrendingMinApps),
+	"trending_max_apps": strconv.Itoa(trending.MaxApps),
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {
@@ -71,7 +74,7 @@ func (c *migrateCmd) Run(ctx context.Context) error {
 	return db.Migrate(ctx)
 }
 
-func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
+func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {
 	var keys jwt.KeySet
 	switch {
 	case c.JWTKeys != "" && c.JWKSURL != "":
@@ -108,6 +111,11 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger) error {
 	}
 	if c.CSRFKey != "" {
 		cfg.CSRFKey = []byte(c.CSRFKey)
+	}
+	if c.AccessLog {
+		accessLog, closeLog := command.NewAccessLog(logging)
+		defer closeLog()
+		cfg.AccessLog = accessLog
 	}
 	srv := dynamic.New(cfg)
 	if err := srv.Open(ctx, c.Listen); err != nil {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -62,5 +63,54 @@ func TestHighlightOutcomeMigration(t *testing.T) {
 	// Retries apply nothing: the stored outcomes answered them.
 	if hs, err := db.Highlights(ctx, user, 9001, []string{"JHN.3.16"}); err != nil || len(hs) != 0 {
 		t.Errorf("highlights after retries: %+v, %v; want none", hs, err)
+	}
+}
+
+// TestMigrateConcurrently: several instances starting at once on an empty
+// database (a deployment of more than one dynamic) all migrate without an
+// error, and each migration is applied once: they take turns under an
+// advisory lock.
+func TestMigrateConcurrently(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.Empty(t)
+	const instances = 4
+	dbs := make([]*postgres.DB, instances)
+	for i := range dbs {
+		db, err := postgres.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	errs := make(chan error, instances)
+	start := make(chan struct{})
+	for _, db := range dbs {
+		go func() {
+			<-start
+			errs <- db.Migrate(ctx)
+		}()
+	}
+	close(start)
+	for range instances {
+		if err := <-errs; err != nil {
+			t.Errorf("an instance failed to migrate: %v", err)
+		}
+	}
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var rows, versions int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT version) FROM schema_migrations`).Scan(&rows, &versions); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(files) || versions != len(files) {
+		t.Errorf("schema_migrations: %d rows, %d versions; want %d each (one per migration)", rows, versions, len(files))
 	}
 }

@@ -60,6 +60,21 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	return db, nil
 }
 
+// Ping makes a round trip to the server on a pooled connection. A pooled
+// connection the server ended (a restart, a failover) fails once and is
+// dropped, so Ping tries the next until one answers or a new connection
+// cannot be made: the answer is about the server now, not about
+// connections left over from before it came back.
+func (db *DB) Ping(ctx context.Context) error {
+	for i := 0; ; i++ {
+		err := db.pool.Ping(ctx)
+		var ce *pgconn.ConnectError
+		if err == nil || errors.As(err, &ce) || ctx.Err() != nil || i >= int(db.pool.Config().MaxConns) {
+			return translate(err, "ping")
+		}
+	}
+}
+
 // Close closes the pool.
 func (db *DB) Close() { db.pool.Close() }
 
