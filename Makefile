@@ -26,6 +26,7 @@ test: build vet fmt lint
 	@# The oracles' figures, which go test keeps to itself when they pass.
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usfm | grep '^usfm oracle'
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usx | grep '^usx oracle'
+	@$(GO) test -count=1 -run '^TestEval$$' -v ./search | grep '^search eval'
 	@# The packages whose code runs concurrently, again under the race
 	@# detector (the allocation tests skip themselves there).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./edge/... ./dynamic/... ./publish/... ./access/... ./internal/...
