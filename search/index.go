@@ -10,7 +10,7 @@ import (
 
 // Version changes whenever the analysis or the index format changes, so
 // that an unchanged Bible gets a new index.
-const Version = "search-2"
+const Version = "search-3"
 
 // Index is the search index of one Bible, decoded in memory. It is
 // immutable and safe for concurrent use.
