@@ -20,6 +20,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 )
 
 // renderVersion changes whenever rendering or the pack layout changes in a
@@ -133,6 +134,10 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	b.rep.Warnings = append(b.rep.Warnings, warns...)
+	if b.synonyms, warns, err = readSynonyms(opt.Content); err != nil {
+		return b.rep, err
+	}
+	b.rep.Warnings = append(b.rep.Warnings, warns...)
 	bibles, err := ReadBibles(opt.Content)
 	if err != nil {
 		return b.rep, err
@@ -198,6 +203,8 @@ type builder struct {
 	done      int // books finished
 	// prevSearch are the previous build's search indexes by source.
 	prevSearch map[string]publish.SearchEntry
+	// synonyms are the content's synonyms by language tag.
+	synonyms map[string]search.Synonyms
 	// langs gathers each language's words and book names from the Bibles
 	// as they are done, for its suggestions (topics.go).
 	langs map[string]*langData

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
@@ -34,6 +35,37 @@ func segmentTexts(chapters [][][]bible.Segment) [][]string {
 	return out
 }
 
+// synonymsDir holds one synonyms file per language:
+// synonyms/<language>.txt (docs/search.md describes the format).
+const synonymsDir = "synonyms"
+
+// readSynonyms reads every synonyms file. A bad line is a warning (the
+// group is left out); a file whose name is not a language tag is an error.
+func readSynonyms(content string) (map[string]search.Synonyms, []error, error) {
+	files, err := languageFiles(content, synonymsDir, ".txt")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]search.Synonyms{}
+	var warns []error
+	for _, f := range files {
+		syn, errs := search.ParseSynonyms(f.name, f.data)
+		warns = append(warns, errs...)
+		out[f.tag] = syn
+	}
+	return out, warns, nil
+}
+
+// synonymsFor returns the synonyms of a Bible's language: those of its
+// tag, else of its primary language ("en" for "en-GB").
+func (b *builder) synonymsFor(tag string) search.Synonyms {
+	if syn, ok := b.synonyms[tag]; ok {
+		return syn
+	}
+	primary, _, _ := strings.Cut(tag, "-")
+	return b.synonyms[primary]
+}
+
 // searchPackLayout changes with what a Bible's search pack holds besides
 // the index, so that an older pack is not reused.
 const searchPackLayout = "words-1" // the Bible's words (publish.NameWords)
@@ -48,8 +80,9 @@ const searchPackLayout = "words-1" // the Bible's words (publish.NameWords)
 // search pack and the manifest, not the book's pack as well.
 func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.SearchEntry, error) {
 	cb, books := bj.bible, bj.books
+	syn := b.synonymsFor(cb.Meta.LanguageTag)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", search.Version, searchPackLayout, cb.Meta.LanguageTag)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00", search.Version, searchPackLayout, cb.Meta.LanguageTag, syn)
 	for _, j := range books {
 		fmt.Fprintf(h, "%s\x00", j.entry.Source)
 	}
@@ -80,7 +113,7 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 		bj.words = map[string]int{}
 	}
 	w := publish.NewPackWriter()
-	w.AddRaw(publish.NameSearch, "application/octet-stream", search.Build(cb.Meta.LanguageTag, in).Encode())
+	w.AddRaw(publish.NameSearch, "application/octet-stream", search.BuildWith(cb.Meta.LanguageTag, in, syn).Encode())
 	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(bj.words))
 	ref, err := b.put(ctx, w, fmt.Sprintf("the search index of Bible %d", cb.Meta.ID))
 	b.count(func(r *Report) { r.SearchBuilt++; r.Search += time.Since(start) })

@@ -198,3 +198,23 @@ func foldUnicode(s string) string {
 	}
 	return norm.NFC.String(b.String())
 }
+
+// Variants returns the forms a reader may mean by a folded word the Bible
+// does not have, most likely first. In English these are the modern forms
+// of the older verb endings readers quote from the King James tradition:
+// "careth" and "goest" are "care" and "go".
+func (a *Analyzer) Variants(word string) []string {
+	if a.lang != "en" || len(word) < 5 {
+		return nil
+	}
+	for _, end := range []string{"eth", "est"} {
+		if base, ok := strings.CutSuffix(word, end); ok {
+			out := []string{base, base + "e"}
+			if n := len(base); n >= 2 && base[n-1] == base[n-2] {
+				out = append(out, base[:n-1])
+			}
+			return out
+		}
+	}
+	return nil
+}

@@ -1,9 +1,14 @@
 package search_test
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,29 +35,64 @@ type loaded struct {
 	err    error
 }
 
+// synonymsOf reads the fixture content's synonyms of a language, as the
+// build hands them to search.BuildWith.
+func synonymsOf(lang string) (search.Synonyms, error) {
+	root, err := repotest.FindRoot()
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Join("synonyms", lang+".txt")
+	data, err := os.ReadFile(filepath.Join(root, "fixtures", "content", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	syn, errs := search.ParseSynonyms(name, data)
+	return syn, errors.Join(errs...)
+}
+
 var (
 	biblesMu sync.Mutex
 	bibles   = map[string]*sync.Once{}
 	loadedBy = map[string]*loaded{}
 )
 
-// bibleVerses renders one shared Bible (once per test binary) into what
+// sharedBible renders one shared Bible (once per test binary) into what
 // the build hands to search.Build, and indexes it through the object
-// format, as the edge reads it.
-func sharedBible(name string) *loaded {
+// format, as the edge reads it; with synonyms, with the fixture content's
+// synonyms of its language.
+func sharedBible(name string, synonyms bool) *loaded {
+	key := fmt.Sprint(name, synonyms)
 	biblesMu.Lock()
-	once, ok := bibles[name]
+	once, ok := bibles[key]
 	if !ok {
 		once = new(sync.Once)
-		bibles[name] = once
-		loadedBy[name] = &loaded{}
+		bibles[key] = once
+		loadedBy[key] = &loaded{}
 	}
-	l := loadedBy[name]
+	l := loadedBy[key]
 	biblesMu.Unlock()
 	once.Do(func() {
-		l.verses, l.err = renderBible(name, sharedBibles[name])
+		if synonyms {
+			plain := sharedBible(name, false)
+			if plain.err != nil {
+				l.err = plain.err
+				return
+			}
+			l.verses = plain.verses
+		} else {
+			l.verses, l.err = renderBible(name, sharedBibles[name])
+		}
+		var syn search.Synonyms
+		if l.err == nil && synonyms {
+			primary, _, _ := strings.Cut(sharedBibles[name], "-")
+			syn, l.err = synonymsOf(primary)
+		}
 		if l.err == nil {
-			l.index, l.err = search.Decode(search.Build(sharedBibles[name], l.verses).Encode())
+			l.index, l.err = search.Decode(search.BuildWith(sharedBibles[name], l.verses, syn).Encode())
 		}
 	})
 	return l
@@ -122,10 +162,10 @@ func renderBible(name, lang string) ([]search.Verses, error) {
 
 // loadBible returns the index of a shared Bible, skipping the test when
 // ../shared does not have it.
-func loadBible(t testing.TB, name string) *search.Index {
+func loadBible(t testing.TB, name string, synonyms bool) *search.Index {
 	t.Helper()
 	repotest.Shared(t, "bibles", name)
-	l := sharedBible(name)
+	l := sharedBible(name, synonyms)
 	if l.err != nil {
 		t.Fatal(l.err)
 	}
@@ -133,8 +173,8 @@ func loadBible(t testing.TB, name string) *search.Index {
 }
 
 func webVerses() ([]search.Verses, error) {
-	l := sharedBible("eng-web")
+	l := sharedBible("eng-web", false)
 	return l.verses, l.err
 }
 
-func loadWEB(t testing.TB) *search.Index { return loadBible(t, "eng-web") }
+func loadWEB(t testing.TB) *search.Index { return loadBible(t, "eng-web", false) }

@@ -36,7 +36,7 @@ func readerWords(text string) []string {
 // without points and checks that it finds verses as typed, not through
 // typo correction.
 func TestHebrewFrequentWords(t *testing.T) {
-	x := loadBible(t, "hbo-uhb")
+	x := loadBible(t, "hbo-uhb", false)
 	count := map[string]int{}
 	for i := range x.Len() {
 		for _, w := range readerWords(x.Text(int32(i))) {

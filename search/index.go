@@ -45,6 +45,11 @@ type Index struct {
 	// whose postings are the longest to decode.
 	frequent  map[uint32]hits
 	bookNames map[string]bible.BookID
+	// synonyms are the groups the index was built with; synAt maps a
+	// stem to its synonyms' words (synonyms.go).
+	synonyms Synonyms
+	synAt    map[string][]uint32
+	stop     map[string]bool // the language's stop words (StopWords)
 }
 
 // Book is one book's names, for reference detection.
@@ -60,8 +65,12 @@ type Verses struct {
 }
 
 // Build indexes a Bible's verses.
-func Build(lang string, books []Verses) *Index {
+func Build(lang string, books []Verses) *Index { return BuildWith(lang, books, nil) }
+
+// BuildWith indexes a Bible's verses with its language's synonyms.
+func BuildWith(lang string, books []Verses, syn Synonyms) *Index {
 	b := newBuilder(lang)
+	b.x.synonyms = syn
 	for _, bk := range books {
 		names := []string{bk.Book.Title, bk.Book.FullTitle, bk.Book.Abbreviation}
 		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: slices.DeleteFunc(names, func(s string) bool { return s == "" })})
@@ -194,6 +203,8 @@ func (x *Index) derive() {
 		}
 	}
 	x.deriveBooks()
+	x.deriveSynonyms()
+	x.stop = StopWords(x.lang)
 	x.frequent = map[uint32]hits{}
 	for w, df := range x.df {
 		if df >= frequentDF {

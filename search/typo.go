@@ -71,14 +71,84 @@ func (x *Index) corrections(q *query) []string {
 	return out
 }
 
+// A misfit is corrected to a word one edit away (a slip that makes
+// another word is nearly always one slip) that is in misfitRatio times
+// as many verses: the more common word is the likelier meaning. At most
+// misfitCandidates near words are tried.
+const (
+	misfitCandidates = 8
+	misfitRatio      = 10
+)
+
+// misfits returns the query with one word replaced by a near word of the
+// vocabulary, for each word that is in the Bible but alone keeps the
+// verses holding every other word from matching, when the near word
+// matches some of those verses: a slip that made another word ("feat"
+// for "feet"). The first is the best guess; at most maxAlternatives+1.
+func (x *Index) misfits(q *query) []string {
+	if len(q.clauses) < 2 || len(q.clauses) > maxClauses {
+		return nil
+	}
+	hs := make([][]int32, len(q.clauses))
+	for i, c := range q.clauses {
+		hs[i] = x.clauseHits(c).doc
+	}
+	var out []string
+	for i, c := range q.clauses {
+		if len(out) > maxAlternatives {
+			break
+		}
+		if c.phrase || c.span.end < len(q.raw) && q.raw[c.span.end] == '*' {
+			continue
+		}
+		var rest []int32
+		for k, h := range hs {
+			if k == i {
+				continue
+			}
+			if rest == nil {
+				rest = h
+			} else {
+				rest = intersect(rest, h)
+			}
+			if len(rest) == 0 {
+				break
+			}
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		word := Fold(q.raw[c.span.start:c.span.end])
+		for _, w := range x.candidates(word, misfitCandidates, 1) {
+			cand := x.words[w]
+			h := x.clauseHits(clause{alts: [][]uint32{x.forms(cand)}, syn: x.synonymsOf(cand)})
+			if len(h.doc) >= misfitRatio*len(hs[i]) && len(intersect(rest, h.doc)) > 0 {
+				out = append(out, q.raw[:c.span.start]+cand+q.raw[c.span.end:])
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Candidates returns up to n words of the vocabulary near a folded word,
 // best first.
 func (x *Index) Candidates(word string, n int) []string {
+	ws := x.candidates(word, n, maxEdits(utf8.RuneCountInString(word)))
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = x.words[w]
+	}
+	return out
+}
+
+// candidates returns up to n words within d edits of a folded word, best
+// first.
+func (x *Index) candidates(word string, n, d int) []uint32 {
 	l := utf8.RuneCountInString(word)
 	if l < minTypoLen {
 		return nil
 	}
-	d := maxEdits(l)
 	type cand struct {
 		w     uint32
 		dist  int
@@ -121,9 +191,9 @@ func (x *Index) Candidates(word string, n int) []string {
 		}
 		return int(p.w) - int(q.w)
 	})
-	out := make([]string, 0, min(n, len(found)))
+	out := make([]uint32, 0, min(n, len(found)))
 	for _, c := range found[:min(n, len(found))] {
-		out = append(out, x.words[c.w])
+		out = append(out, c.w)
 	}
 	return out
 }
