@@ -11,10 +11,9 @@ import (
 	"github.com/bibleplatform/platform/search"
 )
 
-// evalFloor is the least top3 the evaluation set accepts: the figure of
-// the search as it was when the set was written, raised as search learns
-// what readers type.
-const evalFloor = 0.80
+// evalFloor is the least top3 the evaluation set accepts. The set was
+// written before the search was tuned, when it reached 0.563.
+const evalFloor = 0.95
 
 // evalCase is one line of testdata/eval.tsv.
 type evalCase struct {

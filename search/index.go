@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/citation"
 )
 
 // Version changes whenever the analysis or the index format changes, so
@@ -43,8 +44,8 @@ type Index struct {
 	// frequent holds the decoded verses and counts of the words in at
 	// least frequentDF verses: the words most queries and phrases touch,
 	// whose postings are the longest to decode.
-	frequent  map[uint32]hits
-	bookNames map[string]bible.BookID
+	frequent map[uint32]hits
+	cite     *citation.Resolver
 	// synonyms are the groups the index was built with; synAt maps a
 	// stem to its synonyms' words (synonyms.go).
 	synonyms Synonyms

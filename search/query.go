@@ -65,7 +65,7 @@ func (x *Index) Search(text, intent string, want int) *Result {
 	switch intent {
 	case IntentReference:
 		r := &Result{Intent: IntentReference}
-		if ref, ok := x.parseReference(text); ok {
+		if ref, ok := x.cite.Parse(text); ok {
 			r.Verses, r.Total = window(x.ReferenceVerses(ref), want)
 		}
 		return r
