@@ -114,11 +114,17 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	b.prevKeys = map[string]*publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
 	b.prevSearch = map[string]publish.SearchEntry{}
+	b.prevSearchBooks = map[string]publish.PackRef{}
+	b.prevSearchOf = map[int32]publish.SearchEntry{}
 	if prev != nil {
 		prev.Packs(func(r *publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
 			if be.Search != nil {
 				b.prevSearch[be.Search.Source] = *be.Search
+				b.prevSearchOf[be.ID] = *be.Search
+				for _, sb := range be.Search.Books {
+					b.prevSearchBooks[sb.Source] = sb.Pack
+				}
 			}
 			for _, k := range be.Books {
 				b.prevBooks[k.Source] = k
@@ -201,8 +207,11 @@ type builder struct {
 	mu        sync.Mutex // guards rep, langs and progress calls
 	rep       *Report
 	done      int // books finished
-	// prevSearch are the previous build's search indexes by source.
-	prevSearch map[string]publish.SearchEntry
+	// prevSearch are the previous build's search indexes by source and by
+	// Bible, and prevSearchBooks their books' parts by source.
+	prevSearch      map[string]publish.SearchEntry
+	prevSearchOf    map[int32]publish.SearchEntry
+	prevSearchBooks map[string]publish.PackRef
 	// synonyms are the content's synonyms by language tag.
 	synonyms map[string]search.Synonyms
 	// langs gathers each language's words and book names from the Bibles

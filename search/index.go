@@ -154,8 +154,17 @@ func (b *builder) finish() *Index {
 		x.words[n], x.count[n], x.post[n] = b.words[w], b.count[w], deltaPostings(b.post[w])
 		x.df[n] = uint32(postingDocs(b.post[w]))
 	}
+	x.groupStems()
+	x.derive()
+	return x
+}
+
+// groupStems numbers the stem groups of the sorted vocabulary in the
+// order of their first word.
+func (x *Index) groupStems() {
 	stems := map[string]uint32{}
 	x.stem = make([]uint32, len(x.words))
+	x.groups = nil
 	for w, word := range x.words {
 		s := x.an.Stem(word)
 		g, ok := stems[s]
@@ -167,8 +176,6 @@ func (b *builder) finish() *Index {
 		x.stem[w] = g
 		x.groups[g] = append(x.groups[g], uint32(w))
 	}
-	x.derive()
-	return x
 }
 
 // derive computes what the index format leaves out because it follows
