@@ -181,3 +181,21 @@ func FuzzParseSynonyms(f *testing.F) {
 		x.Search("lord shepherd", "", 10)
 	})
 }
+
+// BenchmarkPartial times partial answers of the WEB with its English
+// synonyms: the queries that cost most, long ones of common words that no
+// verse holds all of.
+func BenchmarkPartial(b *testing.B) {
+	x := loadBible(b, "eng-web", true)
+	for _, q := range []string{
+		"the lord is my shepherd i shall not want",
+		"come unto me all ye that labour and are heavy laden",
+		"and the of to in that is for with his he they them was were have",
+	} {
+		b.Run(strings.Fields(q)[1], func(b *testing.B) {
+			for range b.N {
+				x.Search(q, "", 25)
+			}
+		})
+	}
+}

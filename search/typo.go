@@ -83,48 +83,51 @@ const (
 )
 
 // misfits returns the query with one word replaced by a near word of the
-// vocabulary, for each word that is in the Bible but alone keeps the
-// verses holding every other word from matching, when the near word
-// matches some of those verses: a slip that made another word ("feat"
-// for "feet"). The first is the best guess; at most maxAlternatives+1.
+// vocabulary, for each required word that is in the Bible but alone keeps
+// the verses holding every other required word from matching, when the
+// near word matches some of those verses: a slip that made another word
+// ("feat" for "feet"). The first is the best guess; at most
+// maxAlternatives+1. One pass over the clauses' verses finds, for each
+// word, the verses that lack that word only.
 func (x *Index) misfits(q *query) []string {
-	if len(q.clauses) < 2 || len(q.clauses) > maxClauses {
+	var req []int
+	for i, c := range q.clauses {
+		if !c.optional {
+			req = append(req, i)
+		}
+	}
+	if len(req) < 2 {
 		return nil
 	}
-	hs := make([][]int32, len(q.clauses))
-	for i, c := range q.clauses {
-		hs[i] = x.clauseHits(c).doc
+	mask := make([]uint32, len(x.verse))
+	for k, i := range req {
+		for _, d := range x.clauseHits(q.clauses[i]).doc {
+			mask[d] |= 1 << k
+		}
+	}
+	full := uint32(1)<<len(req) - 1
+	lacking := make([][]int32, len(req)) // the verses that lack req[k] only, in order
+	for d, m := range mask {
+		if miss := full &^ m; m != 0 && bits.OnesCount32(miss) == 1 {
+			k := bits.TrailingZeros32(miss)
+			lacking[k] = append(lacking[k], int32(d))
+		}
 	}
 	var out []string
-	for i, c := range q.clauses {
+	for k, i := range req {
+		c := q.clauses[i]
 		if len(out) > maxAlternatives {
 			break
 		}
-		if c.phrase || c.span.end < len(q.raw) && q.raw[c.span.end] == '*' {
+		if len(lacking[k]) == 0 || c.phrase || c.span.end < len(q.raw) && q.raw[c.span.end] == '*' {
 			continue
 		}
-		var rest []int32
-		for k, h := range hs {
-			if k == i {
-				continue
-			}
-			if rest == nil {
-				rest = h
-			} else {
-				rest = intersect(rest, h)
-			}
-			if len(rest) == 0 {
-				break
-			}
-		}
-		if len(rest) == 0 {
-			continue
-		}
+		own := len(x.clauseHits(c).doc)
 		word := Fold(q.raw[c.span.start:c.span.end])
 		for _, w := range x.candidates(word, misfitCandidates, 1) {
 			cand := x.words[w]
 			h := x.clauseHits(clause{alts: [][]uint32{x.forms(cand)}, syn: x.synonymsOf(cand)})
-			if len(h.doc) >= misfitRatio*len(hs[i]) && len(intersect(rest, h.doc)) > 0 {
+			if len(h.doc) >= misfitRatio*own && len(intersect(lacking[k], h.doc)) > 0 {
 				out = append(out, q.raw[:c.span.start]+cand+q.raw[c.span.end:])
 				break
 			}
