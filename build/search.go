@@ -116,7 +116,7 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 		}
 		fresh[i] = wordsOf(texts)
 		w := publish.NewPackWriter()
-		w.AddRaw(publish.NameSearch, "application/octet-stream", search.BuildWith(lang, []search.Verses{{Book: j.index, Texts: texts}}, nil).Encode())
+		w.AddRaw(publish.NameSearch, "application/octet-stream", search.BuildPart(lang, search.Verses{Book: j.index, Texts: texts}))
 		w.AddRaw(publish.NameWords, publish.JSON, mustJSON(fresh[i]))
 		ref, err := b.put(ctx, w, fmt.Sprintf("the search index of Bible %d, %s", cb.Meta.ID, j.id))
 		if err != nil {

@@ -70,6 +70,21 @@ func Build(lang string, books []Verses) *Index { return BuildWith(lang, books, n
 
 // BuildWith indexes a Bible's verses with its language's synonyms.
 func BuildWith(lang string, books []Verses, syn Synonyms) *Index {
+	x := build(lang, books, syn)
+	x.derive()
+	return x
+}
+
+// BuildPart returns the index object of one book, the part of a Bible's
+// index the build publishes for it (segment.go): what BuildWith(lang,
+// []Verses{book}, nil).Encode() returns, without deriving what only
+// queries need.
+func BuildPart(lang string, book Verses) []byte {
+	return build(lang, []Verses{book}, nil).Encode()
+}
+
+// build indexes verses, the derived fields left out.
+func build(lang string, books []Verses, syn Synonyms) *Index {
 	b := newBuilder(lang)
 	b.x.synonyms = syn
 	for _, bk := range books {
@@ -155,7 +170,6 @@ func (b *builder) finish() *Index {
 		x.df[n] = uint32(postingDocs(b.post[w]))
 	}
 	x.groupStems()
-	x.derive()
 	return x
 }
 

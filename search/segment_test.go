@@ -23,7 +23,11 @@ func TestMerge(t *testing.T) {
 	}
 	segs := make([]*search.Index, len(vs))
 	for i, v := range vs {
-		if segs[i], err = search.Decode(search.BuildWith("en", []search.Verses{v}, nil).Encode()); err != nil {
+		part := search.BuildPart("en", v)
+		if i == 0 && !bytes.Equal(part, search.BuildWith("en", []search.Verses{v}, nil).Encode()) {
+			t.Fatal("BuildPart differs from BuildWith of the book alone")
+		}
+		if segs[i], err = search.Decode(part); err != nil {
 			t.Fatal(err)
 		}
 	}
