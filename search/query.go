@@ -517,6 +517,11 @@ const (
 	// by side in the query's order against their inverse document
 	// frequency.
 	proximityWeight = 1.0
+	// proximityMaxDF: the positions of a word in more verses than this
+	// (the commonest words: in the WEB, about 40) are not read, since
+	// reading them walks its whole postings for a bonus its low inverse
+	// document frequency makes small.
+	proximityMaxDF = 4000
 	// proximityWindow is the farthest apart, in words, two query words
 	// still count as near.
 	proximityWindow = 8
@@ -729,14 +734,14 @@ func (x *Index) disjunction(hs []clauseHits) []scored {
 // each two words next to each other in the query that are near each other
 // in the verse, more when in the query's order, and sorts them again.
 func (x *Index) proximity(q *query, hs []clauseHits, best []scored) {
-	if len(best) < 2 && len(q.clauses) < 2 || len(best) == 0 {
-		return
+	if len(q.clauses) < 2 || len(best) == 0 {
+		return // no two words to be near each other
 	}
 	// Where each word clause's words are in the verses that hold it.
 	docs := make([][]int32, len(hs))
 	pos := make([]positions, len(hs))
 	for k, h := range hs {
-		if h.all == nil {
+		if h.all == nil || len(h.uall.doc) > proximityMaxDF {
 			continue
 		}
 		for _, b := range best {
@@ -751,7 +756,7 @@ func (x *Index) proximity(q *query, hs []clauseHits, best []scored) {
 		b := &best[i]
 		for k := 0; k+1 < len(hs); k++ {
 			l := k + 1
-			if b.mask&(1<<k) == 0 || b.mask&(1<<l) == 0 || hs[k].all == nil || hs[l].all == nil {
+			if b.mask&(1<<k) == 0 || b.mask&(1<<l) == 0 || docs[k] == nil || docs[l] == nil {
 				continue
 			}
 			pk := pos[k].of(docIndex(docs[k], b.doc))
