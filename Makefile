@@ -28,6 +28,7 @@ test: build vet fmt lint
 	@$(GO) test -count=1 -run '^TestOracle$$' -v ./build/usx | grep '^usx oracle'
 	@# Per-verse agreement of the five shared Bibles with usfm-js (npm).
 	@$(GO) test -count=1 -run '^TestUsfmJS$$' -v ./build/render | grep '^usfm-js agreement'
+	@$(GO) test -count=1 -run '^TestEval$$' -v ./search | grep '^search eval'
 	@# The packages whose code runs concurrently, again under the race
 	@# detector (the allocation tests skip themselves there).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./edge/... ./dynamic/... ./publish/... ./access/... ./wire/... ./internal/...

@@ -20,6 +20,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/versification"
 )
 
@@ -127,11 +128,17 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	b.prevKeys = map[string]*publish.PackRef{}
 	b.prevBooks = map[string]publish.BookEntry{}
 	b.prevSearch = map[string]publish.SearchEntry{}
+	b.prevSearchBooks = map[string]publish.PackRef{}
+	b.prevSearchOf = map[int32]publish.SearchEntry{}
 	if prev != nil {
 		prev.Packs(func(r *publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
 			if be.Search != nil {
 				b.prevSearch[be.Search.Source] = *be.Search
+				b.prevSearchOf[be.ID] = *be.Search
+				for _, sb := range be.Search.Books {
+					b.prevSearchBooks[sb.Source] = sb.Pack
+				}
 			}
 			for _, k := range be.Books {
 				b.prevBooks[k.Source] = k
@@ -150,6 +157,10 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	}
 	topics, warns, err := readTopics(opt.Content)
 	if err != nil {
+		return b.rep, err
+	}
+	b.rep.Warnings = append(b.rep.Warnings, warns...)
+	if b.synonyms, warns, err = readSynonyms(opt.Content); err != nil {
 		return b.rep, err
 	}
 	b.rep.Warnings = append(b.rep.Warnings, warns...)
@@ -257,8 +268,13 @@ type builder struct {
 	mu        sync.Mutex // guards rep, langs and progress calls
 	rep       *Report
 	done      int // books finished
-	// prevSearch are the previous build's search indexes by source.
-	prevSearch map[string]publish.SearchEntry
+	// prevSearch are the previous build's search indexes by source and by
+	// Bible, and prevSearchBooks their books' parts by source.
+	prevSearch      map[string]publish.SearchEntry
+	prevSearchOf    map[int32]publish.SearchEntry
+	prevSearchBooks map[string]publish.PackRef
+	// synonyms are the content's synonyms by language tag.
+	synonyms map[string]search.Synonyms
 	// langs gathers each language's words and book names from the Bibles
 	// as they are done, for its suggestions (topics.go).
 	langs map[string]*langData

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -319,8 +320,9 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 // TestIncremental checks that an unchanged rebuild writes nothing and a
-// one-verse change writes only the chapter holding it, the Bible's search
-// pack (its index and word counts) and the manifest.
+// one-verse change writes only the chapter holding it, the book's part of
+// the search index, the index's base (with the Bible's word counts) and
+// the manifest.
 func TestIncremental(t *testing.T) {
 	ctx := context.Background()
 	content, store := fixtureCopy(t)
@@ -356,8 +358,8 @@ func TestIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !third.Switched || third.Written != 3 || third.Rendered != 1 {
-		t.Errorf("one-verse change: %+v; want 3 objects written (the chapter pack, the Bible's search pack, the manifest), 1 book rendered", third)
+	if !third.Switched || third.Written != 4 || third.Rendered != 1 {
+		t.Errorf("one-verse change: %+v; want 4 objects written (the chapter pack, the book's part of the search index, its base, the manifest), 1 book rendered", third)
 	}
 	after, _, _ := publish.LoadCurrent(ctx, store)
 	var changedKeys []string
@@ -383,10 +385,31 @@ func TestIncremental(t *testing.T) {
 			}
 		}
 	}
-	searchKey := after.Bible(9001).Search.Pack.Key
+	searchKey, partKey := after.Bible(9001).Search.Pack.Key, ""
+	for _, sb := range after.Bible(9001).Search.Books {
+		if sb.ID == "JHN" {
+			partKey = sb.Pack.Key
+		}
+	}
 	slices.Sort(changedKeys)
-	if want := slices.Sorted(slices.Values([]string{chapter3, searchKey})); !slices.Equal(changedKeys, want) {
-		t.Errorf("changed packs %v; want only JHN 3's %s and the search pack %s", changedKeys, chapter3, searchKey)
+	if want := slices.Sorted(slices.Values([]string{chapter3, searchKey, partKey})); !slices.Equal(changedKeys, want) {
+		t.Errorf("changed packs %v; want only JHN 3's %s, the search base %s and JHN's part %s", changedKeys, chapter3, searchKey, partKey)
+	}
+	// The Bible's words, updated from the previous build's, are those a
+	// cold build counts.
+	var incremental, cold map[string]int
+	readEntry(t, store, after.Bible(9001).Search.Pack, publish.NameWords, &incremental)
+	fresh, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Build(ctx, build.Options{Content: content, Store: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	coldM, _, _ := publish.LoadCurrent(ctx, fresh)
+	readEntry(t, fresh, coldM.Bible(9001).Search.Pack, publish.NameWords, &cold)
+	if !maps.Equal(incremental, cold) || incremental["Truly"] != cold["Truly"] || cold["Truly"] == 0 {
+		t.Errorf("the Bible's words after a one-verse change differ from a cold build's (%d and %d words)", len(incremental), len(cold))
 	}
 	// The new index has the new text; the other books' text came back
 	// from their published packs.
@@ -412,15 +435,13 @@ func loadSearch(t *testing.T, store publish.Store, be *publish.BibleEntry) *sear
 	if be.Search == nil {
 		t.Fatal("no search index")
 	}
-	p, err := publish.LoadPack(context.Background(), store, be.Search.Pack)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := p.Entry(publish.NameSearch)
-	if e == nil {
-		t.Fatal("search pack without index")
-	}
-	x, err := search.Decode(p.Body(&e.Reps[0]))
+	x, err := search.Load(be.Search, func(ref publish.PackRef) ([]byte, error) {
+		p, err := publish.LoadPack(context.Background(), store, ref)
+		if err != nil {
+			return nil, err
+		}
+		return p.Raw(publish.NameSearch)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,28 +27,52 @@ const vocabularySize = 5000
 // is left out, the rest published); a file whose name is not a language
 // tag is an error.
 func readTopics(content string) (map[string][]topic.Topic, []error, error) {
-	files, _ := filepath.Glob(filepath.Join(content, topicsDir, "*.jsonl"))
-	sort.Strings(files)
+	files, err := languageFiles(content, topicsDir, ".jsonl")
+	if err != nil {
+		return nil, nil, err
+	}
 	out := map[string][]topic.Topic{}
 	var warns []error
-	for _, p := range files {
-		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		tag, err := lang.Canonical(name)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: the file name must be a language tag: %w", p, err)
-		}
-		if _, dup := out[tag]; dup {
-			return nil, nil, fmt.Errorf("%s: a second topics file for %s", p, tag)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, err
-		}
-		ts, errs := topic.Parse(filepath.ToSlash(filepath.Join(topicsDir, filepath.Base(p))), data)
+	for _, f := range files {
+		ts, errs := topic.Parse(f.name, f.data)
 		warns = append(warns, errs...)
-		out[tag] = ts
+		out[f.tag] = ts
 	}
 	return out, warns, nil
+}
+
+// languageFile is one file of a per-language directory of the content.
+type languageFile struct {
+	tag  string // the canonical language tag its name is
+	name string // dir/file, as warnings name it
+	data []byte
+}
+
+// languageFiles reads the files <dir>/<language><ext> of the content, in
+// name order. A file whose name is not a language tag, or a second file
+// for one language, is an error.
+func languageFiles(content, dir, ext string) ([]languageFile, error) {
+	paths, _ := filepath.Glob(filepath.Join(content, dir, "*"+ext))
+	sort.Strings(paths)
+	seen := map[string]bool{}
+	var out []languageFile
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ext)
+		tag, err := lang.Canonical(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the file name must be a language tag: %w", p, err)
+		}
+		if seen[tag] {
+			return nil, fmt.Errorf("%s: a second %s file for %s", p, dir, tag)
+		}
+		seen[tag] = true
+		data, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		out = append(out, languageFile{tag: tag, name: filepath.ToSlash(filepath.Join(dir, filepath.Base(p))), data: data})
+	}
+	return out, nil
 }
 
 // wordsOf counts the words of a book's verse texts (verseTexts: headings

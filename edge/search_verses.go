@@ -251,15 +251,13 @@ func (s *searchAPI) searchIndex(ctx context.Context, bv *bibleView) (*search.Ind
 	if x := bv.search.Load(); x != nil {
 		return x, nil
 	}
-	v, err := s.packs.get(ctx, bv.entry.Search.Pack)
-	if err != nil {
-		return nil, err
-	}
-	data, err := v.pack.Raw(publish.NameSearch)
-	if err != nil {
-		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
-	}
-	x, err := search.Decode(data)
+	x, err := search.Load(bv.entry.Search, func(ref publish.PackRef) ([]byte, error) {
+		v, err := s.packs.get(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		return v.pack.Raw(publish.NameSearch)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
 	}

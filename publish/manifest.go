@@ -48,6 +48,19 @@ type SearchEntry struct {
 	// sources: a build that finds the same Source reuses the index.
 	Source string  `json:"source"`
 	Pack   PackRef `json:"pack"`
+	// Books are the index's parts, one per book in canonical order, which
+	// search.Merge joins to the base in Pack; absent from builds that put
+	// the whole index in Pack.
+	Books []SearchBook `json:"books,omitempty"`
+}
+
+// SearchBook is one book's part of a Bible's search index.
+type SearchBook struct {
+	ID string `json:"id"`
+	// Source is a hash of the index version, the language and the book's
+	// source: a build that finds the same Source reuses the part.
+	Source string  `json:"source"`
+	Pack   PackRef `json:"pack"`
 }
 
 // BookEntry is one book of a Bible.
@@ -101,6 +114,9 @@ func (m *Manifest) Packs(fn func(r *PackRef)) {
 		fn(&b.Pack)
 		if b.Search != nil {
 			fn(&b.Search.Pack)
+			for k := range b.Search.Books {
+				fn(&b.Search.Books[k].Pack)
+			}
 		}
 		for k := range b.Books {
 			bk := &b.Books[k]

@@ -153,6 +153,7 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	t=$(cputicks "${pids[1]}")
 	edge_run "$BENCH_CONNS" "$dir/round.$r.cold.txt" "$COLD_PORT"
 	cpu_per_req "${pids[1]}" "$t" "$(reqs_wrk "$dir/round.$r.cold.txt")" >"$dir/round.$r.cold.cpu"
+	edge_run "$P99_CONNS" "$dir/round.$r.cold8.txt" "$COLD_PORT"
 	e=$(rps_wrk "$dir/round.$r.edge.txt") p=$(rps_pg "$dir/round.$r.pg.txt")
 	printf 'round %d: edge %s req/s (p50 %s ms, p99 %s ms) | postgres %s req/s (p50 %s ms, p99 %s ms) | ratio %.2f | edge at %d connections p99 %s ms | edge without answer cache %s req/s (p99 %s ms)\n' \
 		"$r" "$e" "$(pct_wrk "$dir/round.$r.edge.txt" 50%)" "$(pct_wrk "$dir/round.$r.edge.txt" 99%)" \
@@ -179,10 +180,14 @@ printf 'edge     %10s req/s  p50 %s ms  p99 %s ms at %d connections; p99 %s ms a
 printf 'edge without answer cache %s req/s  p50 %s ms  p99 %s ms at %d connections (every query computed; ratio to postgres %.2f)\n' \
 	"$(med cold rps_wrk)" "$(med cold pct_wrk 50%)" "$(med cold pct_wrk 99%)" "$BENCH_CONNS" \
 	"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.cold.txt")" -v p="$(rps_pg "$dir/round.$r.pg.txt")" 'BEGIN {print e / p}'; done | median)" >&2
+printf 'edge without answer cache p99 %s ms at %d connections\n' "$(med cold8 pct_wrk 99%)" "$P99_CONNS" >&2
 printf 'postgres %10s req/s  p50 %s ms  p99 %s ms at %d connections\n' "$pg_rps" "$(med pg pct_pg 50)" "$(med pg pct_pg 99)" "$BENCH_CONNS" >&2
 printf 'CPU per request (median of rounds): edge %s us, edge without answer cache %s us, postgres %s us\n' \
 	"$(cat "$dir"/round.*.edge.cpu | median)" "$(cat "$dir"/round.*.cold.cpu | median)" "$(cat "$dir"/round.*.pg.cpu | median)" >&2
 printf 'index %s MB for %s MB of plain text (%.2f x); the edge answer cache hit ratio over the run %s\n' \
 	"$index_mb" "$text_mb" "$(awk -v a="$index_mb" -v b="$text_mb" 'BEGIN {print a / b}')" "$hits" >&2
-printf 'search_rps=%.0f pg_fts_rps=%.0f search_vs_pg=%.2f search_p99_ms=%s index_mb=%s build_extra_s=%s\n' \
-	"$search_rps" "$pg_rps" "$ratio" "$(med edge8 pct_wrk 99%)" "$index_mb" "$build_extra_s"
+nocache_ratio=$(for r in $(seq "$BENCH_ROUNDS"); do
+	awk -v e="$(rps_wrk "$dir/round.$r.cold.txt")" -v p="$(rps_pg "$dir/round.$r.pg.txt")" 'BEGIN {print e / p}'
+done | median)
+printf 'search_rps=%.0f pg_fts_rps=%.0f search_vs_pg=%.2f search_p99_ms=%s search_nocache_vs_pg=%.2f search_nocache_p99_ms=%s index_mb=%s build_extra_s=%s\n' \
+	"$search_rps" "$pg_rps" "$ratio" "$(med edge8 pct_wrk 99%)" "$nocache_ratio" "$(med cold8 pct_wrk 99%)" "$index_mb" "$build_extra_s"

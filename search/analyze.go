@@ -31,6 +31,10 @@ import (
 
 // Analysis, the same at build and at query time:
 //
+//  0. the format characters that join the parts of one word (word joiner
+//     U+2060, zero width joiner U+200D, soft hyphen U+00AD, zero width
+//     no-break space U+FEFF) are removed: the Hebrew Bible joins a prefix
+//     or suffix to its word with U+2060, and a reader types the word whole;
 //  1. words are found by Unicode word segmentation (UAX #29, bleve's
 //     unicode tokenizer), so "LORD’s" is one word and punctuation none;
 //  2. each word is folded: canonical decomposition, every nonspacing mark
@@ -90,13 +94,53 @@ type Token struct {
 	Start, End int
 }
 
-// Tokens calls fn for each word of text, in order.
+// Tokens calls fn for each word of text, in order. Start and End are
+// offsets in text as given, joiners included.
 func (a *Analyzer) Tokens(text string, fn func(Token)) {
-	for _, t := range a.tok.Tokenize([]byte(text)) {
+	clean, at := stripJoiners(text)
+	for _, t := range a.tok.Tokenize([]byte(clean)) {
 		if w := Fold(string(t.Term)); w != "" {
-			fn(Token{Word: w, Start: t.Start, End: t.End})
+			start, end := t.Start, t.End
+			if at != nil {
+				start, end = at[start], at[end-1]+1
+			}
+			fn(Token{Word: w, Start: start, End: end})
 		}
 	}
+}
+
+// isJoiner reports whether r is a format character that joins the parts
+// of one word (step 0 of the analysis).
+func isJoiner(r rune) bool {
+	return r == '\u2060' || r == '\u200d' || r == '\u00ad' || r == '\ufeff'
+}
+
+// stripJoiners removes the joiners from text. When it removed any, at
+// maps each byte of the result to its offset in text.
+func stripJoiners(text string) (string, []int) {
+	found := false
+	for _, r := range text {
+		if isJoiner(r) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return text, nil
+	}
+	b := make([]byte, 0, len(text))
+	at := make([]int, 0, len(text))
+	for i, r := range text {
+		if isJoiner(r) {
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(text[i:]) // 1 for an invalid byte
+		for k := range n {
+			at = append(at, i+k)
+		}
+		b = append(b, text[i:i+n]...)
+	}
+	return string(b), at
 }
 
 // Words returns the folded words of text.
@@ -145,7 +189,7 @@ func foldUnicode(s string) string {
 	b.Grow(len(s))
 	for _, r := range norm.NFD.String(s) {
 		switch {
-		case unicode.Is(unicode.Mn, r):
+		case unicode.Is(unicode.Mn, r), isJoiner(r):
 		case r == '’' || r == 'ʼ' || r == '‘':
 			b.WriteByte('\'')
 		default:
@@ -153,4 +197,24 @@ func foldUnicode(s string) string {
 		}
 	}
 	return norm.NFC.String(b.String())
+}
+
+// Variants returns the forms a reader may mean by a folded word the Bible
+// does not have, most likely first. In English these are the modern forms
+// of the older verb endings readers quote from the King James tradition:
+// "careth" and "goest" are "care" and "go".
+func (a *Analyzer) Variants(word string) []string {
+	if a.lang != "en" || len(word) < 5 {
+		return nil
+	}
+	for _, end := range []string{"eth", "est"} {
+		if base, ok := strings.CutSuffix(word, end); ok {
+			out := []string{base, base + "e"}
+			if n := len(base); n >= 2 && base[n-1] == base[n-2] {
+				out = append(out, base[:n-1])
+			}
+			return out
+		}
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 //	uvarint words (sorted), then per word: string word, uvarint occurrences,
 //	    uvarint verses, uvarint stem group, bytes postings
 //	uvarint books, then per book: string id, uvarint names, names
+//	uvarint synonym groups, then per group: uvarint words, words
 //
 // where string and bytes are a uvarint length and the bytes. A word's
 // postings are, per verse containing it in verse order: uvarint verse
@@ -26,7 +27,7 @@ import (
 // positions (all but phrases) step over them. The stem groups
 // and the maps from verse and chapter ids to verses follow from the rest
 // and are derived at load.
-const magic = "BSX2"
+const magic = "BSX3"
 
 func appendPosting(b []byte, doc int32, pos []uint32) []byte {
 	// The previous document is not known here, so postings keep absolute
@@ -172,6 +173,13 @@ func (x *Index) Encode() []byte {
 			b = appendString(b, n)
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(x.synonyms)))
+	for _, g := range x.synonyms {
+		b = binary.AppendUvarint(b, uint64(len(g)))
+		for _, w := range g {
+			b = appendString(b, w)
+		}
+	}
 	return b
 }
 
@@ -231,6 +239,14 @@ func Decode(data []byte) (*Index, error) {
 			bk.Names = append(bk.Names, r.string())
 		}
 		x.books = append(x.books, bk)
+	}
+	n = r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		var g []string
+		for k := r.count(1); k > 0 && r.err == nil; k-- {
+			g = append(g, r.string())
+		}
+		x.synonyms = append(x.synonyms, g)
 	}
 	if r.err != nil {
 		return nil, r.err

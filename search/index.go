@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/citation"
 )
 
 // Version changes whenever the analysis or the index format changes, so
 // that an unchanged Bible gets a new index.
-const Version = "search-2"
+const Version = "search-3"
 
 // Index is the search index of one Bible, decoded in memory. It is
 // immutable and safe for concurrent use.
@@ -43,8 +44,13 @@ type Index struct {
 	// frequent holds the decoded verses and counts of the words in at
 	// least frequentDF verses: the words most queries and phrases touch,
 	// whose postings are the longest to decode.
-	frequent  map[uint32]hits
-	bookNames map[string]bible.BookID
+	frequent map[uint32]hits
+	cite     *citation.Resolver
+	// synonyms are the groups the index was built with; synAt maps a
+	// stem to its synonyms' words (synonyms.go).
+	synonyms Synonyms
+	synAt    map[string][]uint32
+	stop     map[string]bool // the language's stop words (StopWords)
 }
 
 // Book is one book's names, for reference detection.
@@ -60,8 +66,27 @@ type Verses struct {
 }
 
 // Build indexes a Bible's verses.
-func Build(lang string, books []Verses) *Index {
+func Build(lang string, books []Verses) *Index { return BuildWith(lang, books, nil) }
+
+// BuildWith indexes a Bible's verses with its language's synonyms.
+func BuildWith(lang string, books []Verses, syn Synonyms) *Index {
+	x := build(lang, books, syn)
+	x.derive()
+	return x
+}
+
+// BuildPart returns the index object of one book, the part of a Bible's
+// index the build publishes for it (segment.go): what BuildWith(lang,
+// []Verses{book}, nil).Encode() returns, without deriving what only
+// queries need.
+func BuildPart(lang string, book Verses) []byte {
+	return build(lang, []Verses{book}, nil).Encode()
+}
+
+// build indexes verses, the derived fields left out.
+func build(lang string, books []Verses, syn Synonyms) *Index {
 	b := newBuilder(lang)
+	b.x.synonyms = syn
 	for _, bk := range books {
 		names := []string{bk.Book.Title, bk.Book.FullTitle, bk.Book.Abbreviation}
 		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: slices.DeleteFunc(names, func(s string) bool { return s == "" })})
@@ -144,8 +169,16 @@ func (b *builder) finish() *Index {
 		x.words[n], x.count[n], x.post[n] = b.words[w], b.count[w], deltaPostings(b.post[w])
 		x.df[n] = uint32(postingDocs(b.post[w]))
 	}
+	x.groupStems()
+	return x
+}
+
+// groupStems numbers the stem groups of the sorted vocabulary in the
+// order of their first word.
+func (x *Index) groupStems() {
 	stems := map[string]uint32{}
 	x.stem = make([]uint32, len(x.words))
+	x.groups = nil
 	for w, word := range x.words {
 		s := x.an.Stem(word)
 		g, ok := stems[s]
@@ -157,8 +190,6 @@ func (b *builder) finish() *Index {
 		x.stem[w] = g
 		x.groups[g] = append(x.groups[g], uint32(w))
 	}
-	x.derive()
-	return x
 }
 
 // derive computes what the index format leaves out because it follows
@@ -194,6 +225,8 @@ func (x *Index) derive() {
 		}
 	}
 	x.deriveBooks()
+	x.deriveSynonyms()
+	x.stop = StopWords(x.lang)
 	x.frequent = map[uint32]hits{}
 	for w, df := range x.df {
 		if df >= frequentDF {

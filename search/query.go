@@ -16,6 +16,10 @@ const (
 	minTypoLen      = 3   // shorter unknown words are not corrected
 	maxTypoWords    = 4   // unknown words corrected per query
 	maxAlternatives = 3   // did_you_mean entries
+	// minRequired is the fewest words of a query from which its stop words
+	// ("the", "is", "de") are optional: a reader who types "the lord is my
+	// shepherd" means the verse without "the" too.
+	minRequired = 3
 )
 
 // BM25 parameters, the usual ones.
@@ -46,25 +50,27 @@ type Result struct {
 	DidYouMean       []string
 	// matched holds the words that matched, sorted, for Matches.
 	matched []uint32
+	// masks holds, per verse of Verses, the query's clauses it holds.
+	masks []uint32
 }
 
 // Search answers a query: a reference when intent is IntentReference, or
 // when it is "" or IntentUnknown and the query reads as a reference to
 // verses this Bible has; a text search otherwise. It returns the first
 // want verses of the ranking.
-func (x *Index) Search(query, intent string, want int) *Result {
-	if len(query) > 4*MaxQueryLen {
-		query = query[:4*MaxQueryLen]
+func (x *Index) Search(text, intent string, want int) *Result {
+	if len(text) > 4*MaxQueryLen {
+		text = text[:4*MaxQueryLen]
 	}
 	switch intent {
 	case IntentReference:
 		r := &Result{Intent: IntentReference}
-		if ref, ok := x.parseReference(query); ok {
+		if ref, ok := x.cite.Parse(text); ok {
 			r.Verses, r.Total = window(x.ReferenceVerses(ref), want)
 		}
 		return r
 	case "", IntentUnknown:
-		if ref, ok := x.ParseReference(query); ok {
+		if ref, ok := x.ParseReference(text); ok {
 			if vs := x.ReferenceVerses(ref); len(vs) > 0 {
 				r := &Result{Intent: IntentReference}
 				r.Verses, r.Total = window(vs, want)
@@ -72,25 +78,29 @@ func (x *Index) Search(query, intent string, want int) *Result {
 			}
 		}
 	}
-	q := x.parse(query)
-	r := x.run(q, want)
-	if r.Total > 0 || len(q.unknown) == 0 {
+	q := x.parse(text)
+	if r := x.run(q, want, true); r.Total > 0 {
 		return r
 	}
-	// Some word matched nothing: correct it against the vocabulary.
+	// Some word matches nothing, or no verse holds every word: correct
+	// the words that are not in the Bible, then the words that are but
+	// keep the rest of the query from matching.
+	r := &Result{Intent: IntentText}
 	fixes := x.corrections(q)
-	if len(fixes) == 0 {
-		return r
+	if len(fixes) == 0 && len(q.unknown) == 0 {
+		fixes = x.misfits(q)
 	}
+	var fq *query
 	for _, f := range fixes {
-		fq := x.parse(f)
-		if len(fq.unknown) > 0 {
+		cq := x.parse(f)
+		if len(cq.unknown) > 0 {
 			continue
 		}
-		if r.SearchInsteadFor == "" {
-			if fr := x.run(fq, want); fr.Total > 0 {
-				fr.SearchInsteadFor = f
-				r = fr
+		if fq == nil {
+			fq = cq
+			if cr := x.run(cq, want, true); cr.Total > 0 {
+				cr.SearchInsteadFor = f
+				r = cr
 				continue
 			}
 		}
@@ -98,7 +108,49 @@ func (x *Index) Search(query, intent string, want int) *Result {
 			r.DidYouMean = append(r.DidYouMean, f)
 		}
 	}
-	return r
+	if r.Total > 0 {
+		return r
+	}
+	// No verse holds every word: the verses that hold most of them, of
+	// the query as corrected.
+	if fq == nil {
+		fq = q
+	}
+	pr := x.run(fq, want, false)
+	if pr.Total == 0 {
+		return r
+	}
+	pr.DidYouMean = r.DidYouMean
+	pr.SearchInsteadFor = x.heldWords(fq, pr)
+	return pr
+}
+
+// heldWords is the query as far as the first verse of a partial answer
+// holds it: its words (and phrases) in the query's order, the others left
+// out. Searched for, it finds that verse.
+func (x *Index) heldWords(q *query, r *Result) string {
+	if len(r.masks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, c := range q.clauses {
+		if r.masks[0]&(1<<i) == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		w := q.raw[c.span.start:c.span.end]
+		switch {
+		case c.phrase:
+			b.WriteString(`"` + w + `"`)
+		case c.span.end < len(q.raw) && q.raw[c.span.end] == '*':
+			b.WriteString(w + "*")
+		default:
+			b.WriteString(w)
+		}
+	}
+	return b.String()
 }
 
 func window(vs []int32, want int) ([]int32, int) {
@@ -118,7 +170,13 @@ type span struct{ start, end int }
 // any of its alternative words.
 type clause struct {
 	alts   [][]uint32
+	syn    []uint32 // a word's synonyms (synonyms.go), matched with a lower weight
 	phrase bool
+	// optional: a stop word of a longer query, which ranks the verses
+	// that hold it higher but which a verse need not hold (run).
+	optional bool
+	// span is where the clause lies in the query.
+	span span
 }
 
 // parse splits a query into quoted phrases, prefix* words and words.
@@ -136,19 +194,33 @@ func (x *Index) parse(raw string) *query {
 			}
 			end := seg.start + t.End
 			prefix := !seg.phrase && end < len(raw) && raw[end] == '*'
-			var alts []uint32
+			var alts, syn []uint32
 			if prefix {
 				alts = x.prefixWords(t.Word)
 			} else {
 				alts = x.forms(t.Word)
+				for _, v := range x.an.Variants(t.Word) {
+					if len(alts) > 0 {
+						break
+					}
+					alts = x.forms(v)
+				}
+				if !seg.phrase {
+					syn = x.synonymsOf(t.Word)
+				}
 			}
-			if len(alts) == 0 {
-				q.unknown = append(q.unknown, span{seg.start + t.Start, end})
+			sp := span{seg.start + t.Start, end}
+			if len(alts) == 0 && len(syn) == 0 {
+				q.unknown = append(q.unknown, sp)
 			}
 			if seg.phrase {
+				if len(c.alts) == 0 {
+					c.span.start = sp.start
+				}
+				c.span.end = sp.end
 				c.alts = append(c.alts, alts)
 			} else {
-				q.clauses = append(q.clauses, clause{alts: [][]uint32{alts}})
+				q.clauses = append(q.clauses, clause{alts: [][]uint32{alts}, syn: syn, span: sp, optional: !prefix && x.stop[t.Word]})
 			}
 		})
 		if seg.phrase && len(c.alts) > 0 {
@@ -156,6 +228,19 @@ func (x *Index) parse(raw string) *query {
 				c.phrase = false
 			}
 			q.clauses = append(q.clauses, c)
+		}
+	}
+	// Stop words are optional in a query of minRequired words or more
+	// that has other words; otherwise every word is required.
+	content := 0
+	for _, c := range q.clauses {
+		if !c.optional {
+			content++
+		}
+	}
+	if len(q.clauses) < minRequired || content == 0 {
+		for i := range q.clauses {
+			q.clauses[i].optional = false
 		}
 	}
 	return q
@@ -415,37 +500,164 @@ func (x *Index) positionsIn(alts []uint32, u hits, docs []int32) positions {
 
 type scored struct {
 	doc   int32
+	mask  uint32 // the clauses the verse holds, bit i for clause i
 	score float64
 }
 
-// run evaluates a parsed query: every clause must match.
-func (x *Index) run(q *query, want int) *Result {
+// Ranking weights (docs/search.md).
+const (
+	// synonymWeight scales a synonym's occurrences against the word's own
+	// forms.
+	synonymWeight = 0.5
+	// proximityK is how many of the best verses by BM25 are ranked again
+	// with the proximity of their words; a constant, so that every page
+	// of an answer comes from the same order.
+	proximityK = 100
+	// proximityWeight scales the proximity bonus of two query words side
+	// by side in the query's order against their inverse document
+	// frequency.
+	proximityWeight = 1.0
+	// proximityMaxDF: the positions of a word in more verses than this
+	// (the commonest words: in the WEB, about 40) are not read, since
+	// reading them walks its whole postings for a bonus its low inverse
+	// document frequency makes small.
+	proximityMaxDF = 4000
+	// proximityWindow is the farthest apart, in words, two query words
+	// still count as near.
+	proximityWindow = 8
+)
+
+// clauseHits are the verses one clause matches: how often its words
+// occur there (its synonyms' occurrences weighted down), and how many
+// verses the clause is in, over all, for its inverse document frequency.
+type clauseHits struct {
+	doc []int32
+	tf  []float32
+	idf float64
+	// all are the clause's words and where any of them occurs (unweighted
+	// counts), for proximity; nil for a phrase.
+	all  []uint32
+	uall hits
+}
+
+func (x *Index) clauseHits(c clause) clauseHits {
+	var h hits
+	if c.phrase {
+		h = x.phrase(c)
+	} else {
+		h = x.union(c.alts[0])
+	}
+	var ch clauseHits
+	if len(c.syn) == 0 {
+		ch.doc = h.doc
+		ch.tf = make([]float32, len(h.tf))
+		for i, tf := range h.tf {
+			ch.tf[i] = float32(tf)
+		}
+		if !c.phrase {
+			ch.all, ch.uall = c.alts[0], h
+		}
+	} else {
+		s := x.union(c.syn)
+		ch.doc = make([]int32, 0, len(h.doc)+len(s.doc))
+		ch.tf = make([]float32, 0, len(h.doc)+len(s.doc))
+		i, j := 0, 0
+		for i < len(h.doc) || j < len(s.doc) {
+			switch {
+			case j == len(s.doc) || i < len(h.doc) && h.doc[i] < s.doc[j]:
+				ch.doc, ch.tf = append(ch.doc, h.doc[i]), append(ch.tf, float32(h.tf[i]))
+				i++
+			case i == len(h.doc) || s.doc[j] < h.doc[i]:
+				ch.doc, ch.tf = append(ch.doc, s.doc[j]), append(ch.tf, synonymWeight*float32(s.tf[j]))
+				j++
+			default:
+				ch.doc, ch.tf = append(ch.doc, h.doc[i]), append(ch.tf, float32(h.tf[i])+synonymWeight*float32(s.tf[j]))
+				i++
+				j++
+			}
+		}
+		ch.all = append(slices.Clone(c.alts[0]), c.syn...)
+		slices.Sort(ch.all)
+		ch.all = slices.Compact(ch.all)
+		ch.uall = merge(h, s)
+	}
+	n, df := float64(len(x.verse)), float64(len(ch.doc))
+	ch.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+	return ch
+}
+
+// bm25 is one clause's share of a verse's score.
+func (x *Index) bm25(idf float64, tf float32, doc int32) float64 {
+	t := float64(tf)
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(x.lens[doc])/x.avg)
+	return idf * t * (bm25K1 + 1) / (t + norm)
+}
+
+// run evaluates a parsed query. With all, a verse must hold every clause
+// and is ranked by BM25; without, it must hold one, and BM25 is scaled by
+// the share of the query's inverse document frequency the verse holds
+// (so a verse with the rare words of the query comes before one with its
+// common words). Either way the best proximityK verses are ranked again
+// with the proximity of the query's words in them.
+func (x *Index) run(q *query, want int, all bool) *Result {
 	r := &Result{Intent: IntentText}
-	if len(q.clauses) == 0 || len(q.unknown) > 0 {
+	if len(q.clauses) == 0 || all && len(q.unknown) > 0 {
 		return r
 	}
-	hs := make([]hits, len(q.clauses))
+	hs := make([]clauseHits, len(q.clauses))
 	for i, c := range q.clauses {
-		if c.phrase {
-			hs[i] = x.phrase(c)
-		} else {
-			hs[i] = x.union(c.alts[0])
-		}
+		hs[i] = x.clauseHits(c)
+	}
+	var acc []scored
+	if all {
+		acc = x.conjunction(q, hs)
+	} else {
+		acc = x.disjunction(hs)
+	}
+	r.Total = len(acc)
+	if r.Total == 0 {
+		return r
+	}
+	for i, c := range q.clauses {
 		for _, alts := range c.alts {
 			r.matched = append(r.matched, alts...)
 		}
+		r.matched = append(r.matched, hs[i].all...)
 	}
 	slices.Sort(r.matched)
 	r.matched = slices.Compact(r.matched)
-	// Intersect from the rarest clause.
-	slices.SortFunc(hs, func(a, b hits) int { return len(a.doc) - len(b.doc) })
-	n := float64(len(x.verse))
-	acc := make([]scored, len(hs[0].doc))
-	for i, d := range hs[0].doc {
-		acc[i] = scored{d, 0}
+	top(acc, max(want, proximityK))
+	x.proximity(q, hs, acc[:min(proximityK, len(acc))])
+	want = min(want, len(acc))
+	r.Verses = make([]int32, want)
+	r.masks = make([]uint32, want)
+	for i := range want {
+		r.Verses[i] = acc[i].doc
+		r.masks[i] = acc[i].mask
 	}
-	for _, h := range hs {
-		idf := math.Log(1 + (n-float64(len(h.doc))+0.5)/(float64(len(h.doc))+0.5))
+	return r
+}
+
+// conjunction scores the verses holding every required clause,
+// intersecting from the rarest; the optional clauses add to the score of
+// the verses that hold them.
+func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
+	var order, optional []int
+	for i, c := range q.clauses {
+		if c.optional {
+			optional = append(optional, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return len(hs[a].doc) - len(hs[b].doc) })
+	first := hs[order[0]]
+	acc := make([]scored, len(first.doc))
+	for i, d := range first.doc {
+		acc[i] = scored{doc: d}
+	}
+	for _, k := range order {
+		h := hs[k]
 		out := acc[:0]
 		j := 0
 		for _, a := range acc {
@@ -458,21 +670,127 @@ func (x *Index) run(q *query, want int) *Result {
 			if h.doc[j] != a.doc {
 				continue
 			}
-			tf := float64(h.tf[j])
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(x.lens[a.doc])/x.avg)
-			a.score += idf * tf * (bm25K1 + 1) / (tf + norm)
+			a.score += x.bm25(h.idf, h.tf[j], a.doc)
+			a.mask |= 1 << k
 			out = append(out, a)
 		}
 		acc = out
 	}
-	r.Total = len(acc)
-	top(acc, want)
-	want = min(want, len(acc))
-	r.Verses = make([]int32, want)
-	for i := range want {
-		r.Verses[i] = acc[i].doc
+	for _, k := range optional {
+		h := hs[k]
+		j := 0
+		for i := range acc {
+			a := &acc[i]
+			for j < len(h.doc) && h.doc[j] < a.doc {
+				j++
+			}
+			if j == len(h.doc) {
+				break
+			}
+			if h.doc[j] == a.doc {
+				a.score += x.bm25(h.idf, h.tf[j], a.doc)
+				a.mask |= 1 << k
+			}
+		}
 	}
-	return r
+	return acc
+}
+
+// disjunction scores the verses holding any clause.
+func (x *Index) disjunction(hs []clauseHits) []scored {
+	score := make([]float64, len(x.verse))
+	mask := make([]uint32, len(x.verse))
+	total, n := 0.0, 0
+	for k, h := range hs {
+		if len(h.doc) == 0 {
+			continue
+		}
+		total += h.idf
+		for j, d := range h.doc {
+			if mask[d] == 0 {
+				n++
+			}
+			score[d] += x.bm25(h.idf, h.tf[j], d)
+			mask[d] |= 1 << k
+		}
+	}
+	acc := make([]scored, 0, n)
+	for d, m := range mask {
+		if m == 0 {
+			continue
+		}
+		held := 0.0
+		for k := range hs {
+			if m&(1<<k) != 0 {
+				held += hs[k].idf
+			}
+		}
+		acc = append(acc, scored{doc: int32(d), mask: m, score: score[d] * held / total})
+	}
+	return acc
+}
+
+// proximity adds to each of the verses (the best, in order) a bonus for
+// each two words next to each other in the query that are near each other
+// in the verse, more when in the query's order, and sorts them again.
+func (x *Index) proximity(q *query, hs []clauseHits, best []scored) {
+	if len(q.clauses) < 2 || len(best) == 0 {
+		return // no two words to be near each other
+	}
+	// Where each word clause's words are in the verses that hold it.
+	docs := make([][]int32, len(hs))
+	pos := make([]positions, len(hs))
+	for k, h := range hs {
+		if h.all == nil || len(h.uall.doc) > proximityMaxDF {
+			continue
+		}
+		for _, b := range best {
+			if b.mask&(1<<k) != 0 {
+				docs[k] = append(docs[k], b.doc)
+			}
+		}
+		slices.Sort(docs[k])
+		pos[k] = x.positionsIn(h.all, h.uall, docs[k])
+	}
+	for i := range best {
+		b := &best[i]
+		for k := 0; k+1 < len(hs); k++ {
+			l := k + 1
+			if b.mask&(1<<k) == 0 || b.mask&(1<<l) == 0 || docs[k] == nil || docs[l] == nil {
+				continue
+			}
+			pk := pos[k].of(docIndex(docs[k], b.doc))
+			pl := pos[l].of(docIndex(docs[l], b.doc))
+			b.score += proximityWeight * min(hs[k].idf, hs[l].idf) * closeness(pk, pl)
+		}
+	}
+	slices.SortFunc(best, cmpScored)
+}
+
+func docIndex(docs []int32, d int32) int {
+	i, _ := slices.BinarySearch(docs, d)
+	return i
+}
+
+// closeness is 1 for two words side by side in order, less as they lie
+// farther apart, half as much in the other order, and 0 beyond
+// proximityWindow.
+func closeness(a, b []uint32) float64 {
+	best := 0.0
+	for _, p := range a {
+		for _, q := range b {
+			d := int(q) - int(p)
+			var c float64
+			switch {
+			case d > 0 && d <= proximityWindow:
+				c = 1 / float64(d)
+			case d < 0 && -d <= proximityWindow:
+				c = 0.5 / float64(-d)
+			}
+			best = max(best, c)
+		}
+	}
+	return best
 }
 
 // better is the ranking: higher score first, then canonical order.

@@ -2,6 +2,8 @@ package search
 
 import (
 	"math"
+
+	"github.com/bibleplatform/platform/internal/osa"
 	"math/bits"
 	"slices"
 	"unicode/utf8"
@@ -71,14 +73,87 @@ func (x *Index) corrections(q *query) []string {
 	return out
 }
 
+// A misfit is corrected to a word one edit away (a slip that makes
+// another word is nearly always one slip) that is in misfitRatio times
+// as many verses: the more common word is the likelier meaning. At most
+// misfitCandidates near words are tried.
+const (
+	misfitCandidates = 8
+	misfitRatio      = 10
+)
+
+// misfits returns the query with one word replaced by a near word of the
+// vocabulary, for each required word that is in the Bible but alone keeps
+// the verses holding every other required word from matching, when the
+// near word matches some of those verses: a slip that made another word
+// ("feat" for "feet"). The first is the best guess; at most
+// maxAlternatives+1. One pass over the clauses' verses finds, for each
+// word, the verses that lack that word only.
+func (x *Index) misfits(q *query) []string {
+	var req []int
+	for i, c := range q.clauses {
+		if !c.optional {
+			req = append(req, i)
+		}
+	}
+	if len(req) < 2 {
+		return nil
+	}
+	mask := make([]uint32, len(x.verse))
+	for k, i := range req {
+		for _, d := range x.clauseHits(q.clauses[i]).doc {
+			mask[d] |= 1 << k
+		}
+	}
+	full := uint32(1)<<len(req) - 1
+	lacking := make([][]int32, len(req)) // the verses that lack req[k] only, in order
+	for d, m := range mask {
+		if miss := full &^ m; m != 0 && bits.OnesCount32(miss) == 1 {
+			k := bits.TrailingZeros32(miss)
+			lacking[k] = append(lacking[k], int32(d))
+		}
+	}
+	var out []string
+	for k, i := range req {
+		c := q.clauses[i]
+		if len(out) > maxAlternatives {
+			break
+		}
+		if len(lacking[k]) == 0 || c.phrase || c.span.end < len(q.raw) && q.raw[c.span.end] == '*' {
+			continue
+		}
+		own := len(x.clauseHits(c).doc)
+		word := Fold(q.raw[c.span.start:c.span.end])
+		for _, w := range x.candidates(word, misfitCandidates, 1) {
+			cand := x.words[w]
+			h := x.clauseHits(clause{alts: [][]uint32{x.forms(cand)}, syn: x.synonymsOf(cand)})
+			if len(h.doc) >= misfitRatio*own && len(intersect(lacking[k], h.doc)) > 0 {
+				out = append(out, q.raw[:c.span.start]+cand+q.raw[c.span.end:])
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Candidates returns up to n words of the vocabulary near a folded word,
 // best first.
 func (x *Index) Candidates(word string, n int) []string {
+	ws := x.candidates(word, n, maxEdits(utf8.RuneCountInString(word)))
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = x.words[w]
+	}
+	return out
+}
+
+// candidates returns up to n words within d edits of a folded word, best
+// first.
+func (x *Index) candidates(word string, n, d int) []uint32 {
 	l := utf8.RuneCountInString(word)
 	if l < minTypoLen {
 		return nil
 	}
-	d := maxEdits(l)
 	type cand struct {
 		w     uint32
 		dist  int
@@ -100,7 +175,7 @@ func (x *Index) Candidates(word string, n int) []string {
 				continue
 			}
 			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
-			if dist := Distance(a, b, d, false, row); dist <= d {
+			if dist := osa.Distance(a, b, d, false, row); dist <= d {
 				score := math.Log(float64(x.count[w]))
 				if dist == 1 && likelySlip(a, b) {
 					score += math.Log(alphabetSize)
@@ -121,9 +196,9 @@ func (x *Index) Candidates(word string, n int) []string {
 		}
 		return int(p.w) - int(q.w)
 	})
-	out := make([]string, 0, min(n, len(found)))
+	out := make([]uint32, 0, min(n, len(found)))
 	for _, c := range found[:min(n, len(found))] {
-		out = append(out, x.words[c.w])
+		out = append(out, c.w)
 	}
 	return out
 }
@@ -147,57 +222,6 @@ func likelySlip(typo, word []rune) bool {
 		}
 	}
 	return false
-}
-
-// Distance is the optimal string alignment distance of a and b
-// (insertions, deletions, substitutions and transpositions of adjacent
-// runes), or limit+1 as soon as it must exceed limit. With prefix, it is
-// the distance between a and the closest prefix of b ("forgivn" is one
-// edit from a prefix of "forgiveness"). rows are three scratch rows of at
-// least len(b)+1 cells. Verse search's typo correction and topic search
-// both use it.
-func Distance(a, b []rune, limit int, prefix bool, rows [][]int) int {
-	if !prefix && abs(len(a)-len(b)) > limit {
-		return limit + 1
-	}
-	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				v = min(v, prev2[j-2]+1)
-			}
-			cur[j] = v
-			best = min(best, v)
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	d := prev[len(b)]
-	if prefix {
-		for _, v := range prev {
-			d = min(d, v)
-		}
-	}
-	return min(d, limit+1)
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 // histogram counts a word's letters in 32 buckets (by code point). Two

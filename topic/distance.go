@@ -1,6 +1,6 @@
 package topic
 
-import "github.com/bibleplatform/platform/search"
+import "github.com/bibleplatform/platform/internal/osa"
 
 // maxEdits is the typo tolerance for a query word of n runes: none for
 // short words (every correction of "lo" is another real word), one edit
@@ -33,5 +33,5 @@ func distance(a, b []rune, k int, prefix bool) int {
 	}
 	// Three rows of the (len(a)+1) × (len(b)+1) table, on the stack.
 	var r0, r1, r2 [MaxWordRunes + 1]int
-	return search.Distance(a, b, k, prefix, [][]int{r0[:], r1[:], r2[:]})
+	return osa.Distance(a, b, k, prefix, [][]int{r0[:], r1[:], r2[:]})
 }

@@ -28,15 +28,13 @@ func runSearch(store publish.Store, be *publish.BibleEntry, n int, out, accessIn
 	if be.Search == nil {
 		return fmt.Errorf("bible %d has no search index; rebuild the store", be.ID)
 	}
-	p, err := publish.LoadPack(context.Background(), store, be.Search.Pack)
-	if err != nil {
-		return err
-	}
-	e := p.Entry(publish.NameSearch)
-	if e == nil {
-		return fmt.Errorf("bible %d: search pack without index", be.ID)
-	}
-	x, err := search.Decode(p.Body(&e.Reps[0]))
+	x, err := search.Load(be.Search, func(ref publish.PackRef) ([]byte, error) {
+		p, err := publish.LoadPack(context.Background(), store, ref)
+		if err != nil {
+			return nil, err
+		}
+		return p.Raw(publish.NameSearch)
+	})
 	if err != nil {
 		return err
 	}
@@ -112,7 +110,7 @@ func runSearch(store publish.Store, be *publish.BibleEntry, n int, out, accessIn
 	if err := os.WriteFile(filepath.Join(out, "verses.tsv"), []byte(tsv.String()), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "index.bytes"), []byte(strconv.FormatInt(be.Search.Pack.Size, 10)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "index.bytes"), []byte(strconv.FormatInt(indexSize(be.Search), 10)+"\n"), 0o644); err != nil {
 		return err
 	}
 	log.Printf("search mix: %d queries (%v) over %d verses", n, kinds, x.Len())
@@ -177,5 +175,14 @@ func referenceQueries(x *search.Index, rng *rand.Rand) []string {
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// indexSize is the bytes of a Bible's published search index, all parts.
+func indexSize(e *publish.SearchEntry) int64 {
+	n := e.Pack.Size
+	for _, b := range e.Books {
+		n += b.Pack.Size
+	}
 	return n
 }
