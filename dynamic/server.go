@@ -353,12 +353,9 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	return nil
 }
 
-// maxRequestHeader is the most request-header bytes read (fasthttp reads
-// headers into one buffer of this size; more is 431). Its default, 4 KiB,
-// refused bearer tokens over about 3 KB, which identity providers issue
-// (tokens with many claims or RSA signatures); 16 KiB is what common
-// proxies pass on (nginx: 4 buffers of 8 KiB).
-const maxRequestHeader = 16 << 10
+// maxRequestHeader is the most request-header bytes read: the edge's
+// bound, so that whatever the edge forwards fits.
+const maxRequestHeader = wire.MaxRequestHeader
 
 // requestError answers a request the server could not read as
 // wire.UnreadRequest says.

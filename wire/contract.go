@@ -59,6 +59,14 @@ var (
 // 413 with MsgTooLarge (docs/edge.md, Request limits).
 const MaxRequestBody = 64 << 10
 
+// MaxRequestHeader is the most request-header bytes either service reads
+// (fasthttp.Server.ReadBufferSize: headers are read into one buffer of
+// this size; more is 431). fasthttp's default, 4 KiB, refuses bearer
+// tokens over about 3 KB, which identity providers issue (tokens with many
+// claims or RSA signatures); 16 KiB is what common proxies pass on (nginx:
+// 4 buffers of 8 KiB).
+const MaxRequestHeader = 16 << 10
+
 // MsgTooLarge is the 413 message for a body over MaxRequestBody.
 const MsgTooLarge = "The request body is larger than 64 KiB, the most any route takes."
 

@@ -1,0 +1,156 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a log destination the server's goroutines share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// openTestEdge opens an edge as cmd/edge does (Open: the real fasthttp
+// server on a loopback TCP port) over the shared store and an access file
+// of the test snapshot; mod adjusts the configuration first.
+func openTestEdge(t *testing.T, mod func(*Config)) *Server {
+	t.Helper()
+	store, _ := sharedStore(t)
+	dir := t.TempDir()
+	cfg := Config{Store: store, Access: writeAccessFile(t, dir), AccessCache: filepath.Join(dir, "cache.json")}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Open(context.Background(), "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// writeAccessFile writes the test snapshot into dir as an access file.
+func writeAccessFile(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(testSnapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "access.json")
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// rawExchange writes req on a new TCP connection to addr and returns what
+// came back until the server closed the connection or a second passed.
+func rawExchange(t *testing.T, addr, req string) (answer string, closed bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	timedOut := errors.As(err, &ne) && ne.Timeout()
+	return string(b), !timedOut
+}
+
+// A request that fails to parse is never logged with its bytes: they
+// carry the App Key and the user's bearer token.
+func TestUnparsableRequestNotLogged(t *testing.T) {
+	var logs syncBuffer
+	srv := openTestEdge(t, func(c *Config) { c.Log = slog.New(slog.NewTextHandler(&logs, nil)) })
+	const bearer = "eyJhbGciOiJSUzI1NiJ9.secret-bearer-token"
+	for _, req := range []string{
+		"GET /v1/bibles HTTP/1.1\r\nHost: a\r\nX-SVC-App-Key: " + keyDemo + "\r\nAuthorization: Bearer " + bearer + "\r\nX-Bad: \x01\r\n\r\n",
+		"GET /v1/bibles HTTP/1.1\r\nHost: a\r\nX-SVC-App-Key: " + keyDemo + "\r\nAuthorization: Bearer " + bearer + "\r\nno colon here\r\n\r\n",
+		"GET /v1/bibles HTTP/1.1\r\nHost: a\r\nX-SVC-App-Key: " + keyDemo + "\r\nAuthorization: Bearer " + bearer + "\r\nTransfer-Encoding: gzip\r\n\r\n",
+	} {
+		answer, _ := rawExchange(t, srv.Addr(), req)
+		if !strings.HasPrefix(answer, "HTTP/1.1 400") {
+			t.Errorf("answer to %q = %q, want 400", req, answer)
+		}
+	}
+	srv.Close()
+	got := logs.String()
+	if !strings.Contains(got, "http server") {
+		t.Fatalf("the server logged nothing of the unparsable requests:\n%s", got)
+	}
+	for _, secret := range []string{keyDemo, bearer} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the log carries %q:\n%s", secret, got)
+		}
+	}
+}
+
+// A bearer token of several KB, as identity providers issue, reaches
+// dynamic instead of a 431.
+func TestLargeBearerTokenForwarded(t *testing.T) {
+	up := &upstream{}
+	ts := httptest.NewServer(up)
+	defer ts.Close()
+	srv := openTestEdge(t, func(c *Config) { c.DynamicURL, c.EdgeToken = ts.URL, "edge-secret" })
+	token := strings.Repeat("x", 6000)
+	req, _ := http.NewRequest("GET", "http://"+srv.Addr()+"/v1/licenses", nil)
+	req.Header.Set("X-SVC-App-Key", keyDemo)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("GET with a 6 KB bearer token = %d, want dynamic's 201", resp.StatusCode)
+	}
+	// The edge's own requests to dynamic (trending) reach it too.
+	seen, uris := up.got()
+	forwarded := 0
+	for i, u := range uris {
+		if u == "/v1/licenses" {
+			forwarded++
+			if got := seen[i].Get("Authorization"); got != "Bearer "+token {
+				t.Errorf("dynamic got an Authorization of %d bytes, want %d", len(got), len("Bearer "+token))
+			}
+		}
+	}
+	if forwarded != 1 {
+		t.Errorf("dynamic got %d requests for /v1/licenses, want 1", forwarded)
+	}
+}
