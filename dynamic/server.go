@@ -279,6 +279,9 @@ func (s *Server) runContext() context.Context {
 
 // serve answers one request and returns the route it matched.
 func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
+	if wire.RefuseAmbiguousFraming(ctx) {
+		return "other"
+	}
 	if !wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
 		fault(ctx, wire.FaultInvalidEdgeToken)
 		return "other"

@@ -154,3 +154,32 @@ func TestLargeBearerTokenForwarded(t *testing.T) {
 		t.Errorf("dynamic got %d requests for /v1/licenses, want 1", forwarded)
 	}
 }
+
+// A request with both Content-Length and Transfer-Encoding is answered
+// 400 with Connection: close, and the connection is closed (RFC 9112
+// §6.3): what follows on it cannot be told from the body. The request
+// that follows the chunked body here is never answered.
+func TestAmbiguousFramingClosesConnection(t *testing.T) {
+	srv := openTestEdge(t, nil)
+	next := "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+	for _, req := range []string{
+		"POST /v1/highlights HTTP/1.1\r\nHost: a\r\nX-SVC-App-Key: " + keyDemo + "\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + next,
+		"POST /v1/highlights HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 40\r\n\r\n0\r\n\r\n" + next,
+	} {
+		answer, closed := rawExchange(t, srv.Addr(), req)
+		if !strings.HasPrefix(answer, "HTTP/1.1 400") || !strings.Contains(answer, "\r\nConnection: close\r\n") {
+			t.Errorf("answer to %q =\n%s\nwant 400 with Connection: close", req, answer)
+		}
+		if !closed {
+			t.Errorf("connection still open after %q", req)
+		}
+		if n := strings.Count(answer, "HTTP/1.1 "); n != 1 {
+			t.Errorf("%d answers on the connection, want 1:\n%s", n, answer)
+		}
+	}
+	// Either field alone is served as before.
+	answer, _ := rawExchange(t, srv.Addr(), "GET /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	if !strings.HasPrefix(answer, "HTTP/1.1 200") {
+		t.Errorf("a plain request after them: %q", answer)
+	}
+}

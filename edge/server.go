@@ -26,6 +26,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Config is everything a Server needs; cmd/edge fills it from flags.
@@ -356,6 +357,9 @@ var (
 )
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metrics.Class {
+	if wire.RefuseAmbiguousFraming(ctx) {
+		return metrics.ClassOther
+	}
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
