@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bibleplatform/platform/wire"
 )
 
 // syncBuffer is a log destination the server's goroutines share.
@@ -181,5 +183,34 @@ func TestAmbiguousFramingClosesConnection(t *testing.T) {
 	answer, _ := rawExchange(t, srv.Addr(), "GET /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 	if !strings.HasPrefix(answer, "HTTP/1.1 200") {
 		t.Errorf("a plain request after them: %q", answer)
+	}
+}
+
+// An edge whose token dynamic refuses says so in its log and on /readyz,
+// not as an edge still starting.
+func TestEdgeTokenRejectedNamed(t *testing.T) {
+	dyn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write(wire.AppendFault(nil, wire.FaultInvalidEdgeToken))
+	}))
+	defer dyn.Close()
+	var logs syncBuffer
+	srv := openTestEdge(t, func(c *Config) {
+		c.Access, c.AccessCache, c.EdgeToken = dyn.URL+"/internal/access", "", "wrong"
+		c.Poll = 50 * time.Millisecond
+		c.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	resp, err := http.Get("http://" + srv.Addr() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.Contains(string(body), "edge token rejected by dynamic") {
+		t.Errorf("/readyz = %d %q, want 503 naming the rejected edge token", resp.StatusCode, body)
+	}
+	if !strings.Contains(logs.String(), "edge token rejected by dynamic") {
+		t.Errorf("the log does not name the rejected edge token:\n%s", logs.String())
 	}
 }

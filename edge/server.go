@@ -145,6 +145,10 @@ type Server struct {
 	httpsPortSet bool
 	run          *running // what Open started; nil before
 
+	// tokenRejected: the access source's last answer was dynamic refusing
+	// the edge token (ErrEdgeTokenRejected); /readyz says so.
+	tokenRejected atomic.Bool
+
 	site       atomic.Pointer[site]
 	gate       gate         // the checks every GET route group starts with
 	bibles     *bibleRoutes // the Bibles routes
@@ -416,6 +420,11 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	case bytes.Equal(path, pathReadyz):
 		ctx.SetContentType("text/plain; charset=utf-8")
 		switch {
+		case s.tokenRejected.Load():
+			// Whatever snapshot is kept, forwarded requests fail the same
+			// check, and the snapshot is not kept current.
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.SetBodyString("edge token rejected by dynamic: this edge's --edge-token differs from dynamic's\n")
 		case s.site.Load() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no build loaded\n")
