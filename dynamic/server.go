@@ -217,17 +217,18 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 }
 
 // logRequest writes the access-log line of a request answered: the
-// fields of the edge's line, with the route pattern (a bounded set) and
-// the app the edge vouched for. The path is logged without its query,
-// which may carry a data-exchange token. id is this process's number for
-// the request.
+// fields of the edge's line, with the route pattern (a bounded set), and
+// the app and the request id (the id of the edge's line) the edge vouched
+// for. The path is logged without its query, which may carry a
+// data-exchange token. id is this process's number for the request.
 func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, start time.Time) {
 	if s.cfg.AccessLog == nil {
 		return
 	}
-	app := ""
+	app, requestID := "", ""
 	if wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
 		app = string(ctx.Request.Header.Peek(wire.HeaderVerifiedAppID))
+		requestID = string(ctx.Request.Header.Peek(wire.HeaderRequestID))
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request",
 		slog.Uint64("id", ctx.ID()),
@@ -238,7 +239,8 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, start time.T
 		slog.Int("bytes", len(ctx.Response.Body())),
 		slog.Int64("duration_us", time.Since(start).Microseconds()),
 		slog.String("remote", ctx.RemoteIP().String()),
-		slog.String("app", app))
+		slog.String("app", app),
+		slog.String("request_id", requestID))
 }
 
 // readyTimeout bounds each check of /readyz: a probe must be answered

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,6 +102,7 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	// normalises header names, and Del is case-insensitive).
 	req.Header.Del(wire.HeaderVerifiedAppID)
 	req.Header.Del(wire.HeaderEdgeToken)
+	req.Header.Del(wire.HeaderRequestID)
 	req.Header.Set(wire.HeaderVerifiedAppID, appID)
 	if g.token != "" {
 		req.Header.Set(wire.HeaderEdgeToken, g.token)
@@ -108,6 +110,9 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
+	// The id the access log writes (logRequest), so that dynamic's line
+	// can be found in the edge's.
+	req.Header.SetBytesV(wire.HeaderRequestID, strconv.AppendUint(buf[:0], ctx.ID(), 10))
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
 	req.Header.SetBytesV(wire.HeaderForwardedFor, b)
 	if ctx.IsTLS() {

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -212,5 +213,34 @@ func TestEdgeTokenRejectedNamed(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "edge token rejected by dynamic") {
 		t.Errorf("the log does not name the rejected edge token:\n%s", logs.String())
+	}
+}
+
+// A forwarded request carries the id of the edge's access-log line as
+// X-Request-Id, never the client's.
+func TestGatewayRequestID(t *testing.T) {
+	up := &upstream{}
+	ts := httptest.NewServer(up)
+	defer ts.Close()
+	var logs syncBuffer
+	e := newTestEdge(t, func(c *Config) {
+		c.DynamicURL, c.EdgeToken = ts.URL, "edge-secret"
+		c.AccessLog = slog.New(slog.NewJSONHandler(&logs, nil))
+	})
+	resp, _ := e.do(t, "POST", "/v1/highlights", demo, "X-Request-Id: forged", "x-request-id: forged-too")
+	if resp.StatusCode != 201 {
+		t.Fatalf("POST = %d, want dynamic's 201", resp.StatusCode)
+	}
+	seen, _ := up.got()
+	got := seen[0].Values("X-Request-Id")
+	var line struct {
+		ID   uint64 `json:"id"`
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil || line.Path != "/v1/highlights" {
+		t.Fatalf("access log %q: %v", logs.String(), err)
+	}
+	if want := strconv.FormatUint(line.ID, 10); len(got) != 1 || got[0] != want {
+		t.Errorf("X-Request-Id upstream = %q, want [%s] (the access log's id)", got, want)
 	}
 }

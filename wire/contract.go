@@ -25,6 +25,9 @@ const (
 	HeaderForwardedFor   = "X-Forwarded-For"
 	HeaderForwardedProto = "X-Forwarded-Proto"
 	HeaderForwardedHost  = "X-Forwarded-Host"
+	// HeaderRequestID is the id the edge's access log gives the request,
+	// so that a line of dynamic's log can be found in the edge's.
+	HeaderRequestID = "X-Request-Id"
 )
 
 // HeaderAppKey is the header a client sends its App Key in (spec,
