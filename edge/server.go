@@ -346,7 +346,7 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, statu
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
-		slog.Duration("duration", d),
+		slog.Int64("duration_us", d.Microseconds()),
 		slog.String("remote", respond.UnsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
@@ -389,10 +389,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.
 	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
-		return metrics.ClassOther
+		return metrics.ClassDev
 	}
-	if s.catalogue.serve(ctx, adm, path) {
-		return metrics.ClassOther
+	if class, ok := s.catalogue.serve(ctx, adm, path); ok {
+		return class
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
