@@ -148,6 +148,7 @@ type AccessWatcher struct {
 
 	version int64
 	sum     [32]byte
+	outage  outageLog
 }
 
 // Init loads the first snapshot: from the source if it answers, else from
@@ -179,8 +180,10 @@ func (w *AccessWatcher) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		start := time.Now()
 		if err := w.poll(ctx); err != nil && ctx.Err() == nil {
-			w.Log.Warn("access refresh failed; serving the last good snapshot",
+			w.outage.failed(w.Log, "access refresh failed; serving the last good snapshot",
 				"source", w.Source.String(), "err", err, "version", w.version)
+		} else if err == nil {
+			w.outage.ok(w.Log, "access source answers again")
 		}
 		// Never spin, whether the source long-polls or not.
 		if d := w.Interval - time.Since(start); d > 0 {

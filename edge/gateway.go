@@ -27,6 +27,9 @@ type gateway struct {
 	client  *fasthttp.HostClient
 	token   string
 	timeout time.Duration
+	// outage logs dynamic being unreachable once an interval, not once a
+	// request.
+	outage outageLog
 }
 
 func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
@@ -144,9 +147,11 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
 		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
-		respond.Fail(ctx, g.log, respond.UpstreamDown, "forward to dynamic", err)
+		g.outage.failed(g.log, "dynamic unreachable; forwarded requests answer 503", "id", ctx.ID(), "err", err)
+		respond.Generic(ctx, respond.UpstreamDown)
 		return
 	}
+	g.outage.ok(g.log, "dynamic answers again")
 	for _, h := range hopHeaders {
 		ctx.Response.Header.Del(h)
 	}
