@@ -43,6 +43,9 @@ func TestAccessLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Believed only with the edge token.
+		route, _, _ := strings.Cut(path, "?")
+		r.Header.Set("X-Request-Id", "edge-"+route)
 		if edge {
 			r.Header.Set("X-Edge-Token", edgeToken)
 			r.Header.Set("X-Verified-App-Id", appID)
@@ -69,6 +72,7 @@ func TestAccessLog(t *testing.T) {
 		Bytes      int    `json:"bytes"`
 		DurationUS *int64 `json:"duration_us"`
 		App        string `json:"app"`
+		RequestID  string `json:"request_id"`
 	}
 	out := buf.String()
 	if strings.Contains(out, "dx-secret-token") {
@@ -86,8 +90,8 @@ func TestAccessLog(t *testing.T) {
 		got = append(got, v)
 	}
 	want := []line{
-		{Path: "/v1/apps/" + appID, Route: "/v1/apps/{app_id}", Status: 404, App: appID},
-		{Path: "/data-exchange", Route: "/data-exchange", App: appID},
+		{Path: "/v1/apps/" + appID, Route: "/v1/apps/{app_id}", Status: 404, App: appID, RequestID: "edge-/v1/apps/" + appID},
+		{Path: "/data-exchange", Route: "/data-exchange", App: appID, RequestID: "edge-/data-exchange"},
 		{Path: "/readyz", Route: "/readyz", Status: 200},
 		{Path: "/v1/licenses", Route: "other", Status: 401},
 	}
@@ -96,9 +100,9 @@ func TestAccessLog(t *testing.T) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Path != w.Path || g.Route != w.Route || g.App != w.App || (w.Status != 0 && g.Status != w.Status) {
-			t.Errorf("line %d: got %s %s app=%q status %d, want %s %s app=%q status %d",
-				i, g.Path, g.Route, g.App, g.Status, w.Path, w.Route, w.App, w.Status)
+		if g.Path != w.Path || g.Route != w.Route || g.App != w.App || g.RequestID != w.RequestID || (w.Status != 0 && g.Status != w.Status) {
+			t.Errorf("line %d: got %s %s app=%q request_id=%q status %d, want %s %s app=%q request_id=%q status %d",
+				i, g.Path, g.Route, g.App, g.RequestID, g.Status, w.Path, w.Route, w.App, w.RequestID, w.Status)
 		}
 	}
 }

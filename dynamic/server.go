@@ -217,17 +217,18 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 }
 
 // logRequest writes the access-log line of a request answered: the
-// fields of the edge's line, with the route pattern (a bounded set) and
-// the app the edge vouched for. The path is logged without its query,
-// which may carry a data-exchange token. id is this process's number for
-// the request.
+// fields of the edge's line, with the route pattern (a bounded set), and
+// the app and the request id (the id of the edge's line) the edge vouched
+// for. The path is logged without its query, which may carry a
+// data-exchange token. id is this process's number for the request.
 func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, start time.Time) {
 	if s.cfg.AccessLog == nil {
 		return
 	}
-	app := ""
+	app, requestID := "", ""
 	if wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
 		app = string(ctx.Request.Header.Peek(wire.HeaderVerifiedAppID))
+		requestID = string(ctx.Request.Header.Peek(wire.HeaderRequestID))
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request",
 		slog.Uint64("id", ctx.ID()),
@@ -238,7 +239,8 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, start time.T
 		slog.Int("bytes", len(ctx.Response.Body())),
 		slog.Int64("duration_us", time.Since(start).Microseconds()),
 		slog.String("remote", ctx.RemoteIP().String()),
-		slog.String("app", app))
+		slog.String("app", app),
+		slog.String("request_id", requestID))
 }
 
 // readyTimeout bounds each check of /readyz: a probe must be answered
@@ -279,6 +281,9 @@ func (s *Server) runContext() context.Context {
 
 // serve answers one request and returns the route it matched.
 func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
+	if wire.RefuseAmbiguousFraming(ctx) {
+		return "other"
+	}
 	if !wire.EdgeTokenOK(ctx.Request.Header.Peek(wire.HeaderEdgeToken), s.cfg.EdgeToken) {
 		fault(ctx, wire.FaultInvalidEdgeToken)
 		return "other"
@@ -353,12 +358,9 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	return nil
 }
 
-// maxRequestHeader is the most request-header bytes read (fasthttp reads
-// headers into one buffer of this size; more is 431). Its default, 4 KiB,
-// refused bearer tokens over about 3 KB, which identity providers issue
-// (tokens with many claims or RSA signatures); 16 KiB is what common
-// proxies pass on (nginx: 4 buffers of 8 KiB).
-const maxRequestHeader = 16 << 10
+// maxRequestHeader is the most request-header bytes read: the edge's
+// bound, so that whatever the edge forwards fits.
+const maxRequestHeader = wire.MaxRequestHeader
 
 // requestError answers a request the server could not read as
 // wire.UnreadRequest says.

@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,6 +98,11 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 	case http.StatusOK:
 	case http.StatusNotModified, http.StatusNoContent:
 		return nil, nil
+	case http.StatusUnauthorized:
+		if edgeTokenFault(resp.Body) {
+			return nil, fmt.Errorf("access source %s: %w", h, ErrEdgeTokenRejected)
+		}
+		return nil, fmt.Errorf("access source %s: %s", h, resp.Status)
 	default:
 		return nil, fmt.Errorf("access source %s: %s", h, resp.Status)
 	}
@@ -108,6 +114,25 @@ func (h *httpSource) Fetch(ctx context.Context, have int64, sum [32]byte) ([]byt
 		return nil, nil
 	}
 	return b, nil
+}
+
+// ErrEdgeTokenRejected is the access source's answer when dynamic does not
+// accept the edge's token: no snapshot can be loaded until the operator
+// gives the edge dynamic's --edge-token.
+var ErrEdgeTokenRejected = errors.New("edge token rejected by dynamic (--edge-token differs from dynamic's)")
+
+// edgeTokenFault reports whether a 401 body is dynamic's fault for a
+// wrong edge token (wire.FaultInvalidEdgeToken).
+func edgeTokenFault(body io.Reader) bool {
+	var f struct {
+		Fault struct {
+			Detail struct {
+				ErrorCode string `json:"errorcode"`
+			} `json:"detail"`
+		} `json:"fault"`
+	}
+	err := json.NewDecoder(io.LimitReader(body, 4<<10)).Decode(&f)
+	return err == nil && f.Fault.Detail.ErrorCode == wire.FaultInvalidEdgeToken.Code
 }
 
 // AccessWatcher keeps a server's access table current: it polls (or
@@ -123,6 +148,7 @@ type AccessWatcher struct {
 
 	version int64
 	sum     [32]byte
+	outage  outageLog
 }
 
 // Init loads the first snapshot: from the source if it answers, else from
@@ -154,8 +180,10 @@ func (w *AccessWatcher) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		start := time.Now()
 		if err := w.poll(ctx); err != nil && ctx.Err() == nil {
-			w.Log.Warn("access refresh failed; serving the last good snapshot",
+			w.outage.failed(w.Log, "access refresh failed; serving the last good snapshot",
 				"source", w.Source.String(), "err", err, "version", w.version)
+		} else if err == nil {
+			w.outage.ok(w.Log, "access source answers again")
 		}
 		// Never spin, whether the source long-polls or not.
 		if d := w.Interval - time.Since(start); d > 0 {
@@ -169,6 +197,7 @@ func (w *AccessWatcher) Run(ctx context.Context) {
 
 func (w *AccessWatcher) poll(ctx context.Context) error {
 	b, err := w.Source.Fetch(ctx, w.version, w.sum)
+	w.Server.tokenRejected.Store(errors.Is(err, ErrEdgeTokenRejected))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ type BuildWatcher struct {
 
 	restoreTried bool // the saved build is read at most once per process
 	follow       publish.Follower
+	outage       outageLog
 }
 
 // Check loads the current build if it is not the one being served. Its
@@ -66,7 +67,9 @@ func (w *BuildWatcher) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			if err := w.Check(ctx); err != nil && !publish.IsNotExist(err) {
-				w.Log.Warn("build check failed; serving the previous build", "err", err)
+				w.outage.failed(w.Log, "build check failed; serving the previous build", "err", err)
+			} else if ctx.Err() == nil {
+				w.outage.ok(w.Log, "build check succeeds again")
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -56,6 +57,15 @@ const (
 	catVOTDs
 	catVOTD
 )
+
+// catClasses are the catalogue routes' classes in metrics and the access
+// log; an unknown shape under a catalogue prefix is other, as elsewhere.
+var catClasses = [...]metrics.Class{catNone: metrics.ClassOther,
+	catBibles: metrics.ClassBibles, catLanguages: metrics.ClassLanguages, catLanguage: metrics.ClassLanguages,
+	catOrganizations: metrics.ClassOrganizations, catOrganization: metrics.ClassOrganizations,
+	catOrganizationBibles: metrics.ClassOrganizations, catFonts: metrics.ClassFonts, catFont: metrics.ClassFonts,
+	catFontStylesheet: metrics.ClassFonts, catFontFile: metrics.ClassFontFiles,
+	catVOTDs: metrics.ClassVOTD, catVOTD: metrics.ClassVOTD}
 
 // parseCatalogPath recognises a catalogue path and returns its route and
 // its one parameter (a language, organization, font id or day; the file
@@ -122,23 +132,30 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 	return catNone, nil, false
 }
 
-// serve answers the catalogue routes; it reports false when path is not
-// one of them. Checks run in the edge's order (docs/edge.md): shape, method,
-// App Key, status and rate limit, values.
-func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
+// serve answers the catalogue routes and returns the route's class; it
+// reports false when path is not one of them. Checks run in the edge's
+// order (docs/edge.md): shape, method, App Key, status and rate limit,
+// values.
+func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) (metrics.Class, bool) {
 	r, param, ok := parseCatalogPath(path)
 	if !ok {
-		return false
+		return metrics.ClassOther, false
 	}
+	s.route(ctx, adm, r, param)
+	return catClasses[r], true
+}
+
+// route answers one catalogue route.
+func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catRoute, param []byte) {
 	t, st, ok := s.gate.admitGET(ctx, r != catNone)
 	if !ok {
-		return true
+		return
 	}
 	if r == catFontFile {
 		// Browsers fetch font files from a stylesheet's url(), which
 		// cannot carry a header: the files are public (docs/catalogue.md).
 		s.fontFile(ctx, st, param)
-		return true
+		return
 	}
 	from := authz.KeyHeader
 	if r == catFontStylesheet {
@@ -148,13 +165,13 @@ func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 	}
 	app := s.authz.Authorize(ctx, adm, t, from)
 	if app == nil {
-		return true
+		return
 	}
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
 		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
 		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
-		return true
+		return
 	}
 	switch r {
 	case catBibles:
@@ -180,7 +197,6 @@ func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 	case catVOTD:
 		s.votd(ctx, c, param)
 	}
-	return true
 }
 
 // serveComposed serves a body composed from the catalogue with the edge's

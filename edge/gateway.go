@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ type gateway struct {
 	client  *fasthttp.HostClient
 	token   string
 	timeout time.Duration
+	// outage logs dynamic being unreachable once an interval, not once a
+	// request.
+	outage outageLog
 }
 
 func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
@@ -101,6 +105,7 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	// normalises header names, and Del is case-insensitive).
 	req.Header.Del(wire.HeaderVerifiedAppID)
 	req.Header.Del(wire.HeaderEdgeToken)
+	req.Header.Del(wire.HeaderRequestID)
 	req.Header.Set(wire.HeaderVerifiedAppID, appID)
 	if g.token != "" {
 		req.Header.Set(wire.HeaderEdgeToken, g.token)
@@ -108,6 +113,9 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	// Built in a stack buffer: every dynamic request passes here, and
 	// the values are copied into req.
 	var buf [512]byte
+	// The id the access log writes (logRequest), so that dynamic's line
+	// can be found in the edge's.
+	req.Header.SetBytesV(wire.HeaderRequestID, strconv.AppendUint(buf[:0], ctx.ID(), 10))
 	b, _ := ctx.RemoteIP().AppendText(buf[:0])
 	req.Header.SetBytesV(wire.HeaderForwardedFor, b)
 	if ctx.IsTLS() {
@@ -139,9 +147,11 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
 		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
-		respond.Fail(ctx, g.log, respond.UpstreamDown, "forward to dynamic", err)
+		g.outage.failed(g.log, "dynamic unreachable; forwarded requests answer 503", "id", ctx.ID(), "err", err)
+		respond.Generic(ctx, respond.UpstreamDown)
 		return
 	}
+	g.outage.ok(g.log, "dynamic answers again")
 	for _, h := range hopHeaders {
 		ctx.Response.Header.Del(h)
 	}

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bibleplatform/platform/edge/internal/conn"
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/conn"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // DefaultPoll is how often an open edge looks for a new build and a
@@ -91,19 +93,7 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	// returns at once without a dynamic service.
 	go func() { defer r.done.Done(); s.RunSearchQueries(runCtx) }()
 
-	r.srv = &fasthttp.Server{
-		Handler:               s.Handler,
-		NoDefaultServerHeader: true,
-		NoDefaultContentType:  true,
-		Concurrency:           s.cfg.Concurrency,
-		// No ReadTimeout, WriteTimeout or IdleTimeout: CoarseDeadlines
-		// bounds requests and answers (slowloris protection) without the
-		// clock reads and poller updates fasthttp would make three times a
-		// request.
-		MaxRequestBodySize: conn.MaxRequestBody,
-		ErrorHandler:       conn.RequestError,
-		Logger:             fasthttpLogger{s},
-	}
+	r.srv = s.httpServer()
 	s.log.Info("edge listening", "addr", r.ln.Addr().String(), "access", src.String(), "dynamic", s.cfg.DynamicURL)
 	go r.srv.Serve(Listener(r.ln))
 	if r.tln != nil {
@@ -115,6 +105,29 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	}
 	s.run = r
 	return nil
+}
+
+// httpServer is the fasthttp server Open serves the handler with.
+func (s *Server) httpServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:               s.Handler,
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		Concurrency:           s.cfg.Concurrency,
+		// No ReadTimeout, WriteTimeout or IdleTimeout: CoarseDeadlines
+		// bounds requests and answers (slowloris protection) without the
+		// clock reads and poller updates fasthttp would make three times a
+		// request.
+		MaxRequestBodySize: conn.MaxRequestBody,
+		// Request headers are read into one buffer of this size: a bearer
+		// token of several KB forwarded to dynamic must fit (431 past it).
+		ReadBufferSize: wire.MaxRequestHeader,
+		ErrorHandler:   conn.RequestError,
+		Logger:         fasthttpLogger{s},
+		// A request that fails to parse is logged without its bytes: they
+		// carry App Keys and users' bearer tokens.
+		SecureErrorLogMessage: true,
+	}
 }
 
 // Listener wraps ln as Open wraps its listeners: each connection bounds

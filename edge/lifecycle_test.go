@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -17,14 +16,7 @@ import (
 func TestOpenClose(t *testing.T) {
 	store, _ := sharedStore(t)
 	dir := t.TempDir()
-	b, err := json.Marshal(testSnapshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	accessFile := filepath.Join(dir, "access.json")
-	if err := os.WriteFile(accessFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	accessFile := writeAccessFile(t, dir)
 	cases := []struct {
 		name string
 		cfg  Config

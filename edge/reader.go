@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
@@ -57,6 +58,7 @@ type asset struct {
 type readerFiles struct {
 	assets map[string]asset // by file name
 	page   *represent.Resource
+	csp    []byte // the page's Content-Security-Policy
 }
 
 var assetTypes = map[string]string{
@@ -84,9 +86,28 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 	for name, a := range rf.assets {
 		html = strings.ReplaceAll(html, "{{asset "+name+"}}", "/assets/"+a.hash+"/"+name)
 	}
+	// The script is allowed by its hash, which its tag carries as
+	// integrity (CSP 3 matches an external script's integrity against
+	// hash sources): the page is cached and compressed once, so it cannot
+	// carry a nonce per request, and only this file may run on it.
+	js, err := webFiles.ReadFile("web/reader.js")
+	if err != nil {
+		return nil, err
+	}
+	jsSum := sha256.Sum256(js)
+	jsHash := "sha256-" + base64.StdEncoding.EncodeToString(jsSum[:])
+	html = strings.ReplaceAll(html, "{{integrity reader.js}}", jsHash)
 	rf.page = newComposedResource([]byte(html), "text/html; charset=utf-8", buildTime, composeCodecs)
+	rf.csp = []byte("default-src 'none'; script-src '" + jsHash + "'; style-src 'self'; connect-src 'self'; " +
+		"img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	return rf, nil
 })
+
+var (
+	hdrCSP          = []byte("Content-Security-Policy")
+	hdrFrameOptions = []byte("X-Frame-Options")
+	valDeny         = []byte("DENY")
+)
 
 const immutableCache = "public, max-age=31536000, immutable"
 
@@ -121,6 +142,10 @@ func (s *devSurface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 		// The page names versioned assets, so it is revalidated on every
 		// use (a 304 when unchanged) rather than kept with stale asset URLs.
 		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valNoCache)
+		// Nothing but its own script runs on the page, and no other site
+		// may frame it (X-Frame-Options for browsers without CSP 2).
+		ctx.Response.Header.SetCanonical(hdrCSP, rf.csp)
+		ctx.Response.Header.SetCanonical(hdrFrameOptions, valDeny)
 	case bytes.Equal(path, pathReaderConfig):
 		s.readerConfig(ctx)
 	default:

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net"
 	"os"
 	"path/filepath"
@@ -155,4 +157,44 @@ func TestReaderInChromium(t *testing.T) {
 	}
 	b.Screenshot(filepath.Join(shots, "reader-9003-GEN.1.png"), true)
 	t.Logf("screenshots in %s", shots)
+}
+
+// The reader page runs only its own script, allowed by the hash its tag
+// carries, and cannot be framed.
+func TestReaderPageCSP(t *testing.T) {
+	e := newTestEdge(t, nil)
+	resp, page := e.do(t, "GET", "/")
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET / = %d", resp.StatusCode)
+	}
+	js, err := webFiles.ReadFile("web/reader.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(js)
+	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src " + hash + ";", "frame-ancestors 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-") {
+		t.Errorf("Content-Security-Policy %q allows unsafe sources", csp)
+	}
+	if got := resp.Header.Get("X-Frame-Options"); got != "DENY" {
+		t.Errorf("X-Frame-Options = %q, want DENY", got)
+	}
+	if !strings.Contains(string(page), `integrity="`+strings.Trim(hash, "'")+`"`) {
+		t.Errorf("the script tag does not carry the hash the policy allows:\n%s", page)
+	}
+	if strings.Contains(string(page), "{{") {
+		t.Errorf("the page has a placeholder left:\n%s", page)
+	}
+	// A 304 carries them too: browsers apply the cached page's headers
+	// updated by the 304's.
+	resp, _ = e.do(t, "GET", "/", "If-None-Match: "+resp.Header.Get("ETag"))
+	if resp.StatusCode != 304 || resp.Header.Get("Content-Security-Policy") != csp {
+		t.Errorf("revalidated: %d with policy %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
 }

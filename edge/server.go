@@ -26,6 +26,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // Config is everything a Server needs; cmd/edge fills it from flags.
@@ -143,6 +144,10 @@ type Server struct {
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
 	run          *running // what Open started; nil before
+
+	// tokenRejected: the access source's last answer was dynamic refusing
+	// the edge token (ErrEdgeTokenRejected); /readyz says so.
+	tokenRejected atomic.Bool
 
 	site       atomic.Pointer[site]
 	gate       gate         // the checks every GET route group starts with
@@ -341,7 +346,7 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, statu
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
-		slog.Duration("duration", d),
+		slog.Int64("duration_us", d.Microseconds()),
 		slog.String("remote", respond.UnsafeString(ip.Unmap().AppendTo(l.ip[:0]))),
 	}
 	s.cfg.AccessLog.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.Any("", l))
@@ -356,6 +361,9 @@ var (
 )
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metrics.Class {
+	if wire.RefuseAmbiguousFraming(ctx) {
+		return metrics.ClassOther
+	}
 	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
@@ -381,10 +389,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.
 	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
-		return metrics.ClassOther
+		return metrics.ClassDev
 	}
-	if s.catalogue.serve(ctx, adm, path) {
-		return metrics.ClassOther
+	if class, ok := s.catalogue.serve(ctx, adm, path); ok {
+		return class
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
@@ -412,6 +420,11 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 	case bytes.Equal(path, pathReadyz):
 		ctx.SetContentType("text/plain; charset=utf-8")
 		switch {
+		case s.tokenRejected.Load():
+			// Whatever snapshot is kept, forwarded requests fail the same
+			// check, and the snapshot is not kept current.
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.SetBodyString("edge token rejected by dynamic: this edge's --edge-token differs from dynamic's\n")
 		case s.site.Load() == nil:
 			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 			ctx.SetBodyString("no build loaded\n")

@@ -63,6 +63,8 @@ type searchTrends struct {
 
 	// failed counts reports and refreshes that failed.
 	reportFailed, refreshFailed metrics.Counter
+	// Their warnings while dynamic is down, one an interval.
+	reportOutage, refreshOutage outageLog
 }
 
 // trendSnap is a snapshot ready to serve.
@@ -120,13 +122,17 @@ func (s *searchTrends) run(ctx context.Context) {
 
 func (s *searchTrends) reportLogged(ctx context.Context) {
 	if err := s.report(ctx); err != nil {
-		s.log.Warn("cannot report search queries; kept for the next report", "err", err)
+		s.reportOutage.failed(s.log, "cannot report search queries; kept for the next report", "err", err)
+	} else {
+		s.reportOutage.ok(s.log, "search queries reported again")
 	}
 }
 
 func (s *searchTrends) refreshLogged(ctx context.Context) {
 	if err := s.refresh(ctx); err != nil {
-		s.log.Warn("cannot refresh trending search queries; serving the last snapshot", "err", err)
+		s.refreshOutage.failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
+	} else {
+		s.refreshOutage.ok(s.log, "trending search queries refreshed again")
 	}
 }
 

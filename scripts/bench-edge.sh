@@ -11,6 +11,11 @@
 # edge_vs_base, the change measured in the same run.
 set -euo pipefail
 
+# The CPU and the load before anything here runs: the set-up below (an
+# import and a build on the first run) would raise the load itself.
+. "$(dirname "$0")/bench-machine.sh"
+bench_machine_before
+
 BIN=${BIN:-bin}
 BENCH_DIR=${BENCH_DIR:-.run/bench-edge}
 BENCH_SECONDS=${BENCH_SECONDS:-8}
@@ -265,3 +270,4 @@ if [ -n "$BASE_BIN" ]; then
 	printf 'edge_vs_base=%s (median of rounds; base: %s)\n' \
 		"$(sed -n 's/.*edge_vs_base=\([0-9.]*\).*/\1/p' "$dir"/ratios.*.txt | median)" "$BASE_BIN"
 fi
+bench_machine_after

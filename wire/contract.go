@@ -25,6 +25,9 @@ const (
 	HeaderForwardedFor   = "X-Forwarded-For"
 	HeaderForwardedProto = "X-Forwarded-Proto"
 	HeaderForwardedHost  = "X-Forwarded-Host"
+	// HeaderRequestID is the id the edge's access log gives the request,
+	// so that a line of dynamic's log can be found in the edge's.
+	HeaderRequestID = "X-Request-Id"
 )
 
 // HeaderAppKey is the header a client sends its App Key in (spec,
@@ -58,6 +61,14 @@ var (
 // approval form, all well under 1 KiB) with room to spare. A larger one is
 // 413 with MsgTooLarge (docs/edge.md, Request limits).
 const MaxRequestBody = 64 << 10
+
+// MaxRequestHeader is the most request-header bytes either service reads
+// (fasthttp.Server.ReadBufferSize: headers are read into one buffer of
+// this size; more is 431). fasthttp's default, 4 KiB, refuses bearer
+// tokens over about 3 KB, which identity providers issue (tokens with many
+// claims or RSA signatures); 16 KiB is what common proxies pass on (nginx:
+// 4 buffers of 8 KiB).
+const MaxRequestHeader = 16 << 10
 
 // MsgTooLarge is the 413 message for a body over MaxRequestBody.
 const MsgTooLarge = "The request body is larger than 64 KiB, the most any route takes."

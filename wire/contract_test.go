@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -107,4 +108,49 @@ func FuzzAppendMessage(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkMessage(t, s) })
+}
+
+func TestAmbiguousFraming(t *testing.T) {
+	cases := []struct {
+		name string
+		raw  string
+		want bool
+	}{
+		{"both", "POST /v1/highlights HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", true},
+		{"both, other order and case", "POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\nCONTENT-LENGTH: 5\r\n\r\n", true},
+		{"bare LF line ends", "POST / HTTP/1.1\nContent-Length: 5\nTransfer-Encoding: chunked\n\n", true},
+		{"length only", "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", false},
+		{"chunked only", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", false},
+		{"names in values", "POST / HTTP/1.1\r\nX-A: Content-Length\r\nX-B: Transfer-Encoding: chunked\r\n\r\n", false},
+		{"longer names", "POST / HTTP/1.1\r\nContent-Length-X: 5\r\nX-Transfer-Encoding: chunked\r\n\r\n", false},
+		{"empty", "", false},
+	}
+	for _, tc := range cases {
+		if got := AmbiguousFraming([]byte(tc.raw)); got != tc.want {
+			t.Errorf("%s: AmbiguousFraming = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// FuzzAmbiguousFraming checks AmbiguousFraming against a reading of the
+// block by net/textproto's rules for a header line: a name is what stands
+// before the first colon.
+func FuzzAmbiguousFraming(f *testing.F) {
+	f.Add([]byte("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"))
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: a\r\n\r\n"))
+	f.Add([]byte("Content-Length:\nTransfer-encoding:"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var cl, te bool
+		for _, line := range strings.Split(string(raw), "\n") {
+			name, _, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			cl = cl || strings.EqualFold(name, "content-length")
+			te = te || strings.EqualFold(name, "transfer-encoding")
+		}
+		if got := AmbiguousFraming(raw); got != (cl && te) {
+			t.Errorf("AmbiguousFraming(%q) = %v, want %v", raw, got, cl && te)
+		}
+	})
 }

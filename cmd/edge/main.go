@@ -114,6 +114,9 @@ func setMemoryLimit(caches int64, log *slog.Logger) {
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {
+	if err := c.checkEdgeToken(); err != nil {
+		return err
+	}
 	// No request to the store at start: an edge (re)started during a store
 	// outage serves what its disk cache holds (see BuildWatcher.Check).
 	store, err := storeurl.OpenLazy(c.Store)
@@ -191,6 +194,22 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	<-ctx.Done()
 	log.Info("shutting down")
 	return srv.Close()
+}
+
+// checkEdgeToken refuses a dynamic service, or an access source on
+// dynamic, without the shared secret: dynamic answers 401 to every request
+// without it, so such an edge could never serve.
+func (c *serveCmd) checkEdgeToken() error {
+	if c.EdgeToken != "" {
+		return nil
+	}
+	if c.Dynamic != "" {
+		return errors.New("--dynamic needs --edge-token (EDGE_TOKEN): dynamic refuses every request without dynamic's shared secret")
+	}
+	if strings.HasPrefix(c.Access, "http://") || strings.HasPrefix(c.Access, "https://") {
+		return errors.New("--access on dynamic needs --edge-token (EDGE_TOKEN): dynamic refuses every request without dynamic's shared secret")
+	}
+	return nil
 }
 
 func (c *exportCmd) Run(ctx context.Context, log *slog.Logger) error {

@@ -50,7 +50,7 @@ func goFiles(t *testing.T, dir string) map[string]*ast.File {
 func TestForwardedHeadersOnlyInWire(t *testing.T) {
 	names := map[string]bool{}
 	for _, h := range []string{wire.HeaderVerifiedAppID, wire.HeaderEdgeToken,
-		wire.HeaderForwardedFor, wire.HeaderForwardedProto, wire.HeaderForwardedHost} {
+		wire.HeaderForwardedFor, wire.HeaderForwardedProto, wire.HeaderForwardedHost, wire.HeaderRequestID} {
 		names[strings.ToLower(h)] = true
 	}
 	for _, dir := range []string{"edge", "dynamic"} {

@@ -33,11 +33,21 @@ const (
 	ClassGateway
 	ClassOps
 	ClassSearch
+	// The catalogue's route families (docs/catalogue.md): answers composed
+	// on request, whose cost the Bibles routes' classes do not show.
+	ClassBibles        // the /v1/bibles collection
+	ClassLanguages     // /v1/languages and one language
+	ClassOrganizations // /v1/organizations, one, and its Bibles
+	ClassFonts         // /v1/fonts, one font and its stylesheet
+	ClassFontFiles     // the font files themselves
+	ClassVOTD          // /v1/verse_of_the_days and one day
+	ClassDev           // the OpenAPI document and the reader page
 	NumClasses
 )
 
 var classNames = [NumClasses]string{"other", "bible", "index", "books", "book", "chapters",
-	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops", "search"}
+	"chapter", "verses", "verse", "passage", "passage_range", "gateway", "ops", "search",
+	"bibles", "languages", "organizations", "fonts", "font_files", "votd", "dev"}
 
 func (c Class) String() string { return classNames[c] }
 

@@ -78,8 +78,12 @@ func Fail(ctx *fasthttp.RequestCtx, log *slog.Logger, kind Failure, what string,
 	}
 	log.LogAttrs(ctx, slog.LevelError, what, slog.Uint64("id", ctx.ID()),
 		slog.String("path", string(ctx.Path())), slog.Any("err", err))
-	Answer(ctx, kind, failures[kind].msg)
+	Generic(ctx, kind)
 }
+
+// Generic answers a failure of kind with the kind's generic message; the
+// caller has logged what failed, or chosen not to.
+func Generic(ctx *fasthttp.RequestCtx, kind Failure) { Answer(ctx, kind, failures[kind].msg) }
 
 // Starting answers a request that came before the first build or access
 // snapshot.

@@ -1,0 +1,101 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/publish"
+)
+
+// A failure that repeats is logged once an interval with the count of
+// those not logged, and its end once.
+func TestOutageLog(t *testing.T) {
+	var buf syncBuffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	o := outageLog{every: time.Hour}
+	for range 5 {
+		o.failed(log, "store down", "err", "refused")
+	}
+	o.ok(log, "store answers again")
+	o.ok(log, "store answers again") // no failure since: nothing logged
+	o.failed(log, "store down", "err", "refused")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{
+		`level=WARN msg="store down" err=refused`,
+		`level=INFO msg="store answers again" suppressed=4`,
+		`level=WARN msg="store down" err=refused`, // a new outage is logged at once
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !strings.HasSuffix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to end with %q", i, lines[i], w)
+		}
+	}
+
+	// Past the interval, the next failure is logged with the count.
+	buf = syncBuffer{}
+	o = outageLog{every: time.Nanosecond}
+	o.failed(log, "store down")
+	time.Sleep(time.Millisecond)
+	o.failed(log, "store down")
+	if got := strings.Count(buf.String(), `msg="store down"`); got != 2 {
+		t.Errorf("%d warnings past the interval, want 2:\n%s", got, buf.String())
+	}
+}
+
+// Requests forwarded to a dynamic that cannot be reached are answered 503
+// each, and logged once.
+func TestGatewayOutageLoggedOnce(t *testing.T) {
+	ts := httptest.NewServer(&upstream{})
+	url := ts.URL
+	ts.Close()
+	var buf syncBuffer
+	e := newTestEdge(t, func(c *Config) {
+		c.DynamicURL = url
+		c.Log = slog.New(slog.NewTextHandler(&buf, nil))
+	})
+	for range 5 {
+		if resp, _ := e.do(t, "GET", "/v1/licenses", demo); resp.StatusCode != 503 {
+			t.Fatalf("GET /v1/licenses with dynamic down = %d, want 503", resp.StatusCode)
+		}
+	}
+	if got := strings.Count(buf.String(), "level=WARN"); got != 1 {
+		t.Errorf("%d warnings for 5 requests to an unreachable dynamic, want 1:\n%s", got, buf.String())
+	}
+	if strings.Contains(buf.String(), "level=ERROR") {
+		t.Errorf("an unreachable dynamic is logged as an error per request:\n%s", buf.String())
+	}
+}
+
+// downStore is a store whose current pointer cannot be read.
+type downStore struct{ publish.Store }
+
+func (downStore) Current(context.Context) (string, error) {
+	return "", errors.New("dial tcp 10.0.0.9:9000: connection refused")
+}
+
+// The build watcher polling a store that does not answer warns once, not
+// once a poll.
+func TestBuildWatcherOutageLoggedOnce(t *testing.T) {
+	store, _ := sharedStore(t)
+	var buf syncBuffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	srv, err := New(Config{Store: store, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &BuildWatcher{Store: downStore{store}, Server: srv, Interval: 5 * time.Millisecond, Log: log}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	w.Run(ctx)
+	if got := strings.Count(buf.String(), "build check failed"); got != 1 {
+		t.Errorf("%d warnings in 200 ms of polls every 5 ms, want 1:\n%s", got, buf.String())
+	}
+}
