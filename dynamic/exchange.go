@@ -233,14 +233,36 @@ func browserCookie(ctx *fasthttp.RequestCtx) string {
 // base64.
 const csrfCookieLen = 32
 
+// formCSRF binds a form to this browser and to binding (what the form acts
+// on): it sets the browser's csrf cookie and returns the form's value.
+func (s *Server) formCSRF(ctx *fasthttp.RequestCtx, binding []byte) string {
+	// A page with two forms sets one cookie for both.
+	cookie, ok := ctx.UserValue(csrfCookie).(string)
+	if !ok {
+		cookie = browserCookie(ctx)
+		setCSRFCookie(ctx, cookie)
+		ctx.SetUserValue(csrfCookie, cookie)
+	}
+	return s.csrfValue(binding, cookie)
+}
+
+// csrfOK checks a posted form's csrf field against the browser's cookie
+// and binding.
+func (s *Server) csrfOK(ctx *fasthttp.RequestCtx, binding []byte, field string) bool {
+	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
+	return cookie != "" && hmac.Equal([]byte(field), []byte(s.csrfValue(binding, cookie)))
+}
+
+// csrfCookieLifetime is how long the csrf cookie lasts after the last page
+// set it: long enough to fill in a sign-in form.
+const csrfCookieLifetime = 30 * time.Minute
+
 // getExchange renders the approval page.
 func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	tok, t, a, ok := s.exchangeContext(ctx, c)
-	if !ok {
+	if !ok || !s.exchangeUser(ctx, t, a) {
 		return
 	}
-	cookie := browserCookie(ctx)
-	setCSRFCookie(ctx, cookie)
 	// The form posts back to the same URL: the token, and the app's
 	// identification for the edge (spec, Authentication 4).
 	q := url.Values{"token": {tok}}
@@ -257,25 +279,36 @@ func (s *Server) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !httpURL(website) {
 		website = "" // never render a javascript: or other odd link
 	}
+	csrf := s.formCSRF(ctx, t.Hash)
 	s.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
 		return templates.ApprovalPage{Nonce: nonce, AppName: a.Name, AppWebsite: website, Permissions: perms,
-			Action: "?" + q.Encode(), CSRF: s.csrfValue(t.Hash, cookie)}
+			Action: "?" + q.Encode(), CSRF: csrf}
 	})
 }
 
-// setCSRFCookie sets the form's cookie for the token's lifetime, or, with
-// an empty value, deletes it. SameSite=Strict keeps other sites' pages from
-// sending it; Secure when the browser reached the edge over HTTPS.
+// setCSRFCookie sets the forms' cookie for csrfCookieLifetime.
+// SameSite=Strict keeps other sites' pages from sending it.
 func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
+	setCookie(ctx, csrfCookie, value, fasthttp.CookieSameSiteStrictMode, csrfCookieLifetime)
+}
+
+// setCookie sets one of the platform's cookies: HttpOnly, for the whole
+// origin, Secure when the browser reached the edge over HTTPS. An empty
+// value deletes it.
+func setCookie(ctx *fasthttp.RequestCtx, name, value string, sameSite fasthttp.CookieSameSite, maxAge time.Duration) {
 	c := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(c)
-	c.SetKey(csrfCookie)
+	c.SetKey(name)
 	c.SetValue(value)
 	c.SetPath("/")
 	c.SetHTTPOnly(true)
-	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
+	c.SetSameSite(sameSite)
 	c.SetSecure(isHTTPS(ctx))
-	c.SetMaxAge(int(ExchangeTokenLifetime / time.Second))
+	if value == "" {
+		c.SetMaxAge(-1)
+	} else {
+		c.SetMaxAge(int(maxAge / time.Second))
+	}
 	ctx.Response.Header.SetCookie(c)
 }
 
@@ -303,12 +336,11 @@ func origin(raw string) string {
 // how to ask instead.
 func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !ctx.QueryArgs().Has("token") && len(ctx.Request.Header.Peek("Authorization")) > 0 {
-		message(ctx, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
-			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		s.postExchangeBearer(ctx, c)
 		return
 	}
 	_, t, a, ok := s.exchangeContext(ctx, c)
-	if !ok {
+	if !ok || !s.exchangeUser(ctx, t, a) {
 		return
 	}
 	var decision, csrf string
@@ -318,8 +350,7 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		form := ctx.PostArgs()
 		decision, csrf = string(form.Peek("decision")), string(form.Peek("csrf"))
 	}
-	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
-	csrfOK := cookie != "" && hmac.Equal([]byte(csrf), []byte(s.csrfValue(t.Hash, cookie)))
+	csrfOK := s.csrfOK(ctx, t.Hash, csrf)
 
 	result := url.Values{}
 	grant := false
@@ -352,6 +383,90 @@ func (s *Server) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, result))
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")
+	ctx.SetStatusCode(http.StatusSeeOther)
+}
+
+// exchangeUser requires the approval page's browser to be signed in as the
+// exchange token's user: the page and its form are the user's to answer,
+// not the app's that holds the user's bearer token (docs/dynamic.md,
+// "Threat: an app approving for its user"). Without a session the browser
+// signs in and comes back to the same URL; with another account's, the
+// page says so and offers to switch. It answers itself when it returns
+// false.
+func (s *Server) exchangeUser(ctx *fasthttp.RequestCtx, t *ExchangeToken, a *App) bool {
+	if s.provider == nil {
+		s.errorPage(ctx, http.StatusServiceUnavailable, "Sign-in is not available",
+			"Permissions can be granted only by a signed-in user, and this platform has no sign-in configured.")
+		return false
+	}
+	here := string(ctx.URI().PathOriginal())
+	if q := ctx.URI().QueryString(); len(q) > 0 {
+		here += "?" + string(q)
+	}
+	acct, ok := s.signedIn(ctx, here)
+	if !ok {
+		return false
+	}
+	if acct.ID != t.UserID {
+		csrf := s.formCSRF(ctx, bindSignOut)
+		s.page(ctx, http.StatusForbidden, "switch.html", "", func(nonce string) any {
+			return templates.SwitchPage{Nonce: nonce, CSRF: csrf, AppName: a.Name, AccountName: acct.DisplayName,
+				AccountEmail: acct.Email, Return: here}
+		})
+		return false
+	}
+	return true
+}
+
+// postExchangeBearer is the spec's token-less POST /data-exchange: the
+// user's bearer token alone grants the permissions asked for
+// (requested_permissions, comma-joined; highlights by default). Only an app
+// the operator marked first-party may do it: for any other app it would
+// be consent without the user (see exchangeUser).
+func (s *Server) postExchangeBearer(ctx *fasthttp.RequestCtx, c caller) {
+	first := false
+	if s.cfg.OAuth != nil {
+		var err error
+		if first, err = s.cfg.OAuth.FirstParty(s.ctx, c.AppID); err != nil {
+			s.fail(ctx, err)
+			return
+		}
+	}
+	if !first {
+		message(ctx, http.StatusForbidden, "Only apps the platform's operator marks first-party may grant permissions "+
+			"with the user's bearer token alone; every other app asks the user on the approval page: create a token with "+
+			"POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		return
+	}
+	user, ok := s.user(ctx)
+	if !ok {
+		return
+	}
+	a, ok := s.liveApp(ctx, c.AppID)
+	if !ok {
+		return
+	}
+	if !httpURL(a.CallbackURL) {
+		message(ctx, http.StatusConflict, "The app has no registered callback URL.")
+		return
+	}
+	perms := []string{PermissionHighlights}
+	if v := string(ctx.QueryArgs().Peek("requested_permissions")); v != "" {
+		perms = strings.Split(v, ",")
+	}
+	for _, p := range perms {
+		if _, ok := permissionText[p]; !ok {
+			validation(ctx, detail{Loc: []string{"query", "requested_permissions"}, Msg: "Input should be 'highlights'", Type: "enum"})
+			return
+		}
+	}
+	if err := s.cfg.DB.Grant(s.ctx, user, c.AppID, perms, s.now()); err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, url.Values{"data_exchange_status": {"granted"},
+		"granted_permissions": {strings.Join(perms, ",")}}))
+	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetStatusCode(http.StatusSeeOther)
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -18,7 +19,9 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/jwt"
+	"github.com/bibleplatform/platform/dynamic/oauth"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 )
@@ -47,6 +50,13 @@ type Config struct {
 	TrendingWindow  time.Duration
 	TrendingMinApps int
 	Log             *slog.Logger
+
+	// Accounts and OAuth are the platform's accounts and its OpenID
+	// provider (docs/sign-in.md); both nil serves neither. Issuer is the
+	// provider's public origin (oauth.Config).
+	Accounts accounts.Store
+	OAuth    oauth.Store
+	Issuer   string
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -63,7 +73,10 @@ type Server struct {
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
 
-	users  tokenCache
+	users    tokenCache
+	provider *oauth.Provider
+	// own verifies the tokens the provider issued; nil without one.
+	own    *jwt.Verifier
 	grants sync.Map // user|app|permission → struct{} (grants are never withdrawn)
 
 	ln     net.Listener
@@ -109,6 +122,15 @@ func New(cfg Config) *Server {
 		s.trends.minApps = DefaultTrendingMinApps
 	}
 	s.trends.minApps = min(s.trends.minApps, trending.MaxApps)
+	if cfg.Accounts != nil && cfg.OAuth != nil {
+		p, err := oauth.New(oauth.Config{Store: cfg.OAuth, Accounts: cfg.Accounts, Issuer: cfg.Issuer,
+			Permissions: slices.Sorted(maps.Keys(permissionText)), Now: s.now})
+		if err != nil {
+			// Only a malformed static configuration gets here.
+			panic(err)
+		}
+		s.provider, s.own = p, p.Verifier()
+	}
 	s.routes()
 	return s
 }
@@ -124,6 +146,17 @@ func (s *Server) routes() {
 		"/v1/licenses":              {"GET": s.app(s.getLicenses)},
 		"/data-exchange/token":      {"POST": s.app(s.postExchangeToken)},
 		"/data-exchange":            {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
+	}
+	if s.provider != nil {
+		for path, h := range s.provider.Routes() {
+			fh := s.providerHandler(h)
+			s.byPath[path] = methods{"GET": fh, "POST": fh}
+		}
+		s.byPath[oauth.ContinuePath] = methods{"GET": s.getContinue, "POST": s.postContinue}
+		s.byPath[signInPath] = methods{"GET": s.getSignIn, "POST": s.postSignIn}
+		s.byPath[signUpPath] = methods{"GET": s.getSignUp, "POST": s.postSignUp}
+		s.byPath[signOutPath] = methods{"POST": s.postSignOut}
+		s.byPath[accountPath] = methods{"GET": s.getAccount}
 	}
 	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(s.getApp)}
@@ -304,6 +337,15 @@ func (s *Server) housekeep(ctx context.Context) {
 		if err := s.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge search queries", "err", err)
 		}
+		if s.provider != nil {
+			now := s.now()
+			if err := s.cfg.Accounts.PurgeAccounts(ctx, now.Add(-accounts.ThrottleWindow)); err != nil && ctx.Err() == nil {
+				s.log.Error("dynamic: purge accounts", "err", err)
+			}
+			if err := s.cfg.OAuth.PurgeOAuth(ctx, now); err != nil && ctx.Err() == nil {
+				s.log.Error("dynamic: purge oauth", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -363,12 +405,7 @@ func (s *Server) verifyUser(ctx context.Context, tok string) (string, error) {
 	if id, ok := s.users.get(tok, now); ok {
 		return id, nil
 	}
-	if s.cfg.Users == nil {
-		return "", errors.New("no user token verifier configured")
-	}
-	v := *s.cfg.Users
-	v.Now = s.now
-	c, err := v.Verify(ctx, tok)
+	c, err := s.verifyToken(ctx, tok)
 	if err != nil {
 		return "", err
 	}
@@ -378,6 +415,29 @@ func (s *Server) verifyUser(ctx context.Context, tok string) (string, error) {
 	id := strings.ToLower(c.Subject)
 	s.users.put(tok, id, c.ExpiresAt)
 	return id, nil
+}
+
+// verifyToken checks a bearer token against the external issuers
+// configured (Users) and the platform's own provider, in that order.
+func (s *Server) verifyToken(ctx context.Context, tok string) (*jwt.Claims, error) {
+	err := errors.New("no user token verifier configured")
+	for _, v := range []*jwt.Verifier{s.cfg.Users, s.own} {
+		if v == nil {
+			continue
+		}
+		vv := *v
+		vv.Now = s.now
+		var c *jwt.Claims
+		if c, err = vv.Verify(ctx, tok); err == nil {
+			if v == s.own && c.ID == "" {
+				// The provider's ID tokens are signed with the same keys;
+				// only its access tokens carry a jti.
+				return nil, fmt.Errorf("%w: not an access token", jwt.ErrInvalid)
+			}
+			return c, nil
+		}
+	}
+	return nil, err
 }
 
 // tokenCache remembers verified bearer tokens until they expire, so a

@@ -59,20 +59,57 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, adm *admission, path []byte) 
 		starting(ctx)
 		return
 	}
-	from := keyHeader
-	if isDataExchange(path) {
-		from = keyOrAppID
-	}
-	app := s.authorize(ctx, adm, t, from)
-	if app == nil {
-		return
+	var app *appEntry
+	if isSignIn(path) {
+		if app = s.authorizeSignIn(ctx, adm, t); app == nil && ctx.Response.StatusCode() == fasthttp.StatusTooManyRequests {
+			return
+		}
+	} else {
+		from := keyHeader
+		if isDataExchange(path) {
+			from = keyOrAppID
+		}
+		if app = s.authorize(ctx, adm, t, from); app == nil {
+			return
+		}
 	}
 	if s.gateway == nil {
 		answer(ctx, failUnavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
-	s.gateway.do(ctx, app.id, s)
+	id := ""
+	if app != nil {
+		id = app.id
+	}
+	s.gateway.do(ctx, id, s)
+}
+
+// authorizeSignIn identifies the app of a sign-in route from client_id
+// (the App Key, in the query or the form body): a live app's key spends
+// its allowance and is forwarded with its id. Anything else (discovery,
+// the JWKS, the account pages, an unknown or archived client_id, which
+// the provider refuses in OAuth 2.0's own terms) is forwarded without an
+// app, counted per client address. It returns nil without answering, or
+// nil after answering 429.
+func (s *Server) authorizeSignIn(ctx *fasthttp.RequestCtx, adm *admission, t *accessTable) *appEntry {
+	key := ctx.QueryArgs().Peek("client_id")
+	if len(key) == 0 && ctx.IsPost() {
+		key = ctx.PostArgs().Peek("client_id")
+	}
+	var app *appEntry
+	if len(key) > 0 {
+		app = t.lookup(key)
+	}
+	if app != nil && !app.archived {
+		if !s.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+			return nil
+		}
+		return app
+	}
+	s.rateLimit(ctx, adm, s.idOnly.forAddr(s.clientAddr(ctx)),
+		"Too many requests from this address; retry after the number of seconds in Retry-After.\n")
+	return nil
 }
 
 // valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
@@ -94,7 +131,9 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string, s *Server) {
 	// normalises header names, and Del is case-insensitive).
 	req.Header.Del(access.HeaderVerifiedAppID)
 	req.Header.Del(access.HeaderEdgeToken)
-	req.Header.Set(access.HeaderVerifiedAppID, appID)
+	if appID != "" {
+		req.Header.Set(access.HeaderVerifiedAppID, appID)
+	}
 	if g.token != "" {
 		req.Header.Set(access.HeaderEdgeToken, g.token)
 	}
