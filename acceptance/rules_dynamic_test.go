@@ -33,7 +33,7 @@ var (
 // a cookie jar: open the approval page, submit the form with decision, and
 // return the page and the answer to the submission.
 func consent(c *C, token, appParam, decision string) (page, done *resp) {
-	browser := newBrowser()
+	browser := signedInBrowser(c)
 	page, target, csrf := approvalPage(c, browser, token, appParam)
 	return page, submitApproval(c, browser, target, csrf, decision)
 }
@@ -43,6 +43,24 @@ func newBrowser() *http.Client {
 	jar, _ := cookiejar.New(nil)
 	browser := newClient()
 	browser.Jar = jar
+	return browser
+}
+
+// signedInBrowser is a browser signed in on the platform's own sign-in
+// page as the demo user, whose consent the approval page takes
+// (docs/dynamic.md: only the token's user can answer it).
+func signedInBrowser(c *C) *http.Client {
+	browser := newBrowser()
+	page := c.doWith(browser, "GET", "/auth/sign-in", noKey, "")
+	c.status(page, 200)
+	m := csrfField.FindSubmatch(page.body)
+	if m == nil {
+		c.Fatalf("sign-in page without a csrf field: %.300q", page.body)
+	}
+	form := url.Values{"csrf": {string(m[1])}, "email": {c.e.demo.AccountEmail}, "password": {c.e.demo.AccountPassword}}
+	done := c.doWith(browser, "POST", "/auth/sign-in", hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"},
+		form.Encode())
+	c.status(done, 303)
 	return browser
 }
 
@@ -126,7 +144,7 @@ func dynamicRules(e *env, fx *fixtures) {
 			{"GET", "/v1/highlights/JHN.3.16/x?bible_id=9001", 404},
 			{"GET", "/v1/apps/" + e.demo.AppID + "/nothing", 404},
 			{"GET", "/data-exchange/nothing", 404},
-			{"PUT", "/v1/highlights", 405},
+			{"PATCH", "/v1/highlights", 405},
 		} {
 			r := c.do(tc.method, tc.path, user, "")
 			if m := c.errMessage(r, tc.status); m == "" {
@@ -220,7 +238,7 @@ func dynamicRules(e *env, fx *fixtures) {
 	// Two approval tabs in one browser: answering one must not spend the
 	// other (one csrf cookie per browser, not per page).
 	e.rule("dynamic/consent.two-tabs", func(c *C) {
-		browser := newBrowser()
+		browser := signedInBrowser(c)
 		_, t1, csrf1 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
 		_, t2, csrf2 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
 		for i, f := range []struct{ target, csrf string }{{t1, csrf1}, {t2, csrf2}} {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
@@ -20,6 +21,22 @@ func (s *Server) providerHandler(h http.Handler) fasthttp.RequestHandler {
 	return fasthttpadaptor.NewFastHTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(context.WithoutCancel(s.ctx)))
 	}))
+}
+
+// browserErrors shows op's plain-text refusals on the browser routes
+// (a client or redirect URI that is not known good, where OAuth 2.0 says
+// not to redirect) as the platform's error page, with its headers.
+func (s *Server) browserErrors(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		h(ctx)
+		if ctx.Response.StatusCode() != http.StatusBadRequest ||
+			!strings.HasPrefix(string(ctx.Response.Header.ContentType()), "text/plain") {
+			return
+		}
+		why := strings.TrimSpace(string(ctx.Response.Body()))
+		ctx.Response.ResetBody()
+		s.errorPage(ctx, http.StatusBadRequest, "This sign-in cannot go on", why)
+	}
 }
 
 // getContinue is the step between /auth/authorize and /auth/callback: the

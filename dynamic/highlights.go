@@ -172,7 +172,15 @@ type highlightBody struct {
 // had every verse in that colour. request_id makes retries safe: the first
 // answer is stored and replayed; the same id with a different highlight is
 // 422.
-func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) { s.writeHighlights(ctx, c, false) }
+
+// putHighlights answers PUT /v1/highlights, which the live clients send to
+// change a colour (live-routes.md): the body of POST, and as a PUT is
+// idempotent, 200 with the highlight whether or not anything changed.
+func (s *Server) putHighlights(ctx *fasthttp.RequestCtx, c caller) { s.writeHighlights(ctx, c, true) }
+
+// writeHighlights creates or recolours a highlight (POST, or PUT when put).
+func (s *Server) writeHighlights(ctx *fasthttp.RequestCtx, c caller, put bool) {
 	user, ok := s.user(ctx)
 	if !ok || !s.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
@@ -239,6 +247,10 @@ func (s *Server) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 	ans, err := s.cfg.DB.CreateHighlights(s.ctx, HighlightRequest{UserID: user,
 		RequestID: strings.ToLower(*body.RequestID), BibleID: bibleID, Verses: verses, Color: color},
 		func(changed int) Answer {
+			if put {
+				b, _ := json.Marshal(created)
+				return Answer{Status: http.StatusOK, Body: b}
+			}
 			if changed == 0 {
 				return Answer{Status: http.StatusConflict, Body: access.AppendMessage(nil, "The user already has this highlight.")}
 			}

@@ -57,6 +57,9 @@ type Config struct {
 	Accounts accounts.Store
 	OAuth    oauth.Store
 	Issuer   string
+	// Colors answers GET /v1/highlights/recent-colors with the user's own
+	// colours; nil gives the defaults only.
+	Colors HighlightColors
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -142,14 +145,19 @@ func (s *Server) routes() {
 		"/internal/access":          {"GET": s.feed.serveAccess},
 		"/internal/search-queries":  {"POST": s.postSearchQueries},
 		"/internal/search-trending": {"GET": s.getSearchTrending},
-		"/v1/highlights":            {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights)},
-		"/v1/licenses":              {"GET": s.app(s.getLicenses)},
-		"/data-exchange/token":      {"POST": s.app(s.postExchangeToken)},
-		"/data-exchange":            {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
+		"/v1/highlights": {"GET": s.app(s.getHighlights), "POST": s.app(s.postHighlights),
+			"PUT": s.app(s.putHighlights)},
+		"/v1/highlights/recent-colors": {"GET": s.app(s.getRecentColors)},
+		"/v1/licenses":                 {"GET": s.app(s.getLicenses)},
+		"/data-exchange/token":         {"POST": s.app(s.postExchangeToken)},
+		"/data-exchange":               {"GET": s.app(s.getExchange), "POST": s.app(s.postExchange)},
 	}
 	if s.provider != nil {
 		for path, h := range s.provider.Routes() {
 			fh := s.providerHandler(h)
+			if path == oauth.AuthorizePath || path == oauth.CallbackPath {
+				fh = s.browserErrors(fh)
+			}
 			s.byPath[path] = methods{"GET": fh, "POST": fh}
 		}
 		s.byPath[oauth.ContinuePath] = methods{"GET": s.getContinue, "POST": s.postContinue}

@@ -203,5 +203,7 @@ func (p *Provider) Deny(w http.ResponseWriter, r *http.Request, req *AuthRequest
 // Verifier checks bearer tokens this provider issued, for dynamic's user
 // routes: its own keys, RS256, and (when configured) its issuer.
 func (p *Provider) Verifier() *jwt.Verifier {
-	return &jwt.Verifier{Keys: p.storage.keys, Issuer: p.cfg.Issuer, Now: p.cfg.Now}
+	// The leeway covers clocks of instances behind one edge that differ a
+	// little (op stamps iat and nbf from the clock of the one that issued).
+	return &jwt.Verifier{Keys: p.storage.keys, Issuer: p.cfg.Issuer, Now: p.cfg.Now, Leeway: time.Minute}
 }

@@ -11,6 +11,9 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -131,4 +134,25 @@ type Store interface {
 	// PurgeOAuth deletes requests, families and tokens that ended before
 	// before, and signing keys no token can be verified with any more.
 	PurgeOAuth(ctx context.Context, before time.Time) error
+}
+
+// CheckRedirectURI says whether raw may be registered as a callback URL:
+// absolute, without a fragment (RFC 6749 §3.1.2), https, http (for
+// development and loopback native apps), or an app's own scheme
+// (com.example.app:/callback, RFC 8252 §7.1).
+func CheckRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("redirect URI %q: %w", raw, err)
+	case u.Scheme == "" || strings.ContainsAny(raw, " \t\r\n"):
+		return fmt.Errorf("redirect URI %q: not an absolute URL", raw)
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return fmt.Errorf("redirect URI %q: a fragment is not allowed", raw)
+	case (u.Scheme == "http" || u.Scheme == "https") && u.Host == "":
+		return fmt.Errorf("redirect URI %q: no host", raw)
+	case u.Scheme == "javascript" || u.Scheme == "data" || u.Scheme == "file" || u.Scheme == "vbscript":
+		return fmt.Errorf("redirect URI %q: scheme %s not allowed", raw, u.Scheme)
+	}
+	return nil
 }
