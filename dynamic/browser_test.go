@@ -49,9 +49,13 @@ func TestPagesAreValidHTML(t *testing.T) {
 		"approval.html": {method: "GET", path: "/data-exchange?token=" + url.QueryEscape(e.newToken(userID)) + "&x-svc-app-id=" + appID},
 		"error.html":    {method: "GET", path: "/data-exchange?token=unknown"},
 	}
+	pages["signin.html"] = req{method: "GET", path: "/auth/sign-in?return=%2Fauth%2Faccount"}
+	pages["signup.html"] = req{method: "GET", path: "/auth/sign-up"}
+	pages["account.html"] = req{method: "GET", path: "/auth/account"}
+	b := e.signedIn(userID)
 	var files []string
 	for name, r := range pages {
-		got := e.do(r)
+		got := e.doWith(b, r)
 		if !strings.HasPrefix(got.header.Get("Content-Type"), "text/html") {
 			t.Fatalf("%s: %d %s", name, got.status, got.header.Get("Content-Type"))
 		}

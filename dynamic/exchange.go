@@ -121,7 +121,10 @@ func (s *Server) page(ctx *fasthttp.RequestCtx, status int, name string, callbac
 	}
 	h := &ctx.Response.Header
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; "+
+	// script-src: the passkey buttons' script, the only one, by nonce;
+	// connect-src: its requests to this origin.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; script-src 'nonce-"+nonce+"'; "+
+		"connect-src 'self'; img-src 'self'; "+
 		"form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")

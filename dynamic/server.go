@@ -57,6 +57,8 @@ type Config struct {
 	Accounts accounts.Store
 	OAuth    oauth.Store
 	Issuer   string
+	// Passkeys stores accounts' passkeys; nil offers none.
+	Passkeys accounts.Passkeys
 	// Colors answers GET /v1/highlights/recent-colors with the user's own
 	// colours; nil gives the defaults only.
 	Colors HighlightColors
@@ -165,6 +167,10 @@ func (s *Server) routes() {
 		s.byPath[signUpPath] = methods{"GET": s.getSignUp, "POST": s.postSignUp}
 		s.byPath[signOutPath] = methods{"POST": s.postSignOut}
 		s.byPath[accountPath] = methods{"GET": s.getAccount}
+		s.byPath[passkeyRegisterBegin] = methods{"POST": s.postPasskeyRegisterBegin}
+		s.byPath[passkeyRegisterFinish] = methods{"POST": s.postPasskeyRegisterFinish}
+		s.byPath[passkeySignInBegin] = methods{"POST": s.postPasskeySignInBegin}
+		s.byPath[passkeySignInFinish] = methods{"POST": s.postPasskeySignInFinish}
 	}
 	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(s.getApp)}

@@ -149,9 +149,13 @@ func (s *Server) getSignIn(ctx *fasthttp.RequestCtx) {
 func (s *Server) signInPage(ctx *fasthttp.RequestCtx, status int, ret, email, problem, notice string) {
 	app, target := s.pageFor(ret)
 	csrf := s.formCSRF(ctx, bindSignIn)
+	passkey := ""
+	if s.cfg.Passkeys != nil {
+		passkey = s.formCSRF(ctx, bindPasskey)
+	}
 	s.page(ctx, status, "signin.html", target, func(nonce string) any {
 		return templates.SignInPage{Nonce: nonce, Action: signInPath, CSRF: csrf, Return: ret, AppName: app,
-			Email: email, Problem: problem, Notice: notice, SignUpURL: withReturn(signUpPath, ret)}
+			Email: email, Problem: problem, Notice: notice, SignUpURL: withReturn(signUpPath, ret), PasskeyCSRF: passkey}
 	})
 }
 
@@ -298,8 +302,12 @@ func (s *Server) getAccount(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	csrf := s.formCSRF(ctx, bindSignOut)
+	passkey := ""
+	if s.cfg.Passkeys != nil {
+		passkey = s.formCSRF(ctx, bindPasskey)
+	}
 	s.page(ctx, http.StatusOK, "account.html", "", func(nonce string) any {
-		return templates.AccountPage{Nonce: nonce, CSRF: csrf, Name: a.DisplayName, Email: a.Email}
+		return templates.AccountPage{Nonce: nonce, CSRF: csrf, Name: a.DisplayName, Email: a.Email, PasskeyCSRF: passkey}
 	})
 }
 

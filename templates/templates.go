@@ -51,6 +51,8 @@ type SignInPage struct {
 	Problem   string // why the last attempt failed
 	Notice    string
 	SignUpURL string
+	// PasskeyCSRF is the passkey button's csrf value ("" hides it).
+	PasskeyCSRF string
 }
 
 // SignUpPage is the account creation form.
@@ -73,6 +75,8 @@ type AccountPage struct {
 	CSRF  string
 	Name  string
 	Email string
+	// PasskeyCSRF is the "add a passkey" button's csrf value.
+	PasskeyCSRF string
 }
 
 // ContinuePage is the explicit step of a sign-in for an app: the

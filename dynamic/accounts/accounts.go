@@ -123,3 +123,21 @@ func CheckProfile(name, email string) error {
 	}
 	return nil
 }
+
+// Passkeys is the storage of accounts' passkeys (WebAuthn credentials)
+// and of ceremonies in progress. dynamic/postgres implements it; errors as
+// Store's.
+type Passkeys interface {
+	// AddPasskey stores a credential (the WebAuthn library's JSON record)
+	// for an account; a credential id stored already wraps ErrConflict.
+	AddPasskey(ctx context.Context, accountID string, id, credential []byte, at time.Time) error
+	// Passkeys lists an account's credentials.
+	Passkeys(ctx context.Context, accountID string) ([][]byte, error)
+	// UpdatePasskey replaces a credential's record (its sign count).
+	UpdatePasskey(ctx context.Context, id, credential []byte) error
+	// SaveCeremony keeps a ceremony's data until expires.
+	SaveCeremony(ctx context.Context, hash, data []byte, expires time.Time) error
+	// TakeCeremony returns and deletes a live ceremony's data; none (or
+	// expired) wraps ErrNotFound.
+	TakeCeremony(ctx context.Context, hash []byte, now time.Time) ([]byte, error)
+}

@@ -91,16 +91,22 @@ func (p *Provider) Routes() map[string]http.Handler { return p.routes }
 
 // issuer is the tokens' iss for a request.
 func (p *Provider) issuer(r *http.Request) string {
-	if p.cfg.Issuer != "" {
-		return p.cfg.Issuer
-	}
-	proto := r.Header.Get(access.HeaderForwardedProto)
-	if proto != "https" {
-		proto = "http"
-	}
 	host := r.Header.Get(access.HeaderForwardedHost)
 	if host == "" {
 		host = r.Host
+	}
+	return Origin(p.cfg.Issuer, r.Header.Get(access.HeaderForwardedProto), host)
+}
+
+// Origin is the platform's public origin: the configured issuer, or the
+// one the edge reports the browser reached it at (proto and host, from
+// X-Forwarded-Proto and -Host), for development.
+func Origin(configured, proto, host string) string {
+	if configured != "" {
+		return configured
+	}
+	if proto != "https" {
+		proto = "http"
 	}
 	return proto + "://" + host
 }

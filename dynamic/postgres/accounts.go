@@ -93,5 +93,8 @@ func (db *DB) PurgeAccounts(ctx context.Context, before time.Time) error {
 	if err == nil {
 		_, err = db.pool.Exec(ctx, `DELETE FROM account_sessions WHERE expires_at < $1 OR revoked_at < $1`, before)
 	}
+	if err == nil {
+		_, err = db.pool.Exec(ctx, `DELETE FROM passkey_ceremonies WHERE expires_at < $1`, before)
+	}
 	return translate(err, "purge accounts")
 }

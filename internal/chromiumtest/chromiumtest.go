@@ -205,3 +205,15 @@ func (b *Browser) Screenshot(path string, full bool) {
 
 // JSString quotes s as a JavaScript string literal.
 func JSString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// AddVirtualAuthenticator gives the page a WebAuthn authenticator that
+// holds discoverable credentials (passkeys) and approves every request as
+// a verified user, through the DevTools WebAuthn domain.
+func (b *Browser) AddVirtualAuthenticator() {
+	b.t.Helper()
+	b.Call("WebAuthn.enable", nil)
+	b.Call("WebAuthn.addVirtualAuthenticator", map[string]any{"options": map[string]any{
+		"protocol": "ctap2", "transport": "internal", "hasResidentKey": true,
+		"hasUserVerification": true, "isUserVerified": true, "automaticPresenceSimulation": true,
+	}})
+}
