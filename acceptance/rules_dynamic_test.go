@@ -250,6 +250,36 @@ func dynamicRules(e *env, fx *fixtures) {
 	// Completing the flow with the user's bearer token and no exchange
 	// token would let the app consent for the user: refused in the spec's
 	// {message} shape (docs/dynamic.md).
+	// Sign-in (docs/sign-in.md): discovery and the keys are public; the
+	// token endpoint answers OAuth 2.0's JSON errors; an authorization
+	// request for an unregistered redirect URI is a page, never a redirect.
+	e.rule("dynamic/sign-in.discovery", func(c *C) {
+		d := obj(c.json(c.get("/.well-known/openid-configuration", noKey), nil))
+		if str(d["issuer"]) == "" || str(d["token_endpoint"]) != str(d["issuer"])+"/auth/token" ||
+			str(d["jwks_uri"]) != str(d["issuer"])+"/.well-known/jwks.json" {
+			c.Errorf("discovery %v", d)
+		}
+		keys := arr(obj(c.json(c.get("/.well-known/jwks.json", noKey), nil))["keys"])
+		if len(keys) == 0 {
+			c.Errorf("the JWKS has no key")
+		}
+	})
+	e.rule("dynamic/sign-in.token-errors", func(c *C) {
+		form := hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}
+		r := c.do("POST", "/auth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {"nothing"},
+			"client_id": {e.demo.AppKey}, "redirect_uri": {e.demo.RedirectURI}, "code_verifier": {strings.Repeat("v", 43)}}.Encode())
+		c.status(r, 400)
+		if v := obj(c.json(r, nil)); str(v["error"]) != "invalid_grant" {
+			c.Errorf("unknown code: %v, want invalid_grant", v)
+		}
+		q := url.Values{"response_type": {"code"}, "client_id": {e.demo.AppKey}, "redirect_uri": {e.demo.RedirectURI + "x"},
+			"scope": {"openid"}, "state": {"s"}, "code_challenge": {strings.Repeat("c", 43)}, "code_challenge_method": {"S256"}}
+		r = c.get("/auth/authorize?"+q.Encode(), noKey)
+		c.status(r, 400)
+		if r.h.Get("Location") != "" || !strings.HasPrefix(r.h.Get("Content-Type"), "text/html") {
+			c.Errorf("unregistered redirect_uri: Location %q, Content-Type %q; want a page", r.h.Get("Location"), r.h.Get("Content-Type"))
+		}
+	})
 	e.rule("dynamic/consent.bearer-only-refused", func(c *C) {
 		r := c.do("POST", "/data-exchange?x-svc-app-id="+e.demo.AppID,
 			with(user, "X-SVC-App-Key", "", "Content-Type", "application/x-www-form-urlencoded"), "decision=approve")
