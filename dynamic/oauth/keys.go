@@ -31,6 +31,7 @@ type keyring struct {
 
 	mu      sync.Mutex
 	read    time.Time
+	missed  time.Time // when an unknown kid last forced a reload
 	signing *signingKey
 	public  []*signingKey // every key still published, newest first
 }
@@ -57,7 +58,7 @@ func (r *keyring) load(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
-	if r.signing != nil && now.Sub(r.read) < keyCacheTTL && now.Sub(r.signing.created) < KeyRotation {
+	if r.signing != nil && !r.read.IsZero() && now.Sub(r.read) < keyCacheTTL && now.Sub(r.signing.created) < KeyRotation {
 		return nil
 	}
 	rows, err := r.store.SigningKeys(ctx)
@@ -115,15 +116,30 @@ func (r *keyring) Key(ctx context.Context, kid, alg string) (crypto.PublicKey, e
 	if alg != jwt.RS256 {
 		return nil, fmt.Errorf("algorithm %s not used by this issuer", alg)
 	}
-	if err := r.load(ctx); err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, k := range r.public {
-		if k.kid == kid {
-			return &k.key.PublicKey, nil
+	for try := 0; ; try++ {
+		if err := r.load(ctx); err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		for _, k := range r.public {
+			if k.kid == kid {
+				r.mu.Unlock()
+				return &k.key.PublicKey, nil
+			}
+		}
+		// Another instance may have made a key since the last read: read
+		// again, at most every few seconds whatever kids are sent.
+		now := r.now()
+		reload := try == 0 && now.Sub(r.missed) >= keyMissInterval
+		if reload {
+			r.missed, r.read = now, time.Time{}
+		}
+		r.mu.Unlock()
+		if !reload {
+			return nil, fmt.Errorf("unknown key id %q", kid)
 		}
 	}
-	return nil, fmt.Errorf("unknown key id %q", kid)
 }
+
+// keyMissInterval bounds the reloads unknown key ids cause.
+const keyMissInterval = 5 * time.Second
