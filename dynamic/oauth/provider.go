@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -65,6 +66,10 @@ func New(cfg Config) (*Provider, error) {
 		SupportedScopes:       []string{oidc.ScopeOpenID, oidc.ScopeProfile, oidc.ScopeEmail, oidc.ScopeOfflineAccess},
 		SupportedClaims:       []string{"sub", "aud", "exp", "iat", "iss", "auth_time", "nonce", "jti", "client_id", "scope", "name", "email", "email_verified"},
 	}
+	// op makes codes by encrypting the request id. Codes are looked up by
+	// their hash (SaveAuthCode), never decrypted, so the key only has to
+	// be secret, not shared between instances.
+	rand.Read(opc.CryptoKey[:])
 	prov, err := op.NewProvider(opc, st, func(bool) (op.IssuerFromRequest, error) { return p.issuer, nil },
 		op.WithAllowInsecure(),
 		op.WithCustomAuthEndpoint(op.NewEndpoint(AuthorizePath)),
