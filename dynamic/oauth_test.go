@@ -26,6 +26,7 @@ const (
 type signInEnv struct {
 	*env
 	base string
+	edge *testEdge
 }
 
 func newSignInEnv(t *testing.T) *signInEnv {
@@ -55,7 +56,7 @@ func newSignInEnv(t *testing.T) *signInEnv {
 	waitFor(t, func() bool {
 		return throughEdge(t, http.DefaultClient, "GET", base+"/v1/apps/"+appID, signInKey, "", "").status == 200
 	})
-	return &signInEnv{env: e, base: base}
+	return &signInEnv{env: e, base: base, edge: ed}
 }
 
 // pkce is a code verifier and its S256 challenge (RFC 7636 §4.2).
