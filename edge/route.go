@@ -136,6 +136,10 @@ var (
 	gwLicenses     = []byte("/v1/licenses")
 	gwApps         = []byte("/v1/apps/")
 	gwDataExchange = []byte("/data-exchange")
+	// Sign-in: the platform's pages and its OpenID provider (docs/sign-in.md).
+	gwAuth      = []byte("/auth/")
+	gwDiscovery = []byte("/.well-known/openid-configuration")
+	gwJWKS      = []byte("/.well-known/jwks.json")
 )
 
 func isGatewayPath(p []byte) bool {
@@ -148,8 +152,16 @@ func isGatewayPath(p []byte) bool {
 		return true
 	case bytes.Equal(p, gwDataExchange), bytes.HasPrefix(p, gwDataExchange) && p[len(gwDataExchange)] == '/':
 		return true
+	case isSignIn(p):
+		return true
 	}
 	return false
+}
+
+// isSignIn reports the sign-in routes, which name their app (if any) by
+// client_id, the App Key.
+func isSignIn(p []byte) bool {
+	return bytes.HasPrefix(p, gwAuth) && len(p) > len(gwAuth) || bytes.Equal(p, gwDiscovery) || bytes.Equal(p, gwJWKS)
 }
 
 func isDataExchange(p []byte) bool { return bytes.HasPrefix(p, gwDataExchange) }
