@@ -140,7 +140,7 @@ func newEnv(t *testing.T) *env {
 	}
 	c := &clock{t: time.Now()}
 	srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Now: c.Now,
-		Users: &jwt.Verifier{Keys: keys, Issuer: issuer, Audience: audience}, Accounts: db, OAuth: db, Colors: db})
+		Users: &jwt.Verifier{Keys: keys, Issuer: issuer, Audience: audience}, Accounts: db, OAuth: db, Colors: db, Portal: db})
 	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/dynamic/oauth"
+	"github.com/bibleplatform/platform/dynamic/portal"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 )
@@ -57,6 +58,9 @@ type Config struct {
 	Accounts accounts.Store
 	OAuth    oauth.Store
 	Issuer   string
+	// Portal is the developer portal's storage (docs/portal.md); it is
+	// served at /developers when Accounts and OAuth are set too.
+	Portal portal.Store
 	// Colors answers GET /v1/highlights/recent-colors with the user's own
 	// colours; nil gives the defaults only.
 	Colors HighlightColors
@@ -165,6 +169,9 @@ func (s *Server) routes() {
 		s.byPath[signUpPath] = methods{"GET": s.getSignUp, "POST": s.postSignUp}
 		s.byPath[signOutPath] = methods{"POST": s.postSignOut}
 		s.byPath[accountPath] = methods{"GET": s.getAccount}
+		if s.cfg.Portal != nil {
+			s.portalRoutes()
+		}
 	}
 	s.highlight = methods{"DELETE": s.app(s.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(s.getApp)}

@@ -1,0 +1,645 @@
+package dynamic
+
+// The developer portal's pages (docs/portal.md): organizations, members and
+// invitations, app registration, App Keys and licence agreements. Every
+// page needs a signed-in account; every form carries a csrf value bound to
+// that account and is refused, changing nothing, without it. An account
+// sees only its own organizations; a developer sees them, an owner also
+// changes them. What is not the account's gets the same 404 as what does
+// not exist, so the pages do not tell which ids exist.
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/dynamic/accounts"
+	"github.com/bibleplatform/platform/dynamic/portal"
+	"github.com/bibleplatform/platform/templates"
+)
+
+// The portal's paths. Ids travel as query parameters (GET) and form fields
+// (POST), so every route is a fixed path.
+const (
+	devHome       = "/developers"
+	devOrgs       = "/developers/organizations"
+	devOrg        = "/developers/organization"
+	devRemove     = "/developers/members/remove"
+	devInvite     = "/developers/invitations"
+	devJoin       = "/developers/join"
+	devNewApp     = "/developers/apps/new"
+	devApps       = "/developers/apps"
+	devApp        = "/developers/app"
+	devArchive    = "/developers/apps/archive"
+	devKeys       = "/developers/keys"
+	devRevoke     = "/developers/keys/revoke"
+	devLicenses   = "/developers/licenses"
+	devAgree      = "/developers/licenses/agree"
+	devWithdraw   = "/developers/licenses/withdraw"
+	msgNoSuchPage = "There is no such page, or it belongs to an organization you are not a member of."
+)
+
+func (s *Server) portalRoutes() {
+	for path, m := range map[string]methods{
+		devHome:     {"GET": s.getPortal},
+		devOrgs:     {"POST": s.postOrganization},
+		devOrg:      {"GET": s.getOrganization},
+		devRemove:   {"POST": s.postRemoveMember},
+		devInvite:   {"POST": s.postInvite},
+		devJoin:     {"GET": s.getJoin, "POST": s.postJoin},
+		devNewApp:   {"GET": s.getNewApp},
+		devApps:     {"POST": s.postApp},
+		devApp:      {"GET": s.getPortalApp},
+		devArchive:  {"POST": s.postArchive},
+		devKeys:     {"POST": s.postKey},
+		devRevoke:   {"POST": s.postRevoke},
+		devLicenses: {"GET": s.getPortalLicenses},
+		devAgree:    {"POST": s.postAgreement(true)},
+		devWithdraw: {"POST": s.postAgreement(false)},
+	} {
+		s.byPath[path] = m
+	}
+}
+
+// bindPortal binds the portal forms' csrf values to the account: a value
+// taken from one account's page is no good in another's session.
+func bindPortal(account string) []byte { return []byte("portal\x00" + account) }
+
+// devVisit is one portal request: the account and what its page shows.
+type devVisit struct {
+	acct *accounts.Account
+	page templates.PortalPage
+}
+
+// devStart finds the signed-in account (else sends the browser to sign in
+// and back to here, a GET page) and, for a form, checks its csrf value.
+func (s *Server) devStart(ctx *fasthttp.RequestCtx, here string) (*devVisit, bool) {
+	if ctx.IsPost() {
+		here = devHome
+	}
+	acct, ok := s.signedIn(ctx, here)
+	if !ok {
+		return nil, false
+	}
+	v := &devVisit{acct: acct}
+	v.page.Account = acct.DisplayName
+	if ctx.IsPost() && !s.csrfOK(ctx, bindPortal(acct.ID), string(ctx.PostArgs().Peek("csrf"))) {
+		s.errorPage(ctx, http.StatusForbidden, "The form was not accepted",
+			"The form had expired or did not come from this site's page, so nothing was changed. Go back, reload the page and try again.")
+		return nil, false
+	}
+	return v, true
+}
+
+// render shows a portal page.
+func (s *Server) render(ctx *fasthttp.RequestCtx, v *devVisit, status int, name string) {
+	v.page.CSRF = s.formCSRF(ctx, bindPortal(v.acct.ID))
+	s.page(ctx, status, name, "", func(nonce string) any {
+		v.page.Nonce = nonce
+		return v.page
+	})
+}
+
+func (s *Server) devNotFound(ctx *fasthttp.RequestCtx) {
+	s.errorPage(ctx, http.StatusNotFound, "Not found", msgNoSuchPage)
+}
+
+// param is a request's id field: the query's on a GET, the form's on a
+// POST.
+func param(ctx *fasthttp.RequestCtx, name string) string {
+	if ctx.IsPost() {
+		return strings.TrimSpace(string(ctx.PostArgs().Peek(name)))
+	}
+	return strings.TrimSpace(string(ctx.QueryArgs().Peek(name)))
+}
+
+// member loads the organization org names for the visit, refusing (404)
+// an account that is not its member, and (403) one that is not its owner
+// when owner is asked for.
+func (s *Server) member(ctx *fasthttp.RequestCtx, v *devVisit, org string, owner bool) bool {
+	org = strings.ToLower(org)
+	if !bible.ValidUUID(org) {
+		s.devNotFound(ctx)
+		return false
+	}
+	m, err := s.cfg.Portal.Membership(s.ctx, org, v.acct.ID)
+	if errors.Is(err, ErrNotFound) {
+		s.devNotFound(ctx)
+		return false
+	}
+	if err != nil {
+		s.pageFail(ctx, err)
+		return false
+	}
+	v.page.Org = templates.PortalOrg{ID: m.ID, Name: m.Name, Role: string(m.Role)}
+	v.page.Owner = m.Role == portal.Owner
+	if owner && !v.page.Owner {
+		s.errorPage(ctx, http.StatusForbidden, "Only an owner can do this",
+			"Only an owner of "+m.Name+" can change its apps, keys, licences and members. Nothing was changed.")
+		return false
+	}
+	return true
+}
+
+// memberApp loads the app the request names and its organization, as
+// member does.
+func (s *Server) memberApp(ctx *fasthttp.RequestCtx, v *devVisit, owner bool) (*portal.App, bool) {
+	id := strings.ToLower(param(ctx, "app"))
+	if !bible.ValidUUID(id) {
+		s.devNotFound(ctx)
+		return nil, false
+	}
+	a, err := s.cfg.Portal.PortalApp(s.ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && a.OrganizationID == "" {
+		s.devNotFound(ctx)
+		return nil, false
+	}
+	if err != nil {
+		s.pageFail(ctx, err)
+		return nil, false
+	}
+	if !s.member(ctx, v, a.OrganizationID, owner) {
+		return nil, false
+	}
+	v.page.App = templates.PortalApp{ID: a.ID, Name: a.Name, Description: a.Description, Website: a.WebsiteURL,
+		UseCase: a.UseCase, Status: a.Status, CallbackURLs: a.CallbackURLs, Created: a.CreatedAt}
+	return a, true
+}
+
+// getPortal is the portal's home: the account's organizations and the
+// form that creates one.
+func (s *Server) getPortal(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return
+	}
+	s.homePage(ctx, v, http.StatusOK)
+}
+
+func (s *Server) homePage(ctx *fasthttp.RequestCtx, v *devVisit, status int) {
+	ms, err := s.cfg.Portal.Memberships(s.ctx, v.acct.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	for _, m := range ms {
+		v.page.Orgs = append(v.page.Orgs, templates.PortalOrg{ID: m.ID, Name: m.Name, Role: string(m.Role)})
+	}
+	s.render(ctx, v, status, "portal-home.html")
+}
+
+func (s *Server) postOrganization(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return
+	}
+	name := strings.TrimSpace(string(ctx.PostArgs().Peek("name")))
+	if err := portal.CheckOrganizationName(name); err != nil {
+		v.page.Problem = err.Error()
+		s.homePage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
+	o := portal.Organization{ID: bible.NewUUID(), Name: name, CreatedAt: s.now()}
+	if err := s.cfg.Portal.CreateOrganization(s.ctx, o, v.acct.ID); err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	seeOther(ctx, devOrg+"?org="+o.ID)
+}
+
+func (s *Server) getOrganization(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devOrg+"?org="+url.QueryEscape(param(ctx, "org")))
+	if !ok || !s.member(ctx, v, param(ctx, "org"), false) {
+		return
+	}
+	s.orgPage(ctx, v, http.StatusOK)
+}
+
+func (s *Server) orgPage(ctx *fasthttp.RequestCtx, v *devVisit, status int) {
+	org := v.page.Org.ID
+	apps, err := s.cfg.Portal.OrganizationApps(s.ctx, org)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	for _, a := range apps {
+		v.page.Apps = append(v.page.Apps, templates.PortalApp{ID: a.ID, Name: a.Name, Status: a.Status, Created: a.CreatedAt})
+	}
+	ms, err := s.cfg.Portal.Members(s.ctx, org)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	for _, m := range ms {
+		v.page.Members = append(v.page.Members, templates.PortalMember{AccountID: m.AccountID, Name: m.DisplayName,
+			Email: m.Email, Role: string(m.Role), Self: m.AccountID == v.acct.ID})
+	}
+	s.render(ctx, v, status, "portal-org.html")
+}
+
+// postRemoveMember removes a member (an owner) or leaves (any member, for
+// themselves); never the last owner.
+func (s *Server) postRemoveMember(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return
+	}
+	who := strings.ToLower(param(ctx, "account"))
+	if !s.member(ctx, v, param(ctx, "org"), who != v.acct.ID) {
+		return
+	}
+	err := s.cfg.Portal.RemoveMember(s.ctx, v.page.Org.ID, who)
+	var p portal.Problem
+	switch {
+	case errors.As(err, &p):
+		v.page.Problem = p.Error()
+		s.orgPage(ctx, v, http.StatusConflict)
+	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrUnacceptable):
+		v.page.Problem = "That account is not a member of " + v.page.Org.Name + "."
+		s.orgPage(ctx, v, http.StatusUnprocessableEntity)
+	case err != nil:
+		s.pageFail(ctx, err)
+	case who == v.acct.ID:
+		seeOther(ctx, devHome)
+	default:
+		seeOther(ctx, devOrg+"?org="+v.page.Org.ID)
+	}
+}
+
+// postInvite makes an invitation and shows its link, once.
+func (s *Server) postInvite(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok || !s.member(ctx, v, param(ctx, "org"), true) {
+		return
+	}
+	email := strings.TrimSpace(string(ctx.PostArgs().Peek("email")))
+	role, okRole := portal.ParseRole(string(ctx.PostArgs().Peek("role")))
+	switch {
+	case accounts.CheckProfile("-", email) != nil:
+		v.page.Problem = accounts.ErrEmail.Error()
+	case !okRole:
+		v.page.Problem = portal.ErrRole.Error()
+	}
+	if v.page.Problem != "" {
+		s.orgPage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
+	token, hash := accounts.NewSessionID()
+	now := s.now()
+	if err := s.cfg.Portal.CreateInvitation(s.ctx, portal.Invitation{Hash: hash, OrganizationID: v.page.Org.ID,
+		EmailKey: accounts.EmailKey(email), Role: role, InvitedBy: v.acct.ID, CreatedAt: now,
+		ExpiresAt: now.Add(portal.InvitationLifetime)}); err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	v.page.InviteLink = strings.TrimSuffix(s.cfg.Issuer, "/") + devJoin + "?token=" + token
+	v.page.InviteEmail, v.page.InviteRole = email, string(role)
+	s.render(ctx, v, http.StatusOK, "portal-invited.html")
+}
+
+// invitation finds the open invitation the request's token names, for the
+// signed-in account (its address must be the invited one).
+func (s *Server) invitation(ctx *fasthttp.RequestCtx, v *devVisit) (*portal.Invitation, bool) {
+	inv, err := s.cfg.Portal.Invitation(s.ctx, accounts.HashSessionID(param(ctx, "token")))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		s.errorPage(ctx, http.StatusNotFound, "No such invitation", "This invitation link is not right. Ask the owner for a new one.")
+		return nil, false
+	case err != nil:
+		s.pageFail(ctx, err)
+		return nil, false
+	case inv.AcceptedAt != nil || !s.now().Before(inv.ExpiresAt):
+		s.errorPage(ctx, http.StatusGone, "This invitation cannot be used",
+			"It was accepted already or has expired. Ask the owner for a new one.")
+		return nil, false
+	case inv.EmailKey != accounts.EmailKey(v.acct.Email):
+		s.errorPage(ctx, http.StatusForbidden, "This invitation is for another address",
+			"It was made for another email address than your account's. Sign in with that account, or ask the owner to invite your address.")
+		return nil, false
+	}
+	v.page.Org = templates.PortalOrg{ID: inv.OrganizationID, Name: inv.OrganizationName}
+	v.page.InviteRole = string(inv.Role)
+	return inv, true
+}
+
+func (s *Server) getJoin(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devJoin+"?token="+url.QueryEscape(param(ctx, "token")))
+	if !ok {
+		return
+	}
+	if _, ok := s.invitation(ctx, v); !ok {
+		return
+	}
+	v.page.InviteLink = param(ctx, "token")
+	s.render(ctx, v, http.StatusOK, "portal-join.html")
+}
+
+func (s *Server) postJoin(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return
+	}
+	inv, ok := s.invitation(ctx, v)
+	if !ok {
+		return
+	}
+	err := s.cfg.Portal.AcceptInvitation(s.ctx, inv.Hash, v.acct.ID, s.now())
+	if errors.Is(err, ErrNotFound) {
+		s.errorPage(ctx, http.StatusGone, "This invitation cannot be used", "It was accepted already or has expired.")
+		return
+	}
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	seeOther(ctx, devOrg+"?org="+inv.OrganizationID)
+}
+
+func (s *Server) getNewApp(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devNewApp+"?org="+url.QueryEscape(param(ctx, "org")))
+	if !ok || !s.member(ctx, v, param(ctx, "org"), true) {
+		return
+	}
+	s.render(ctx, v, http.StatusOK, "portal-newapp.html")
+}
+
+// postApp registers an app in development and shows its first key.
+func (s *Server) postApp(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok || !s.member(ctx, v, param(ctx, "org"), true) {
+		return
+	}
+	f := ctx.PostArgs()
+	v.page.Form = templates.PortalAppForm{Name: string(f.Peek("name")), Description: string(f.Peek("description")),
+		Website: string(f.Peek("website")), UseCase: string(f.Peek("use_case")), Callbacks: string(f.Peek("callbacks"))}
+	form, err := portal.ParseAppForm(v.page.Form.Name, v.page.Form.Description, v.page.Form.Website,
+		v.page.Form.UseCase, v.page.Form.Callbacks)
+	app := App{ID: bible.NewUUID(), Name: form.Name, Description: form.Description, WebsiteURL: form.WebsiteURL,
+		Status: access.StatusDevelopment, OrganizationID: v.page.Org.ID}
+	for _, u := range form.CallbackURLs {
+		if httpURL(u) {
+			app.CallbackURL = u
+			break
+		}
+	}
+	if err == nil && app.Validate() != nil {
+		err = portal.ErrWebsite
+	}
+	if err != nil {
+		if len(v.page.Form.Name) > portal.MaxName*4 {
+			// A name no one could have meant is not shown back whole.
+			v.page.Form.Name = ""
+		}
+		v.page.Problem = err.Error()
+		s.render(ctx, v, http.StatusUnprocessableEntity, "portal-newapp.html")
+		return
+	}
+	if err := s.cfg.Portal.RegisterApp(s.ctx, portal.Registration{AppID: app.ID, OrganizationID: app.OrganizationID,
+		Name: app.Name, Description: app.Description, WebsiteURL: app.WebsiteURL, UseCase: form.UseCase,
+		CallbackURLs: form.CallbackURLs, ConsentCallback: app.CallbackURL, RegisteredBy: v.acct.ID, At: s.now()}); err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	v.page.App = templates.PortalApp{ID: app.ID, Name: app.Name}
+	s.issueKey(ctx, v)
+}
+
+// issueKey mints a key for the visit's app and shows it, once, with the
+// first request to make with it.
+func (s *Server) issueKey(ctx *fasthttp.RequestCtx, v *devVisit) {
+	key, _, err := IssueKey(s.ctx, s.cfg.DB, v.page.App.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	v.page.NewKey = key
+	v.page.Curl = FirstCurl(s.cfg.Issuer, key)
+	s.render(ctx, v, http.StatusOK, "portal-key.html")
+}
+
+// FirstCurl is the first request a developer makes with a new key: the
+// Bibles of every language (open ones and those licensed to the app).
+func FirstCurl(origin, key string) string {
+	if origin == "" {
+		origin = "https://api.example.com"
+	}
+	return fmt.Sprintf("curl --globoff -H 'X-SVC-App-Key: %s' \\\n  '%s/v1/bibles?language_ranges[]=*'",
+		key, strings.TrimSuffix(origin, "/"))
+}
+
+func (s *Server) getPortalApp(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devApp+"?app="+url.QueryEscape(param(ctx, "app")))
+	if !ok {
+		return
+	}
+	if _, ok := s.memberApp(ctx, v, false); !ok {
+		return
+	}
+	s.appPage(ctx, v, http.StatusOK)
+}
+
+func (s *Server) appPage(ctx *fasthttp.RequestCtx, v *devVisit, status int) {
+	keys, err := s.cfg.DB.Keys(s.ctx, v.page.App.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	for _, k := range keys {
+		v.page.Keys = append(v.page.Keys, templates.PortalKey{ID: k.ID, Hint: k.Hint, Created: k.CreatedAt, Revoked: k.RevokedAt})
+	}
+	s.render(ctx, v, status, "portal-app.html")
+}
+
+// ownedLiveApp is the app of an owner's form, refused when archived.
+func (s *Server) ownedLiveApp(ctx *fasthttp.RequestCtx) (*devVisit, bool) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return nil, false
+	}
+	a, ok := s.memberApp(ctx, v, true)
+	if !ok {
+		return nil, false
+	}
+	if a.Status == access.StatusArchived {
+		v.page.Problem = portal.ErrArchived.Error()
+		s.appPage(ctx, v, http.StatusConflict)
+		return nil, false
+	}
+	return v, true
+}
+
+func (s *Server) postKey(ctx *fasthttp.RequestCtx) {
+	v, ok := s.ownedLiveApp(ctx)
+	if !ok {
+		return
+	}
+	keys, err := s.cfg.DB.Keys(s.ctx, v.page.App.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	active := 0
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			active++
+		}
+	}
+	if active >= portal.MaxActiveKeys {
+		v.page.Problem = portal.ErrTooManyKeys.Error()
+		s.appPage(ctx, v, http.StatusConflict)
+		return
+	}
+	s.issueKey(ctx, v)
+}
+
+func (s *Server) postRevoke(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devHome)
+	if !ok {
+		return
+	}
+	if _, ok := s.memberApp(ctx, v, true); !ok {
+		return
+	}
+	id, _ := strconv.ParseInt(param(ctx, "key"), 10, 64)
+	keys, err := s.cfg.DB.Keys(s.ctx, v.page.App.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	found := false
+	for _, k := range keys {
+		found = found || k.ID == id && k.RevokedAt == nil
+	}
+	if !found {
+		v.page.Problem = "That key is not an active key of this app."
+		s.appPage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
+	if err := s.cfg.DB.RevokeKey(s.ctx, id, s.now()); err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	seeOther(ctx, devApp+"?app="+v.page.App.ID)
+}
+
+func (s *Server) postArchive(ctx *fasthttp.RequestCtx) {
+	v, ok := s.ownedLiveApp(ctx)
+	if !ok {
+		return
+	}
+	if string(ctx.PostArgs().Peek("confirm")) != "yes" {
+		v.page.Problem = "Tick the box to confirm: archiving cannot be undone."
+		s.appPage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
+	if err := s.cfg.DB.SetAppStatus(s.ctx, v.page.App.ID, access.StatusArchived); err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	seeOther(ctx, devApp+"?app="+v.page.App.ID)
+}
+
+func (s *Server) getPortalLicenses(ctx *fasthttp.RequestCtx) {
+	v, ok := s.devStart(ctx, devLicenses+"?org="+url.QueryEscape(param(ctx, "org")))
+	if !ok || !s.member(ctx, v, param(ctx, "org"), false) {
+		return
+	}
+	s.licensesPage(ctx, v, http.StatusOK)
+}
+
+func (s *Server) licensesPage(ctx *fasthttp.RequestCtx, v *devVisit, status int) {
+	lics, err := s.content.Licenses(s.ctx)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	agreed, err := s.cfg.Portal.OrganizationAgreements(s.ctx, v.page.Org.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	byLicense := map[int]portal.Agreement{}
+	for _, a := range agreed {
+		byLicense[a.LicenseID] = a
+	}
+	names := map[string]string{}
+	for _, l := range lics {
+		pl := templates.PortalLicense{ID: l.ID, Name: l.Name, Version: l.Version, Open: l.Open, Bibles: l.BibleIDs,
+			// The licence text is the published build's, written by the
+			// operator; the page's CSP runs no script whatever it holds.
+			Text: template.HTML(l.HTML)}
+		if a, ok := byLicense[l.ID]; ok {
+			pl.AgreedAt = &a.AgreedAt
+			pl.AgreedBy = s.accountName(names, a.AccountID)
+		}
+		v.page.Licenses = append(v.page.Licenses, pl)
+	}
+	s.render(ctx, v, status, "portal-licenses.html")
+}
+
+// accountName is how an agreement's account is shown: its display name,
+// or its id when it is gone.
+func (s *Server) accountName(cache map[string]string, id string) string {
+	if n, ok := cache[id]; ok {
+		return n
+	}
+	n := id
+	if a, err := s.cfg.Accounts.Account(s.ctx, id); err == nil {
+		n = a.DisplayName
+	}
+	cache[id] = n
+	return n
+}
+
+// postAgreement agrees to (agree) or withdraws from a licence for the
+// organization. The agreement records the account as its developer, which
+// the spec's licence resource shows as svc_user_id with agreed_dt.
+func (s *Server) postAgreement(agree bool) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		v, ok := s.devStart(ctx, devHome)
+		if !ok || !s.member(ctx, v, param(ctx, "org"), true) {
+			return
+		}
+		id, err := strconv.Atoi(param(ctx, "license"))
+		lics, lerr := s.content.Licenses(s.ctx)
+		if lerr != nil {
+			s.pageFail(ctx, lerr)
+			return
+		}
+		var lic *License
+		for i := range lics {
+			if err == nil && lics[i].ID == id {
+				lic = &lics[i]
+			}
+		}
+		switch {
+		case lic == nil:
+			v.page.Problem = "There is no such licence."
+		case lic.Open:
+			v.page.Problem = "Licence " + lic.Name + " is open: it needs no agreement."
+		}
+		if v.page.Problem != "" {
+			s.licensesPage(ctx, v, http.StatusUnprocessableEntity)
+			return
+		}
+		if agree {
+			err = s.cfg.DB.Agree(s.ctx, Agreement{LicenseID: id, OrganizationID: v.page.Org.ID, DeveloperID: v.acct.ID,
+				AgreedAt: s.now()})
+		} else {
+			err = s.cfg.Portal.Withdraw(s.ctx, v.page.Org.ID, id)
+		}
+		if err != nil {
+			s.pageFail(ctx, err)
+			return
+		}
+		seeOther(ctx, devLicenses+"?org="+v.page.Org.ID)
+	}
+}
