@@ -92,7 +92,7 @@ func (s *Server) devStart(ctx *fasthttp.RequestCtx, here string) (*devVisit, boo
 	v := &devVisit{acct: acct}
 	v.page.Account = acct.DisplayName
 	if ctx.IsPost() && !s.csrfOK(ctx, bindPortal(acct.ID), string(ctx.PostArgs().Peek("csrf"))) {
-		s.errorPage(ctx, http.StatusForbidden, "The form was not accepted",
+		s.devError(ctx, v, http.StatusForbidden, "The form was not accepted",
 			"The form had expired or did not come from this site's page, so nothing was changed. Go back, reload the page and try again.")
 		return nil, false
 	}
@@ -108,8 +108,15 @@ func (s *Server) render(ctx *fasthttp.RequestCtx, v *devVisit, status int, name 
 	})
 }
 
-func (s *Server) devNotFound(ctx *fasthttp.RequestCtx) {
-	s.errorPage(ctx, http.StatusNotFound, "Not found", msgNoSuchPage)
+func (s *Server) devNotFound(ctx *fasthttp.RequestCtx, v *devVisit) {
+	s.devError(ctx, v, http.StatusNotFound, "Not found", msgNoSuchPage)
+}
+
+// devError shows why a portal request was refused, on a page that leads
+// back to the portal.
+func (s *Server) devError(ctx *fasthttp.RequestCtx, v *devVisit, status int, title, msg string) {
+	v.page.Title, v.page.Message = title, msg
+	s.render(ctx, v, status, "portal-error.html")
 }
 
 // param is a request's id field: the query's on a GET, the form's on a
@@ -127,12 +134,12 @@ func param(ctx *fasthttp.RequestCtx, name string) string {
 func (s *Server) member(ctx *fasthttp.RequestCtx, v *devVisit, org string, owner bool) bool {
 	org = strings.ToLower(org)
 	if !bible.ValidUUID(org) {
-		s.devNotFound(ctx)
+		s.devNotFound(ctx, v)
 		return false
 	}
 	m, err := s.cfg.Portal.Membership(s.ctx, org, v.acct.ID)
 	if errors.Is(err, ErrNotFound) {
-		s.devNotFound(ctx)
+		s.devNotFound(ctx, v)
 		return false
 	}
 	if err != nil {
@@ -142,7 +149,7 @@ func (s *Server) member(ctx *fasthttp.RequestCtx, v *devVisit, org string, owner
 	v.page.Org = templates.PortalOrg{ID: m.ID, Name: m.Name, Role: string(m.Role)}
 	v.page.Owner = m.Role == portal.Owner
 	if owner && !v.page.Owner {
-		s.errorPage(ctx, http.StatusForbidden, "Only an owner can do this",
+		s.devError(ctx, v, http.StatusForbidden, "Only an owner can do this",
 			"Only an owner of "+m.Name+" can change its apps, keys, licences and members. Nothing was changed.")
 		return false
 	}
@@ -154,12 +161,12 @@ func (s *Server) member(ctx *fasthttp.RequestCtx, v *devVisit, org string, owner
 func (s *Server) memberApp(ctx *fasthttp.RequestCtx, v *devVisit, owner bool) (*portal.App, bool) {
 	id := strings.ToLower(param(ctx, "app"))
 	if !bible.ValidUUID(id) {
-		s.devNotFound(ctx)
+		s.devNotFound(ctx, v)
 		return nil, false
 	}
 	a, err := s.cfg.Portal.PortalApp(s.ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && a.OrganizationID == "" {
-		s.devNotFound(ctx)
+		s.devNotFound(ctx, v)
 		return nil, false
 	}
 	if err != nil {
@@ -311,17 +318,17 @@ func (s *Server) invitation(ctx *fasthttp.RequestCtx, v *devVisit) (*portal.Invi
 	inv, err := s.cfg.Portal.Invitation(s.ctx, accounts.HashSessionID(param(ctx, "token")))
 	switch {
 	case errors.Is(err, ErrNotFound):
-		s.errorPage(ctx, http.StatusNotFound, "No such invitation", "This invitation link is not right. Ask the owner for a new one.")
+		s.devError(ctx, v, http.StatusNotFound, "No such invitation", "This invitation link is not right. Ask the owner for a new one.")
 		return nil, false
 	case err != nil:
 		s.pageFail(ctx, err)
 		return nil, false
 	case inv.AcceptedAt != nil || !s.now().Before(inv.ExpiresAt):
-		s.errorPage(ctx, http.StatusGone, "This invitation cannot be used",
+		s.devError(ctx, v, http.StatusGone, "This invitation cannot be used",
 			"It was accepted already or has expired. Ask the owner for a new one.")
 		return nil, false
 	case inv.EmailKey != accounts.EmailKey(v.acct.Email):
-		s.errorPage(ctx, http.StatusForbidden, "This invitation is for another address",
+		s.devError(ctx, v, http.StatusForbidden, "This invitation is for another address",
 			"It was made for another email address than your account's. Sign in with that account, or ask the owner to invite your address.")
 		return nil, false
 	}
@@ -353,7 +360,7 @@ func (s *Server) postJoin(ctx *fasthttp.RequestCtx) {
 	}
 	err := s.cfg.Portal.AcceptInvitation(s.ctx, inv.Hash, v.acct.ID, s.now())
 	if errors.Is(err, ErrNotFound) {
-		s.errorPage(ctx, http.StatusGone, "This invitation cannot be used", "It was accepted already or has expired.")
+		s.devError(ctx, v, http.StatusGone, "This invitation cannot be used", "It was accepted already or has expired.")
 		return
 	}
 	if err != nil {

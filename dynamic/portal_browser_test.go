@@ -2,6 +2,7 @@ package dynamic_test
 
 import (
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,53 @@ func TestPortalInChromium(t *testing.T) {
 	// answer is not 403, whatever the store then lacks.
 	waitFor(t, func() bool { return passage("9002") != http.StatusForbidden })
 	t.Logf("after agreeing: open %d, licensed %d", passage("9001"), passage("9002"))
+
+	// Rotation: a second key from the app page; revoking the first makes
+	// it 401 at the edge.
+	b.Navigate(base + "/developers/app?app=" + orgApps[0].ID)
+	ready(`!!document.querySelector("form[action='/developers/keys'] button")`)
+	b.Eval(`document.querySelector("form[action='/developers/keys'] button").click()`, nil)
+	ready(`!!document.querySelector("#app-key")`)
+	var key2 string
+	b.Eval(`document.querySelector("#app-key").innerText`, &key2)
+	b.Navigate(base + "/developers/app?app=" + orgApps[0].ID)
+	ready(`document.querySelectorAll("form[action='/developers/keys/revoke']").length === 2`)
+	shot("app-two-keys")
+	b.Eval(`document.querySelector("form[action='/developers/keys/revoke'] button").click()`, nil)
+	ready(`location.pathname === "/developers/app" && document.body.innerText.includes("revoked")`)
+	waitFor(t, func() bool {
+		return throughEdge(t, http.DefaultClient, "GET", ed.url+"/v1/apps/"+orgApps[0].ID, key, "", "").status == http.StatusUnauthorized &&
+			throughEdge(t, http.DefaultClient, "GET", ed.url+"/v1/apps/"+orgApps[0].ID, key2, "", "").status == 200
+	})
+
+	// An invitation: its link, shown once; another account opens it and
+	// joins as a developer, who sees the organization without its forms.
+	b.Navigate(base + "/developers/organization?org=" + org)
+	ready(`!!document.querySelector("#email")`)
+	fill(map[string]string{"email": "sam@example.test"})
+	b.Eval(`document.querySelector("form[action='/developers/invitations'] button").click()`, nil)
+	ready(`!!document.querySelector("#invite-link")`)
+	shot("invited")
+	var link string
+	b.Eval(`document.querySelector("#invite-link").innerText`, &link)
+	link = link[strings.Index(link, "/developers/join"):]
+	b.Navigate(base + link)
+	ready(`document.body.innerText.includes("another address")`)
+	shot("join-wrong-account")
+	b.Call("Network.clearBrowserCookies", map[string]any{})
+	b.Navigate(base + "/auth/sign-up?return=" + url.QueryEscape(link))
+	ready(`!!document.querySelector("#name")`)
+	fill(map[string]string{"name": "Sam Colleague", "email": "sam@example.test", "password": "a colleague joins"})
+	b.Eval(`document.querySelector("form button[type=submit]").click()`, nil)
+	ready(`location.pathname === "/developers/join" && !!document.querySelector("form[action='/developers/join'] button")`)
+	shot("join")
+	b.Eval(`document.querySelector("form[action='/developers/join'] button").click()`, nil)
+	ready(`location.pathname === "/developers/organization"`)
+	shot("organization-developer")
+	if got := text(); !strings.Contains(got, "Your role: developer") || strings.Contains(got, "Register an app") {
+		t.Errorf("the developer's organization page: %s", got)
+	}
+	b.Navigate(base + "/developers/apps/new?org=" + org)
+	ready(`document.body.innerText.includes("Only an owner")`)
+	shot("forbidden")
 }

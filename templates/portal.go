@@ -8,7 +8,7 @@ import (
 // PortalPage is every page of the developer portal (docs/portal.md):
 // "portal-home.html", "portal-org.html", "portal-newapp.html",
 // "portal-app.html", "portal-key.html", "portal-invited.html",
-// "portal-join.html" and "portal-licenses.html". Each uses the fields it
+// "portal-join.html", "portal-licenses.html" and "portal-error.html". Each uses the fields it
 // needs.
 type PortalPage struct {
 	Nonce   string
@@ -16,6 +16,8 @@ type PortalPage struct {
 	Account string // display name of the signed-in account
 	Problem string // why the last form was not taken; nothing changed
 	Notice  string
+
+	Title, Message string // portal-error: why the request was refused
 
 	Orgs  []PortalOrg // portal-home
 	Org   PortalOrg
