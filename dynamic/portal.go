@@ -214,6 +214,16 @@ func (s *Server) postOrganization(ctx *fasthttp.RequestCtx) {
 		s.homePage(ctx, v, http.StatusUnprocessableEntity)
 		return
 	}
+	ms, err := s.cfg.Portal.Memberships(s.ctx, v.acct.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	if len(ms) >= portal.MaxOrganizations {
+		v.page.Problem = portal.ErrManyOrgs.Error()
+		s.homePage(ctx, v, http.StatusConflict)
+		return
+	}
 	o := portal.Organization{ID: bible.NewUUID(), Name: name, CreatedAt: s.now()}
 	if err := s.cfg.Portal.CreateOrganization(s.ctx, o, v.acct.ID); err != nil {
 		s.pageFail(ctx, err)
@@ -399,6 +409,16 @@ func (s *Server) postApp(ctx *fasthttp.RequestCtx) {
 	}
 	if err == nil && app.Validate() != nil {
 		err = portal.ErrWebsite
+	}
+	if err == nil {
+		apps, lerr := s.cfg.Portal.OrganizationApps(s.ctx, app.OrganizationID)
+		if lerr != nil {
+			s.pageFail(ctx, lerr)
+			return
+		}
+		if len(apps) >= portal.MaxApps {
+			err = portal.ErrManyApps
+		}
 	}
 	if err != nil {
 		if len(v.page.Form.Name) > portal.MaxName*4 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/dynamic/portal"
 )
 
 var (
@@ -140,6 +141,13 @@ func TestPortal(t *testing.T) {
 		t.Errorf("a refused organization was stored: %+v", ms)
 	}
 	org := e.createOrg(owner, "Olive Apps")
+	for i := 1; i < portal.MaxOrganizations; i++ {
+		e.createOrg(owner, fmt.Sprintf("Org %d", i))
+	}
+	if r := e.post(owner, "/developers/organizations", url.Values{"name": {"One too many"}}); r.status != 409 ||
+		!strings.Contains(problemOf(r), "20 organizations") {
+		t.Errorf("organization past the limit: %d %q", r.status, problemOf(r))
+	}
 	page := e.doWith(owner, req{method: "GET", path: "/developers/organization?org=" + org})
 	if page.status != 200 || !strings.Contains(string(page.body), "Olive Apps") {
 		t.Fatalf("organization page: %d %s", page.status, page.body)
@@ -260,5 +268,15 @@ func TestPortal(t *testing.T) {
 	e.edgeApp(app, func(a access.App) bool { return a.Status == access.StatusArchived })
 	if r := e.post(owner, "/developers/keys", url.Values{"app": {app}}); r.status != 409 {
 		t.Errorf("a key for an archived app: %d", r.status)
+	}
+
+	// An organization registers at most MaxApps apps, archived ones
+	// included.
+	for i := 1; i < portal.MaxApps; i++ {
+		e.register(owner, org, fmt.Sprintf("App %d", i))
+	}
+	r = e.post(owner, "/developers/apps", url.Values{"org": {org}, "name": {"One too many"}, "use_case": {"Plans"}})
+	if r.status != 422 || !strings.Contains(problemOf(r), "50 apps") {
+		t.Errorf("app past the limit: %d %q", r.status, problemOf(r))
 	}
 }

@@ -173,6 +173,12 @@ const (
 	// MaxActiveKeys is how many unrevoked keys an app may have: one in
 	// use and one to rotate to.
 	MaxActiveKeys = 2
+	// MaxOrganizations is how many organizations one account may belong
+	// to, and MaxApps how many apps one organization may register: far
+	// beyond real use, they bound what one account can make the database
+	// hold.
+	MaxOrganizations = 20
+	MaxApps          = 50
 )
 
 // Problems with what a form gave.
@@ -187,6 +193,8 @@ const (
 	ErrRole         Problem = "Choose the role owner or developer."
 	ErrTooManyKeys  Problem = "The app has two keys already: revoke one before creating another."
 	ErrArchived     Problem = "The app is archived: nothing about it can change any more."
+	ErrManyOrgs     Problem = "You are in 20 organizations already, the most an account can be in."
+	ErrManyApps     Problem = "The organization has 50 apps already, the most it can register. Archived apps count."
 )
 
 // text checks one line or paragraph a form gave: valid UTF-8, at most max
