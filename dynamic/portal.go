@@ -368,7 +368,16 @@ func (s *Server) postJoin(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
-	err := s.cfg.Portal.AcceptInvitation(s.ctx, inv.Hash, v.acct.ID, s.now())
+	ms, err := s.cfg.Portal.Memberships(s.ctx, v.acct.ID)
+	if err != nil {
+		s.pageFail(ctx, err)
+		return
+	}
+	if len(ms) >= portal.MaxOrganizations {
+		s.devError(ctx, v, http.StatusConflict, "Too many organizations", portal.ErrManyOrgs.Error())
+		return
+	}
+	err = s.cfg.Portal.AcceptInvitation(s.ctx, inv.Hash, v.acct.ID, s.now())
 	if errors.Is(err, ErrNotFound) {
 		s.devError(ctx, v, http.StatusGone, "This invitation cannot be used", "It was accepted already or has expired.")
 		return
