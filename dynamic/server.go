@@ -21,6 +21,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/dynamic/oauth"
+	"github.com/bibleplatform/platform/dynamic/portal"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
@@ -64,6 +65,9 @@ type Config struct {
 	Issuer   string
 	// Passkeys stores accounts' passkeys; nil offers none.
 	Passkeys accounts.Passkeys
+	// Portal is the developer portal's storage (docs/portal.md); it is
+	// served at /developers when Accounts and OAuth are set too.
+	Portal portal.Store
 	// Colors answers GET /v1/highlights/recent-colors with the user's own
 	// colours; nil gives the defaults only.
 	Colors HighlightColors
@@ -84,6 +88,7 @@ type Server struct {
 	exchange   *exchangeRoutes
 	trends     *trends
 	signIn     *signInRoutes
+	portal     *portalRoutes // nil without Config.Portal
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
@@ -141,6 +146,10 @@ func New(cfg Config) *Server {
 	s.signIn = &signInRoutes{pages: pg, accounts: cfg.Accounts, oauth: cfg.OAuth, passkeys: cfg.Passkeys,
 		apps: cfg.DB, grants: grants, issuer: cfg.Issuer}
 	s.exchange = &exchangeRoutes{pages: pg, apps: cfg.DB, store: cfg.DB, grants: cfg.DB, signIn: s.signIn}
+	if cfg.Portal != nil {
+		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
+			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer}
+	}
 	s.trends = &trends{requests: r, store: cfg.DB, window: cfg.TrendingWindow, minApps: cfg.TrendingMinApps}
 	if s.trends.window <= 0 {
 		s.trends.window = DefaultTrendingWindow
@@ -194,6 +203,9 @@ func (s *Server) routes() {
 		s.byPath[passkeyRegisterFinish] = methods{"POST": si.postPasskeyRegisterFinish}
 		s.byPath[passkeySignInBegin] = methods{"POST": si.postPasskeySignInBegin}
 		s.byPath[passkeySignInFinish] = methods{"POST": si.postPasskeySignInFinish}
+		if s.portal != nil {
+			s.portal.routes(s.byPath)
+		}
 	}
 	s.highlight = methods{"DELETE": s.app(h.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(a.getApp)}

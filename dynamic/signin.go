@@ -364,7 +364,7 @@ func (s *signInRoutes) postSignOut(ctx *fasthttp.RequestCtx) {
 
 // pageFail shows a storage failure as a page: 503 when the database is
 // unreachable, 500 otherwise (logged).
-func (s *signInRoutes) pageFail(ctx *fasthttp.RequestCtx, err error) {
+func (s *pages) pageFail(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, ErrUnavailable) {
 		ctx.Response.Header.Set("Retry-After", "5")
 		s.errorPage(ctx, http.StatusServiceUnavailable, "Temporarily unavailable",

@@ -42,6 +42,8 @@ bin/dynamic seed --store "$STORE" --reads-all "$DEMO_APP"
 bin/dynamic apps redirect-uris --app "$DEMO_APP" --set "$REDIRECT_URI" >/dev/null
 ACCOUNT_PASSWORD=$DEMO_PASSWORD bin/dynamic users create --if-absent --id "$DEMO_USER" --email "$DEMO_EMAIL" \
 	--name "Demo Reader" >/dev/null
+# The demo account owns the demo app's organization on the developer portal.
+bin/dynamic organizations create --if-absent --name "Demo organization" --owner "$DEMO_USER" --of-app "$DEMO_APP" >/dev/null
 # Creates the local signing key (and its public half) on first use.
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 
@@ -117,6 +119,7 @@ Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
   Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
   Sign in: $base/auth/sign-in   as $DEMO_EMAIL, password "$DEMO_PASSWORD"
+  Developer portal: $base/developers   (the demo account owns the demo app's organization)
   Example app signing in with PKCE (examples/signin): http://127.0.0.1:$EXAMPLE_PORT/
   Its registered callback (redirect_uri): $REDIRECT_URI
   Everything for scripts: $RUN/demo.json

@@ -26,11 +26,12 @@ import (
 )
 
 type adminCmds struct {
-	Apps     appsCmd     `cmd:"" help:"Register apps, list them, archive them."`
-	Keys     keysCmd     `cmd:"" help:"Issue, list and revoke App Keys."`
-	Licenses licensesCmd `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
-	Users    usersCmd    `cmd:"" help:"Platform accounts, development user tokens and permission grants."`
-	Seed     seedCmd     `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
+	Apps          appsCmd          `cmd:"" help:"Register apps, list them, archive them."`
+	Keys          keysCmd          `cmd:"" help:"Issue, list and revoke App Keys."`
+	Licenses      licensesCmd      `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
+	Users         usersCmd         `cmd:"" help:"Platform accounts, development user tokens and permission grants."`
+	Organizations organizationsCmd `cmd:"" help:"Organizations of the developer portal."`
+	Seed          seedCmd          `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
 }
 
 // dbFlag is the database every admin command writes to.
