@@ -242,11 +242,13 @@ func (db *DB) SetFirstParty(ctx context.Context, appID string, on bool, at time.
 
 // PurgeOAuth deletes what ended before before.
 func (db *DB) PurgeOAuth(ctx context.Context, before time.Time) error {
+	// $1 is cast: in "$1 - interval …" PostgreSQL would otherwise take the
+	// parameter for an interval.
 	for _, q := range []string{
-		`DELETE FROM oauth_auth_requests WHERE created_at < $1 - interval '1 day'`,
-		`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1 OR used_at < $1 - interval '1 day'`,
-		`DELETE FROM oauth_token_families f WHERE (revoked_at < $1 OR created_at < $1 - interval '365 days')
-			AND NOT EXISTS (SELECT FROM oauth_refresh_tokens t WHERE t.family_id = f.id AND t.expires_at > $1)`,
+		`DELETE FROM oauth_auth_requests WHERE created_at < $1::timestamptz - interval '1 day'`,
+		`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1::timestamptz OR used_at < $1::timestamptz - interval '1 day'`,
+		`DELETE FROM oauth_token_families f WHERE (revoked_at < $1::timestamptz OR created_at < $1::timestamptz - interval '365 days')
+			AND NOT EXISTS (SELECT FROM oauth_refresh_tokens t WHERE t.family_id = f.id AND t.expires_at > $1::timestamptz)`,
 	} {
 		if _, err := db.pool.Exec(ctx, q, before); err != nil {
 			return translate(err, "purge oauth")
