@@ -140,6 +140,9 @@ var (
 	gwAuth      = []byte("/auth/")
 	gwDiscovery = []byte("/.well-known/openid-configuration")
 	gwJWKS      = []byte("/.well-known/jwks.json")
+	// The developer portal (docs/portal.md): pages for a signed-in
+	// account, no App Key.
+	gwDevelopers = []byte("/developers")
 )
 
 func isGatewayPath(p []byte) bool {
@@ -159,9 +162,11 @@ func isGatewayPath(p []byte) bool {
 }
 
 // isSignIn reports the sign-in routes, which name their app (if any) by
-// client_id, the App Key.
+// client_id, the App Key, and the developer portal's pages, which need
+// none.
 func isSignIn(p []byte) bool {
-	return bytes.HasPrefix(p, gwAuth) && len(p) > len(gwAuth) || bytes.Equal(p, gwDiscovery) || bytes.Equal(p, gwJWKS)
+	return bytes.HasPrefix(p, gwAuth) && len(p) > len(gwAuth) || bytes.Equal(p, gwDiscovery) || bytes.Equal(p, gwJWKS) ||
+		bytes.Equal(p, gwDevelopers) || bytes.HasPrefix(p, gwDevelopers) && p[len(gwDevelopers)] == '/'
 }
 
 func isDataExchange(p []byte) bool { return bytes.HasPrefix(p, gwDataExchange) }

@@ -18,6 +18,11 @@ func TestSignInRoutes(t *testing.T) {
 		{"/.well-known/security.txt", false, false},
 		{"/authx/authorize", false, false},
 		{"/data-exchange", false, true},
+		{"/developers", true, true},
+		{"/developers/", true, true},
+		{"/developers/app", true, true},
+		{"/developersx", false, false},
+		{"/developer", false, false},
 	} {
 		if got := isSignIn([]byte(tt.path)); got != tt.signIn {
 			t.Errorf("isSignIn(%q) = %v, want %v", tt.path, got, tt.signIn)
