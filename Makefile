@@ -9,7 +9,7 @@ TEST_TIMEOUT ?= 45m
 
 .PHONY: build test vet fmt lint run bench-build bench-publish bench-catalogue
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./examples/signin
 
 vet:
 	$(GO) vet ./...

@@ -33,7 +33,7 @@ var (
 // a cookie jar: open the approval page, submit the form with decision, and
 // return the page and the answer to the submission.
 func consent(c *C, token, appParam, decision string) (page, done *resp) {
-	browser := newBrowser()
+	browser := signedInBrowser(c)
 	page, target, csrf := approvalPage(c, browser, token, appParam)
 	return page, submitApproval(c, browser, target, csrf, decision)
 }
@@ -43,6 +43,24 @@ func newBrowser() *http.Client {
 	jar, _ := cookiejar.New(nil)
 	browser := newClient()
 	browser.Jar = jar
+	return browser
+}
+
+// signedInBrowser is a browser signed in on the platform's own sign-in
+// page as the demo user, whose consent the approval page takes
+// (docs/dynamic.md: only the token's user can answer it).
+func signedInBrowser(c *C) *http.Client {
+	browser := newBrowser()
+	page := c.doWith(browser, "GET", "/auth/sign-in", noKey, "")
+	c.status(page, 200)
+	m := csrfField.FindSubmatch(page.body)
+	if m == nil {
+		c.Fatalf("sign-in page without a csrf field: %.300q", page.body)
+	}
+	form := url.Values{"csrf": {string(m[1])}, "email": {c.e.demo.AccountEmail}, "password": {c.e.demo.AccountPassword}}
+	done := c.doWith(browser, "POST", "/auth/sign-in", hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"},
+		form.Encode())
+	c.status(done, 303)
 	return browser
 }
 
@@ -126,7 +144,7 @@ func dynamicRules(e *env, fx *fixtures) {
 			{"GET", "/v1/highlights/JHN.3.16/x?bible_id=9001", 404},
 			{"GET", "/v1/apps/" + e.demo.AppID + "/nothing", 404},
 			{"GET", "/data-exchange/nothing", 404},
-			{"PUT", "/v1/highlights", 405},
+			{"PATCH", "/v1/highlights", 405},
 		} {
 			r := c.do(tc.method, tc.path, user, "")
 			if m := c.errMessage(r, tc.status); m == "" {
@@ -220,7 +238,7 @@ func dynamicRules(e *env, fx *fixtures) {
 	// Two approval tabs in one browser: answering one must not spend the
 	// other (one csrf cookie per browser, not per page).
 	e.rule("dynamic/consent.two-tabs", func(c *C) {
-		browser := newBrowser()
+		browser := signedInBrowser(c)
 		_, t1, csrf1 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
 		_, t2, csrf2 := approvalPage(c, browser, token(c, e.demo.AppKey), "x-svc-app-id="+e.demo.AppID)
 		for i, f := range []struct{ target, csrf string }{{t1, csrf1}, {t2, csrf2}} {
@@ -232,6 +250,36 @@ func dynamicRules(e *env, fx *fixtures) {
 	// Completing the flow with the user's bearer token and no exchange
 	// token would let the app consent for the user: refused in the spec's
 	// {message} shape (docs/dynamic.md).
+	// Sign-in (docs/sign-in.md): discovery and the keys are public; the
+	// token endpoint answers OAuth 2.0's JSON errors; an authorization
+	// request for an unregistered redirect URI is a page, never a redirect.
+	e.rule("dynamic/sign-in.discovery", func(c *C) {
+		d := obj(c.json(c.get("/.well-known/openid-configuration", noKey), nil))
+		if str(d["issuer"]) == "" || str(d["token_endpoint"]) != str(d["issuer"])+"/auth/token" ||
+			str(d["jwks_uri"]) != str(d["issuer"])+"/.well-known/jwks.json" {
+			c.Errorf("discovery %v", d)
+		}
+		keys := arr(obj(c.json(c.get("/.well-known/jwks.json", noKey), nil))["keys"])
+		if len(keys) == 0 {
+			c.Errorf("the JWKS has no key")
+		}
+	})
+	e.rule("dynamic/sign-in.token-errors", func(c *C) {
+		form := hdr{"X-SVC-App-Key": "", "Content-Type": "application/x-www-form-urlencoded"}
+		r := c.do("POST", "/auth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {"nothing"},
+			"client_id": {e.demo.AppKey}, "redirect_uri": {e.demo.RedirectURI}, "code_verifier": {strings.Repeat("v", 43)}}.Encode())
+		c.status(r, 400)
+		if v := obj(c.json(r, nil)); str(v["error"]) != "invalid_grant" {
+			c.Errorf("unknown code: %v, want invalid_grant", v)
+		}
+		q := url.Values{"response_type": {"code"}, "client_id": {e.demo.AppKey}, "redirect_uri": {e.demo.RedirectURI + "x"},
+			"scope": {"openid"}, "state": {"s"}, "code_challenge": {strings.Repeat("c", 43)}, "code_challenge_method": {"S256"}}
+		r = c.get("/auth/authorize?"+q.Encode(), noKey)
+		c.status(r, 400)
+		if r.h.Get("Location") != "" || !strings.HasPrefix(r.h.Get("Content-Type"), "text/html") {
+			c.Errorf("unregistered redirect_uri: Location %q, Content-Type %q; want a page", r.h.Get("Location"), r.h.Get("Content-Type"))
+		}
+	})
 	e.rule("dynamic/consent.bearer-only-refused", func(c *C) {
 		r := c.do("POST", "/data-exchange?x-svc-app-id="+e.demo.AppID,
 			with(user, "X-SVC-App-Key", "", "Content-Type", "application/x-www-form-urlencoded"), "decision=approve")

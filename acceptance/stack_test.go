@@ -44,6 +44,9 @@ type demo struct {
 	UnlicensedBibleID int    `json:"unlicensed_bible_id"`
 	UserToken         string `json:"user_token"`
 	UserID            string `json:"user_id"`
+	AccountEmail      string `json:"account_email"`
+	AccountPassword   string `json:"account_password"`
+	RedirectURI       string `json:"redirect_uri"`
 }
 
 // stack is one run of scripts/run.sh: PostgreSQL (a database of its own),
@@ -61,7 +64,7 @@ type stack struct {
 // cheap when nothing changed).
 func buildBinaries(t testing.TB, root string) {
 	t.Helper()
-	cmd := exec.Command("go", "build", "-o", "bin/", "./cmd/...")
+	cmd := exec.Command("go", "build", "-o", "bin/", "./cmd/...", "./examples/signin")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build -o bin/ ./cmd/...: %v\n%s", err, out)

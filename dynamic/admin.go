@@ -117,7 +117,12 @@ func checkHTTPURL(s string) error {
 	if err := checkAuthority(rest[:end]); err != nil {
 		return err
 	}
-	rest = rest[end:]
+	return checkPathQuery(s, rest[end:])
+}
+
+// checkPathQuery holds the path and query of url s, rest, to the grammar
+// of checkHTTPURL.
+func checkPathQuery(s, rest string) error {
 	for i := 0; i < len(rest); i++ {
 		c := rest[i]
 		switch {
@@ -134,6 +139,53 @@ func checkHTTPURL(s string) error {
 		}
 	}
 	return nil
+}
+
+// CheckRedirectURI says whether raw may be registered as an app's sign-in
+// redirect URI (docs/sign-in.md). It is the callback rule of
+// App.Validate (checkHTTPURL), widened only for native apps: their own
+// private-use scheme (RFC 8252 §7.1), a reverse domain name such as
+// com.example.app, then ":/" and a path and query in the same grammar.
+func CheckRedirectURI(raw string) error {
+	if _, ok := cutScheme(raw); ok {
+		if err := checkHTTPURL(raw); err != nil {
+			return fmt.Errorf("redirect URI %q: %w", raw, err)
+		}
+		return nil
+	}
+	scheme, rest, ok := strings.Cut(raw, ":")
+	switch {
+	case len(raw) > MaxURLLen:
+		return fmt.Errorf("redirect URI %q: longer than %d bytes", raw, MaxURLLen)
+	case !ok || !privateScheme(scheme):
+		return fmt.Errorf("redirect URI %q: want an http(s) URL or an app's own scheme (a reverse domain name such as com.example.app)", raw)
+	case !strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "//"):
+		return fmt.Errorf("redirect URI %q: want %s:/ and a path", raw, scheme)
+	}
+	if err := checkPathQuery(raw, rest); err != nil {
+		return fmt.Errorf("redirect URI %q: %w", raw, err)
+	}
+	return nil
+}
+
+// privateScheme accepts a URI scheme in the form RFC 8252 §7.1 asks of a
+// native app's: a reverse domain name, at least two labels of lowercase
+// letters, digits and hyphens, starting with a letter.
+func privateScheme(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' || !strings.Contains(s, ".") {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func cutScheme(s string) (string, bool) {

@@ -34,3 +34,31 @@ func FuzzCheckHTTPURL(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckRedirectURI: whatever CheckRedirectURI accepts is an http(s)
+// URL checkHTTPURL accepts, or an absolute URL in a private-use scheme
+// (a reverse domain name) with a path and no host, user or fragment.
+func FuzzCheckRedirectURI(f *testing.F) {
+	for _, s := range []string{"https://a.example/b", "com.example.app:/cb", "x:/y", "#", "http://[::1]:1/",
+		"javascript:alert(1)", "com.example.app://host/cb", "com.example.app:/c b", "Com.Example:/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckRedirectURI(s) != nil {
+			return
+		}
+		if _, ok := cutScheme(s); ok {
+			if err := checkHTTPURL(s); err != nil {
+				t.Fatalf("%q accepted, but checkHTTPURL refuses it: %v", s, err)
+			}
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil {
+			t.Fatalf("%q accepted but url.Parse fails: %v", s, err)
+		}
+		if !strings.Contains(u.Scheme, ".") || u.Host != "" || u.User != nil || u.Fragment != "" || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+			t.Fatalf("%q accepted: scheme %q host %q user %v fragment %q opaque %q path %q", s, u.Scheme, u.Host, u.User, u.Fragment, u.Opaque, u.Path)
+		}
+	})
+}

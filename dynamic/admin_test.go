@@ -135,3 +135,34 @@ func TestUUIDs(t *testing.T) {
 		t.Errorf("derived %s, %s", a, b)
 	}
 }
+
+// Sign-in redirect URIs follow the callback rule of App.Validate, plus a
+// native app's own scheme.
+func TestCheckRedirectURI(t *testing.T) {
+	for _, tt := range []struct {
+		uri string
+		ok  bool
+	}{
+		{"https://app.example/callback", true},
+		{"http://127.0.0.1:3000/callback", true},
+		{"com.example.app:/callback", true},
+		{"com.example.app:/callback?from=sign-in", true},
+		{"https://app.example/callback?from=sign-in", true},
+		{"/callback", false},
+		{"https://app.example/callback#x", false},
+		{"https:///callback", false},
+		{"javascript:alert(1)", false},
+		{"data:/x", false},
+		{"https://app.example/call back", false},
+		{"https://app.example/cb;frame-ancestors", false},
+		{"com.example.app://host/callback", false},
+		{"com.example.app:callback", false},
+		{"Com.Example.App:/callback", false},
+		{"com.example.app:/call back", false},
+		{"com.example.app:/cb#x", false},
+	} {
+		if err := CheckRedirectURI(tt.uri); (err == nil) != tt.ok {
+			t.Errorf("CheckRedirectURI(%q) = %v, want ok %v", tt.uri, err, tt.ok)
+		}
+	}
+}

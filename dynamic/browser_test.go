@@ -49,9 +49,13 @@ func TestPagesAreValidHTML(t *testing.T) {
 		"approval.html": {method: "GET", path: "/data-exchange?token=" + url.QueryEscape(e.newToken(userID)) + "&x-svc-app-id=" + appID},
 		"error.html":    {method: "GET", path: "/data-exchange?token=unknown"},
 	}
+	pages["signin.html"] = req{method: "GET", path: "/auth/sign-in?return=%2Fauth%2Faccount"}
+	pages["signup.html"] = req{method: "GET", path: "/auth/sign-up"}
+	pages["account.html"] = req{method: "GET", path: "/auth/account"}
+	b := e.signedIn(userID)
 	var files []string
 	for name, r := range pages {
-		got := e.do(r)
+		got := e.doWith(b, r)
 		if !strings.HasPrefix(got.header.Get("Content-Type"), "text/html") {
 			t.Fatalf("%s: %d %s", name, got.status, got.header.Get("Content-Type"))
 		}
@@ -116,8 +120,12 @@ func TestApprovalInChromium(t *testing.T) {
 	r.json(t, &tok)
 	page := base + "/data-exchange?token=" + url.QueryEscape(tok.Token) + "&x-svc-app-key=" + key
 
+	a := e.account(userID)
 	b := chromiumtest.Start(t)
 	b.Navigate(page)
+	// Not signed in yet: the page sends the browser to sign in first, and
+	// back to the same request after.
+	signInChromium(b, a.Email, testPassword)
 	b.WaitEval(`document.readyState === "complete" && !!document.querySelector("button[value=approve]")`)
 	shot := filepath.Join(t.TempDir(), "approval.png")
 	if p := os.Getenv("APPROVAL_SCREENSHOT"); p != "" {
@@ -134,4 +142,12 @@ func TestApprovalInChromium(t *testing.T) {
 	if r := throughEdge(t, http.DefaultClient, "GET", base+"/v1/apps/"+appID+"/permissions", key, e.token(userID), ""); !strings.Contains(string(r.body), `"highlights"`) {
 		t.Errorf("permissions after approving in the browser: %d %s", r.status, r.body)
 	}
+}
+
+// signInChromium fills in and sends the sign-in form the browser shows.
+func signInChromium(b *chromiumtest.Browser, email, password string) {
+	b.WaitEval(`document.readyState === "complete" && location.pathname === "/auth/sign-in" && !!document.querySelector("#password")`)
+	b.Eval(`document.querySelector("#email").value = `+chromiumtest.JSString(email)+`;
+		document.querySelector("#password").value = `+chromiumtest.JSString(password)+`;
+		document.querySelector("form button[type=submit]").click()`, nil)
 }

@@ -164,7 +164,7 @@ func TestConsentFlowThroughEdge(t *testing.T) {
 	}
 	var tok struct{ Token string }
 	r.json(t, &tok)
-	b := browser()
+	b := e.signedIn(userID)
 	page := throughEdge(t, b, "GET", base+"/data-exchange?token="+url.QueryEscape(tok.Token)+"&x-svc-app-key="+key, "", "", "")
 	if page.status != 200 {
 		t.Fatalf("page: %d %s", page.status, page.body)

@@ -29,10 +29,21 @@ const exchangeTokenLifetime = 300 * time.Second
 // exchangeRoutes serves the data-exchange (consent) flow with the storage
 // roles it uses: tokens (which grant when consumed) and apps.
 type exchangeRoutes struct {
-	*requests
+	*pages
 	apps  AppStore
 	store ExchangeStore
-	// csrfKey signs the approval form's anti-forgery value.
+	// grants records what a first-party app grants with the user's bearer
+	// token alone (postExchangeBearer).
+	grants GrantStore
+	// signIn has the approval page's user sign in (exchangeUser).
+	signIn *signInRoutes
+}
+
+// pages is what every server-rendered page shares: rendering with the
+// platform's headers, and forms bound to the browser against forgery.
+type pages struct {
+	*requests
+	// csrfKey signs the forms' anti-forgery values.
 	csrfKey []byte
 }
 
@@ -116,13 +127,13 @@ func (x *exchangeRoutes) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, boo
 // nonce) and form posts to ourselves and the app's callback (browsers
 // apply form-action to the redirect too), no framing (clickjacking), no
 // caching, no referrer (the token is in the URL).
-func (x *exchangeRoutes) page(ctx *fasthttp.RequestCtx, status int, name string, callbackOrigin string, data func(nonce string) any) {
+func (p *pages) page(ctx *fasthttp.RequestCtx, status int, name string, callbackOrigin string, data func(nonce string) any) {
 	var nb [16]byte
 	rand.Read(nb[:])
 	nonce := base64.RawStdEncoding.EncodeToString(nb[:])
 	var buf bytes.Buffer
 	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
-		x.log.Error("dynamic: render page", "page", name, "err", err)
+		p.log.Error("dynamic: render page", "page", name, "err", err)
 		ctx.Error("Internal error.", http.StatusInternalServerError)
 		return
 	}
@@ -132,7 +143,10 @@ func (x *exchangeRoutes) page(ctx *fasthttp.RequestCtx, status int, name string,
 	}
 	h := &ctx.Response.Header
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; img-src 'self'; "+
+	// script-src: the passkey buttons' script, the only one, by nonce;
+	// connect-src: its requests to this origin.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+nonce+"'; script-src 'nonce-"+nonce+"'; "+
+		"connect-src 'self'; img-src 'self'; "+
 		"form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -142,8 +156,8 @@ func (x *exchangeRoutes) page(ctx *fasthttp.RequestCtx, status int, name string,
 	ctx.SetBody(buf.Bytes())
 }
 
-func (x *exchangeRoutes) errorPage(ctx *fasthttp.RequestCtx, status int, title, msg string) {
-	x.page(ctx, status, "error.html", "", func(nonce string) any {
+func (p *pages) errorPage(ctx *fasthttp.RequestCtx, status int, title, msg string) {
+	p.page(ctx, status, "error.html", "", func(nonce string) any {
 		return templates.ErrorPage{Nonce: nonce, Title: title, Message: msg}
 	})
 }
@@ -223,8 +237,8 @@ const csrfCookie = "dx_csrf"
 // csrfValue binds the form to this browser (the cookie) and this token: a
 // page on another site can neither read the value nor send the cookie
 // (SameSite=Strict), so it cannot forge an approval.
-func (x *exchangeRoutes) csrfValue(tokenHash []byte, cookie string) string {
-	m := hmac.New(sha256.New, x.csrfKey)
+func (p *pages) csrfValue(tokenHash []byte, cookie string) string {
+	m := hmac.New(sha256.New, p.csrfKey)
 	m.Write(tokenHash)
 	m.Write([]byte{0})
 	m.Write([]byte(cookie))
@@ -250,14 +264,36 @@ func browserCookie(ctx *fasthttp.RequestCtx) string {
 // base64.
 const csrfCookieLen = 32
 
+// formCSRF binds a form to this browser and to binding (what the form acts
+// on): it sets the browser's csrf cookie and returns the form's value.
+func (p *pages) formCSRF(ctx *fasthttp.RequestCtx, binding []byte) string {
+	// A page with two forms sets one cookie for both.
+	cookie, ok := ctx.UserValue(csrfCookie).(string)
+	if !ok {
+		cookie = browserCookie(ctx)
+		setCSRFCookie(ctx, cookie)
+		ctx.SetUserValue(csrfCookie, cookie)
+	}
+	return p.csrfValue(binding, cookie)
+}
+
+// csrfOK checks a posted form's csrf field against the browser's cookie
+// and binding.
+func (p *pages) csrfOK(ctx *fasthttp.RequestCtx, binding []byte, field string) bool {
+	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
+	return cookie != "" && hmac.Equal([]byte(field), []byte(p.csrfValue(binding, cookie)))
+}
+
+// csrfCookieLifetime is how long the csrf cookie lasts after the last page
+// set it: long enough to fill in a sign-in form.
+const csrfCookieLifetime = 30 * time.Minute
+
 // getExchange renders the approval page.
 func (x *exchangeRoutes) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	tok, t, a, ok := x.exchangeContext(ctx, c)
-	if !ok {
+	if !ok || !x.exchangeUser(ctx, t, a) {
 		return
 	}
-	cookie := browserCookie(ctx)
-	setCSRFCookie(ctx, cookie)
 	// The form posts back to the same URL: the token, and the app's
 	// identification for the edge (spec, Authentication 4).
 	q := url.Values{"token": {tok}}
@@ -274,25 +310,36 @@ func (x *exchangeRoutes) getExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !httpURL(website) {
 		website = "" // never render a javascript: or other odd link
 	}
+	csrf := x.formCSRF(ctx, t.Hash)
 	x.page(ctx, http.StatusOK, "approval.html", origin(a.CallbackURL), func(nonce string) any {
 		return templates.ApprovalPage{Nonce: nonce, AppName: a.Name, AppWebsite: website, Permissions: perms,
-			Action: "?" + q.Encode(), CSRF: x.csrfValue(t.Hash, cookie)}
+			Action: "?" + q.Encode(), CSRF: csrf}
 	})
 }
 
-// setCSRFCookie sets the form's cookie for the token's lifetime, or, with
-// an empty value, deletes it. SameSite=Strict keeps other sites' pages from
-// sending it; Secure when the browser reached the edge over HTTPS.
+// setCSRFCookie sets the forms' cookie for csrfCookieLifetime.
+// SameSite=Strict keeps other sites' pages from sending it.
 func setCSRFCookie(ctx *fasthttp.RequestCtx, value string) {
+	setCookie(ctx, csrfCookie, value, fasthttp.CookieSameSiteStrictMode, csrfCookieLifetime)
+}
+
+// setCookie sets one of the platform's cookies: HttpOnly, for the whole
+// origin, Secure when the browser reached the edge over HTTPS. An empty
+// value deletes it.
+func setCookie(ctx *fasthttp.RequestCtx, name, value string, sameSite fasthttp.CookieSameSite, maxAge time.Duration) {
 	c := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(c)
-	c.SetKey(csrfCookie)
+	c.SetKey(name)
 	c.SetValue(value)
 	c.SetPath("/")
 	c.SetHTTPOnly(true)
-	c.SetSameSite(fasthttp.CookieSameSiteStrictMode)
+	c.SetSameSite(sameSite)
 	c.SetSecure(isHTTPS(ctx))
-	c.SetMaxAge(int(exchangeTokenLifetime / time.Second))
+	if value == "" {
+		c.SetMaxAge(-1)
+	} else {
+		c.SetMaxAge(int(maxAge / time.Second))
+	}
 	ctx.Response.Header.SetCookie(c)
 }
 
@@ -320,12 +367,11 @@ func origin(raw string) string {
 // how to ask instead.
 func (x *exchangeRoutes) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 	if !ctx.QueryArgs().Has("token") && len(ctx.Request.Header.Peek("Authorization")) > 0 {
-		message(ctx, http.StatusForbidden, "Permissions are granted only by the user on the approval page: "+
-			"create a token with POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		x.postExchangeBearer(ctx, c)
 		return
 	}
 	_, t, a, ok := x.exchangeContext(ctx, c)
-	if !ok {
+	if !ok || !x.exchangeUser(ctx, t, a) {
 		return
 	}
 	var decision, csrf string
@@ -335,8 +381,7 @@ func (x *exchangeRoutes) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 		form := ctx.PostArgs()
 		decision, csrf = string(form.Peek("decision")), string(form.Peek("csrf"))
 	}
-	cookie := string(ctx.Request.Header.Cookie(csrfCookie))
-	csrfOK := cookie != "" && hmac.Equal([]byte(csrf), []byte(x.csrfValue(t.Hash, cookie)))
+	csrfOK := x.csrfOK(ctx, t.Hash, csrf)
 
 	result := url.Values{}
 	grant := false
@@ -369,6 +414,90 @@ func (x *exchangeRoutes) postExchange(ctx *fasthttp.RequestCtx, c caller) {
 	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, result))
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")
+	ctx.SetStatusCode(http.StatusSeeOther)
+}
+
+// exchangeUser requires the approval page's browser to be signed in as the
+// exchange token's user: the page and its form are the user's to answer,
+// not the app's that holds the user's bearer token (docs/dynamic.md,
+// "Threat: an app approving for its user"). Without a session the browser
+// signs in and comes back to the same URL; with another account's, the
+// page says so and offers to switch. It answers itself when it returns
+// false.
+func (x *exchangeRoutes) exchangeUser(ctx *fasthttp.RequestCtx, t *ExchangeToken, a *App) bool {
+	if x.signIn.provider == nil {
+		x.errorPage(ctx, http.StatusServiceUnavailable, "Sign-in is not available",
+			"Permissions can be granted only by a signed-in user, and this platform has no sign-in configured.")
+		return false
+	}
+	here := string(ctx.URI().PathOriginal())
+	if q := ctx.URI().QueryString(); len(q) > 0 {
+		here += "?" + string(q)
+	}
+	acct, ok := x.signIn.signedIn(ctx, here)
+	if !ok {
+		return false
+	}
+	if acct.ID != t.UserID {
+		csrf := x.formCSRF(ctx, bindSignOut)
+		x.page(ctx, http.StatusForbidden, "switch.html", "", func(nonce string) any {
+			return templates.SwitchPage{Nonce: nonce, CSRF: csrf, AppName: a.Name, AccountName: acct.DisplayName,
+				AccountEmail: acct.Email, Return: here}
+		})
+		return false
+	}
+	return true
+}
+
+// postExchangeBearer is the spec's token-less POST /data-exchange: the
+// user's bearer token alone grants the permissions asked for
+// (requested_permissions, comma-joined; highlights by default). Only an app
+// the operator marked first-party may do it: for any other app it would
+// be consent without the user (see exchangeUser).
+func (x *exchangeRoutes) postExchangeBearer(ctx *fasthttp.RequestCtx, c caller) {
+	first := false
+	if x.signIn.oauth != nil {
+		var err error
+		if first, err = x.signIn.oauth.FirstParty(x.ctx, c.AppID); err != nil {
+			x.fail(ctx, err)
+			return
+		}
+	}
+	if !first {
+		message(ctx, http.StatusForbidden, "Only apps the platform's operator marks first-party may grant permissions "+
+			"with the user's bearer token alone; every other app asks the user on the approval page: create a token with "+
+			"POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		return
+	}
+	user, ok := x.user(ctx)
+	if !ok {
+		return
+	}
+	a, ok := x.liveApp(ctx, c.AppID)
+	if !ok {
+		return
+	}
+	if !httpURL(a.CallbackURL) {
+		message(ctx, http.StatusConflict, "The app has no registered callback URL.")
+		return
+	}
+	perms := []string{PermissionHighlights}
+	if v := string(ctx.QueryArgs().Peek("requested_permissions")); v != "" {
+		perms = strings.Split(v, ",")
+	}
+	for _, p := range perms {
+		if _, ok := permissionText[p]; !ok {
+			validation(ctx, detail{Loc: []string{"query", "requested_permissions"}, Msg: "Input should be 'highlights'", Type: "enum"})
+			return
+		}
+	}
+	if err := x.grants.Grant(x.ctx, user, c.AppID, perms, x.now()); err != nil {
+		x.fail(ctx, err)
+		return
+	}
+	ctx.Response.Header.Set("Location", withQuery(a.CallbackURL, url.Values{"data_exchange_status": {"granted"},
+		"granted_permissions": {strings.Join(perms, ",")}}))
+	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetStatusCode(http.StatusSeeOther)
 }
 

@@ -33,8 +33,9 @@ func (e *env) newToken(user string) string {
 }
 
 var (
-	csrfField  = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-	formAction = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+	csrfField   = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	formAction  = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+	returnField = regexp.MustCompile(`name="return" value="([^"]*)"`)
 )
 
 // openPage loads the approval page in a browser and returns the form's
@@ -80,7 +81,7 @@ func TestConsentFlowGrants(t *testing.T) {
 	}
 
 	tok := e.newToken(userID)
-	b := browser()
+	b := e.signedIn(userID)
 	action, csrf := e.openPage(b, tok)
 	if !strings.Contains(action, "x-svc-app-id="+appID) {
 		t.Errorf("form action %q drops the app's identification", action)
@@ -115,7 +116,7 @@ func TestConsentFlowGrants(t *testing.T) {
 // the second's.
 func TestConsentFlowTwoTabs(t *testing.T) {
 	e := newEnv(t)
-	b := browser()
+	b := e.signedIn(userID)
 	action1, csrf1 := e.openPage(b, e.newToken(userID))
 	action2, csrf2 := e.openPage(b, e.newToken(userID))
 	q := callbackParams(t, e.doWith(b, req{method: "POST", path: action1,
@@ -159,7 +160,7 @@ func TestConsentWithoutTokenRefused(t *testing.T) {
 
 func TestConsentFlowCancel(t *testing.T) {
 	e := newEnv(t)
-	b := browser()
+	b := e.signedIn(userID)
 	action, csrf := e.openPage(b, e.newToken(userID))
 	q := callbackParams(t, e.doWith(b, req{method: "POST", path: action,
 		body: url.Values{"csrf": {csrf}, "decision": {"cancel"}}.Encode()}))
@@ -175,7 +176,7 @@ func TestConsentFlowCancel(t *testing.T) {
 
 func TestConsentTokenExpires(t *testing.T) {
 	e := newEnv(t)
-	b := browser()
+	b := e.signedIn(userID)
 	tok := e.newToken(userID)
 	action, csrf := e.openPage(b, tok)
 	e.clock.Add(299 * time.Second)
@@ -194,12 +195,12 @@ func TestConsentTokenExpires(t *testing.T) {
 func TestConsentForgedForm(t *testing.T) {
 	e := newEnv(t)
 	tok := e.newToken(userID)
-	b := browser()
+	b := e.signedIn(userID)
 	action, _ := e.openPage(b, tok)
 	// A form without the page's anti-forgery value, from a browser that
-	// never saw the page: the token is spent and the app told why, and
-	// nothing is granted.
-	q := callbackParams(t, e.doWith(browser(), req{method: "POST", path: action,
+	// never saw the page (signed in as the user all the same): the token
+	// is spent and the app told why, and nothing is granted.
+	q := callbackParams(t, e.doWith(e.signedIn(userID), req{method: "POST", path: action,
 		body: url.Values{"csrf": {"forged"}, "decision": {"approve"}}.Encode()}))
 	if q.Get("data_exchange_status") != "error" || q.Get("error") == "" || q.Get("error_description") == "" {
 		t.Errorf("callback params %v", q)
@@ -212,7 +213,7 @@ func TestConsentForgedForm(t *testing.T) {
 func TestConsentPageAndErrors(t *testing.T) {
 	e := newEnv(t)
 	tok := e.newToken(userID)
-	r := e.doWith(browser(), req{method: "GET", path: "/data-exchange?token=" + tok})
+	r := e.doWith(e.signedIn(userID), req{method: "GET", path: "/data-exchange?token=" + tok})
 	csp := r.header.Get("Content-Security-Policy")
 	for _, want := range []string{"frame-ancestors 'none'", "default-src 'none'", "form-action 'self' https://reader.example"} {
 		if !strings.Contains(csp, want) {
@@ -314,5 +315,74 @@ func TestAppsAndPermissions(t *testing.T) {
 		if got.status != tt.status || tt.body != "" && strings.TrimSpace(string(got.body)) != tt.body {
 			t.Errorf("%s: %d %s, want %d %s", tt.name, got.status, got.body, tt.status, tt.body)
 		}
+	}
+}
+
+// The attack of docs/dynamic.md, "an app approving for its user": the app
+// holds the user's bearer token, creates an exchange token, fetches the
+// approval page with its own HTTP client and posts approve. The page now
+// needs the user's own platform session: without one the app is sent to
+// sign in, signed in as anyone else it is told the request is not theirs,
+// and nothing is granted either way. The user can still approve.
+func TestAppCannotApproveForItsUser(t *testing.T) {
+	e := newEnv(t)
+	tok := e.newToken(userID)
+	path := "/data-exchange?token=" + url.QueryEscape(tok) + "&x-svc-app-id=" + appID
+	granted := func() bool {
+		r := e.do(req{method: "GET", path: "/v1/apps/" + appID + "/permissions", user: userID})
+		return strings.Contains(string(r.body), "highlights")
+	}
+
+	app := browser() // the app's own client, with a cookie jar
+	page := e.doWith(app, req{method: "GET", path: path})
+	if page.status != http.StatusSeeOther || !strings.HasPrefix(page.header.Get("Location"), "/auth/sign-in?return=") ||
+		csrfField.Match(page.body) {
+		t.Fatalf("page without a session: %d %q, want 303 to sign in", page.status, page.header.Get("Location"))
+	}
+	r := e.doWith(app, req{method: "POST", path: path, body: url.Values{"csrf": {"x"}, "decision": {"approve"}}.Encode()})
+	if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/auth/sign-in") || granted() {
+		t.Fatalf("approve without a session: %d %q, granted %v", r.status, r.header.Get("Location"), granted())
+	}
+
+	// Signed in as the app's own account: not the token's user.
+	app = e.signedIn(otherUser)
+	page = e.doWith(app, req{method: "GET", path: path})
+	if page.status != http.StatusForbidden || !strings.Contains(string(page.body), "This request is for another account") {
+		t.Fatalf("page for another account: %d %s", page.status, page.body)
+	}
+	r = e.doWith(app, req{method: "POST", path: path, body: url.Values{"csrf": {string(csrfField.FindSubmatch(page.body)[1])},
+		"decision": {"approve"}}.Encode()})
+	if r.status != http.StatusForbidden || granted() {
+		t.Fatalf("approve as another account: %d, granted %v", r.status, granted())
+	}
+
+	// The user, in their own browser, still can.
+	b := e.signedIn(userID)
+	action, csrf := e.openPage(b, tok)
+	q := callbackParams(t, e.doWith(b, req{method: "POST", path: action, body: url.Values{"csrf": {csrf}, "decision": {"approve"}}.Encode()}))
+	if q.Get("data_exchange_status") != "granted" || !granted() {
+		t.Errorf("the user's approval: %v", q)
+	}
+}
+
+// The bearer-only POST works for first-party apps only.
+func TestBearerOnlyConsentFirstPartyOnly(t *testing.T) {
+	e := newEnv(t)
+	post := req{method: "POST", path: "/data-exchange?x-svc-app-id=" + appID, user: userID, body: "decision=approve"}
+	r := e.do(post)
+	var v struct{ Message string }
+	r.json(t, &v)
+	if r.status != http.StatusForbidden || !strings.Contains(v.Message, "first-party") {
+		t.Errorf("not first-party: %d %s", r.status, r.body)
+	}
+	if err := e.db.SetFirstParty(context.Background(), appID, true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	q := callbackParams(t, e.doWith(browser(), post))
+	if q.Get("data_exchange_status") != "granted" || q.Get("granted_permissions") != "highlights" {
+		t.Errorf("first-party: %v", q)
+	}
+	if r := e.do(req{method: "GET", path: "/v1/highlights?bible_id=9001&passage_id=JHN.3", user: userID}); r.status != 204 {
+		t.Errorf("after the first-party grant: %d", r.status)
 	}
 }

@@ -24,6 +24,8 @@ type highlightRoutes struct {
 	store   HighlightStore
 	grants  *grantCheck
 	content Published
+	// colors are the users' recent colours; nil gives the defaults only.
+	colors HighlightColors
 }
 
 // expand lists the verses a passage covers, as single-verse passage ids in
@@ -181,6 +183,18 @@ type highlightBody struct {
 // attempt's outcome is stored, and a retry is answered from it; the same id
 // with a different highlight is 422.
 func (h *highlightRoutes) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	h.writeHighlights(ctx, c, false)
+}
+
+// putHighlights answers PUT /v1/highlights, which the live clients send to
+// change a colour (live-routes.md): the body of POST, and as a PUT is
+// idempotent, 200 with the highlight whether or not anything changed.
+func (h *highlightRoutes) putHighlights(ctx *fasthttp.RequestCtx, c caller) {
+	h.writeHighlights(ctx, c, true)
+}
+
+// writeHighlights creates or recolours a highlight (POST, or PUT when put).
+func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, put bool) {
 	user, ok := h.user(ctx)
 	if !ok || !h.requireGrant(ctx, user, c.AppID, PermissionHighlights) {
 		return
@@ -254,14 +268,18 @@ func (h *highlightRoutes) postHighlights(ctx *fasthttp.RequestCtx, c caller) {
 		h.fail(ctx, err)
 		return
 	}
-	if !out.Changed {
-		message(ctx, http.StatusConflict, "The user already has this highlight.")
-		return
-	}
 	// The answer names one verse (spec, Highlight: "a single verse in
 	// responses"): the first of a range. A retry carries the same request
 	// (its fingerprint matched), so it reads the same answer.
-	writeJSON(ctx, http.StatusCreated, Highlight{BibleID: bibleID, PassageID: verses[0], Color: color})
+	created := Highlight{BibleID: bibleID, PassageID: verses[0], Color: color}
+	switch {
+	case put:
+		writeJSON(ctx, http.StatusOK, created)
+	case !out.Changed:
+		message(ctx, http.StatusConflict, "The user already has this highlight.")
+	default:
+		writeJSON(ctx, http.StatusCreated, created)
+	}
 }
 
 // bodyError turns a JSON decoding error into a 422 entry.

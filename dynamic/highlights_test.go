@@ -108,7 +108,7 @@ func TestHighlightErrors(t *testing.T) {
 		{"not JSON", req{method: "POST", path: "/v1/highlights", user: userID, body: `{nope`}, 422, "body", ""},
 		{"delete without bible_id", req{method: "DELETE", path: "/v1/highlights/JHN.3", user: userID}, 422, "query.bible_id", ""},
 		{"delete unknown verse", req{method: "DELETE", path: "/v1/highlights/JHN.3.99?bible_id=9001", user: userID}, 404, "", ""},
-		{"wrong method", req{method: "PUT", path: "/v1/highlights", user: userID}, 405, "", ""},
+		{"wrong method", req{method: "PATCH", path: "/v1/highlights", user: userID}, 405, "", ""},
 	}
 	for _, tt := range tests {
 		got := e.do(tt.r)
@@ -207,7 +207,7 @@ func TestJSONErrorsAndBodyLimit(t *testing.T) {
 		{req{method: "GET", path: "/v1/highlights/JHN.3.16/x?bible_id=9001", user: userID}, 404, ""},
 		{req{method: "GET", path: "/v1/apps/" + appID + "/nothing", user: userID}, 404, ""},
 		{req{method: "GET", path: "/data-exchange/nothing"}, 404, ""},
-		{req{method: "PUT", path: "/v1/highlights", user: userID}, 405, "GET, HEAD, POST"},
+		{req{method: "PATCH", path: "/v1/highlights", user: userID}, 405, "GET, HEAD, POST, PUT"},
 		{req{method: "POST", path: "/v1/highlights", user: userID,
 			body: `{"pad":"` + strings.Repeat("x", 100<<10) + `"}`}, 413, ""},
 		{req{method: "POST", path: "/data-exchange/token", user: userID,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -17,7 +18,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/jwt"
+	"github.com/bibleplatform/platform/dynamic/oauth"
+	"github.com/bibleplatform/platform/dynamic/portal"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
@@ -52,6 +56,21 @@ type Config struct {
 	// AccessLog, when set, gets one line per request (logRequest). Give
 	// it a buffered writer (internal/logbuf), as the edge's is.
 	AccessLog *slog.Logger
+
+	// Accounts and OAuth are the platform's accounts and its OpenID
+	// provider (docs/sign-in.md); both nil serves neither. Issuer is the
+	// provider's public origin (oauth.Config).
+	Accounts accounts.Store
+	OAuth    oauth.Store
+	Issuer   string
+	// Passkeys stores accounts' passkeys; nil offers none.
+	Passkeys accounts.Passkeys
+	// Portal is the developer portal's storage (docs/portal.md); it is
+	// served at /developers when Accounts and OAuth are set too.
+	Portal portal.Store
+	// Colors answers GET /v1/highlights/recent-colors with the user's own
+	// colours; nil gives the defaults only.
+	Colors HighlightColors
 }
 
 // Server is the dynamic service. Open starts it; tests start it in process
@@ -68,6 +87,8 @@ type Server struct {
 	apps       *appRoutes
 	exchange   *exchangeRoutes
 	trends     *trends
+	signIn     *signInRoutes
+	portal     *portalRoutes // nil without Config.Portal
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
@@ -91,9 +112,10 @@ type requests struct {
 	ctx context.Context
 	now func() time.Time
 	log *slog.Logger
-	// verifier verifies user bearer tokens; nil refuses every token.
-	verifier *jwt.Verifier
-	users    tokenCache
+	// verifier verifies user bearer tokens from external issuers, own
+	// those the platform's provider issued; both nil refuses every token.
+	verifier, own *jwt.Verifier
+	users         tokenCache
 }
 
 // New builds a Server; it does nothing until Open.
@@ -117,9 +139,17 @@ func New(cfg Config) *Server {
 		s.feed.longPoll = 20 * time.Second
 	}
 	s.metrics = newMetrics(s.feed.followedBuild)
-	s.highlights = &highlightRoutes{requests: r, store: cfg.DB, grants: &grantCheck{store: cfg.DB}, content: s.content}
+	grants := &grantCheck{store: cfg.DB}
+	s.highlights = &highlightRoutes{requests: r, store: cfg.DB, grants: grants, content: s.content, colors: cfg.Colors}
 	s.apps = &appRoutes{requests: r, apps: cfg.DB, grants: cfg.DB, agreements: cfg.DB, content: s.content}
-	s.exchange = &exchangeRoutes{requests: r, apps: cfg.DB, store: cfg.DB, csrfKey: cfg.CSRFKey}
+	pg := &pages{requests: r, csrfKey: cfg.CSRFKey}
+	s.signIn = &signInRoutes{pages: pg, accounts: cfg.Accounts, oauth: cfg.OAuth, passkeys: cfg.Passkeys,
+		apps: cfg.DB, grants: grants, issuer: cfg.Issuer}
+	s.exchange = &exchangeRoutes{pages: pg, apps: cfg.DB, store: cfg.DB, grants: cfg.DB, signIn: s.signIn}
+	if cfg.Portal != nil {
+		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
+			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer}
+	}
 	s.trends = &trends{requests: r, store: cfg.DB, window: cfg.TrendingWindow, minApps: cfg.TrendingMinApps}
 	if s.trends.window <= 0 {
 		s.trends.window = DefaultTrendingWindow
@@ -128,6 +158,15 @@ func New(cfg Config) *Server {
 		s.trends.minApps = DefaultTrendingMinApps
 	}
 	s.trends.minApps = min(s.trends.minApps, trending.MaxApps)
+	if cfg.Accounts != nil && cfg.OAuth != nil {
+		p, err := oauth.New(oauth.Config{Store: cfg.OAuth, Accounts: cfg.Accounts, Issuer: cfg.Issuer,
+			Permissions: slices.Sorted(maps.Keys(permissionText)), Now: s.now})
+		if err != nil {
+			// Only a malformed static configuration gets here.
+			panic(err)
+		}
+		s.signIn.provider, r.own = p, p.Verifier()
+	}
 	s.routes()
 	return s
 }
@@ -140,10 +179,33 @@ func (s *Server) routes() {
 		"/internal/access":          {"GET": s.feed.serveAccess},
 		"/internal/search-queries":  {"POST": t.postSearchQueries},
 		"/internal/search-trending": {"GET": t.getSearchTrending},
-		"/v1/highlights":            {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights)},
-		"/v1/licenses":              {"GET": s.app(a.getLicenses)},
-		"/data-exchange/token":      {"POST": s.app(x.postExchangeToken)},
-		"/data-exchange":            {"GET": s.app(x.getExchange), "POST": s.app(x.postExchange)},
+		"/v1/highlights": {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights),
+			"PUT": s.app(h.putHighlights)},
+		"/v1/highlights/recent-colors": {"GET": s.app(h.getRecentColors)},
+		"/v1/licenses":                 {"GET": s.app(a.getLicenses)},
+		"/data-exchange/token":         {"POST": s.app(x.postExchangeToken)},
+		"/data-exchange":               {"GET": s.app(x.getExchange), "POST": s.app(x.postExchange)},
+	}
+	if si := s.signIn; si.provider != nil {
+		for path, ph := range si.provider.Routes() {
+			fh := si.providerHandler(ph)
+			if path == oauth.AuthorizePath || path == oauth.CallbackPath {
+				fh = si.browserErrors(fh)
+			}
+			s.byPath[path] = methods{"GET": fh, "POST": fh}
+		}
+		s.byPath[oauth.ContinuePath] = methods{"GET": si.getContinue, "POST": si.postContinue}
+		s.byPath[signInPath] = methods{"GET": si.getSignIn, "POST": si.postSignIn}
+		s.byPath[signUpPath] = methods{"GET": si.getSignUp, "POST": si.postSignUp}
+		s.byPath[signOutPath] = methods{"POST": si.postSignOut}
+		s.byPath[accountPath] = methods{"GET": si.getAccount}
+		s.byPath[passkeyRegisterBegin] = methods{"POST": si.postPasskeyRegisterBegin}
+		s.byPath[passkeyRegisterFinish] = methods{"POST": si.postPasskeyRegisterFinish}
+		s.byPath[passkeySignInBegin] = methods{"POST": si.postPasskeySignInBegin}
+		s.byPath[passkeySignInFinish] = methods{"POST": si.postPasskeySignInFinish}
+		if s.portal != nil {
+			s.portal.routes(s.byPath)
+		}
 	}
 	s.highlight = methods{"DELETE": s.app(h.deleteHighlights)}
 	s.appInfo = methods{"GET": s.app(a.getApp)}
@@ -415,6 +477,15 @@ func (s *Server) housekeep(ctx context.Context) {
 		if err := s.trends.purgeSearchQueries(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("dynamic: purge search queries", "err", err)
 		}
+		if si := s.signIn; si.provider != nil {
+			now := s.now()
+			if err := si.accounts.PurgeAccounts(ctx, now.Add(-accounts.ThrottleWindow)); err != nil && ctx.Err() == nil {
+				s.log.Error("dynamic: purge accounts", "err", err)
+			}
+			if err := si.oauth.PurgeOAuth(ctx, now); err != nil && ctx.Err() == nil {
+				s.log.Error("dynamic: purge oauth", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -474,12 +545,7 @@ func (r *requests) verifyUser(ctx context.Context, tok string) (string, error) {
 	if id, ok := r.users.get(tok, now); ok {
 		return id, nil
 	}
-	if r.verifier == nil {
-		return "", errors.New("no user token verifier configured")
-	}
-	v := *r.verifier
-	v.Now = r.now
-	c, err := v.Verify(ctx, tok)
+	c, err := r.verifyToken(ctx, tok)
 	if err != nil {
 		return "", err
 	}
@@ -489,6 +555,29 @@ func (r *requests) verifyUser(ctx context.Context, tok string) (string, error) {
 	id := strings.ToLower(c.Subject)
 	r.users.put(tok, id, c.ExpiresAt)
 	return id, nil
+}
+
+// verifyToken checks a bearer token against the external issuers
+// configured (Users) and the platform's own provider, in that order.
+func (r *requests) verifyToken(ctx context.Context, tok string) (*jwt.Claims, error) {
+	err := errors.New("no user token verifier configured")
+	for _, v := range []*jwt.Verifier{r.verifier, r.own} {
+		if v == nil {
+			continue
+		}
+		vv := *v
+		vv.Now = r.now
+		var c *jwt.Claims
+		if c, err = vv.Verify(ctx, tok); err == nil {
+			if v == r.own && c.ID == "" {
+				// The provider's ID tokens are signed with the same keys;
+				// only its access tokens carry a jti.
+				return nil, fmt.Errorf("%w: not an access token", jwt.ErrInvalid)
+			}
+			return c, nil
+		}
+	}
+	return nil, err
 }
 
 // tokenCache remembers verified bearer tokens until they expire, so a

@@ -63,27 +63,39 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 
 // forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
-// query instead of the header (spec, Authentication 4).
+// query instead of the header (spec, Authentication 4); the sign-in routes
+// name it, if at all, by client_id, and go on without one otherwise.
 func (g *gateway) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
 	t := g.authz.Table()
 	if t == nil {
 		respond.Starting(ctx)
 		return
 	}
-	from := authz.KeyHeader
-	if isDataExchange(path) {
-		from = authz.KeyOrAppID
-	}
-	app := g.authz.Authorize(ctx, adm, t, from)
-	if app == nil {
-		return
+	var app *authz.App
+	if isSignIn(path) {
+		var refused bool
+		if app, refused = g.authz.AuthorizeSignIn(ctx, adm, t); refused {
+			return
+		}
+	} else {
+		from := authz.KeyHeader
+		if isDataExchange(path) {
+			from = authz.KeyOrAppID
+		}
+		if app = g.authz.Authorize(ctx, adm, t, from); app == nil {
+			return
+		}
 	}
 	if g.client == nil {
 		respond.Answer(ctx, respond.Unavailable,
 			"This route is served by the dynamic service, which is not configured on this edge yet.")
 		return
 	}
-	g.do(ctx, app.ID())
+	id := ""
+	if app != nil {
+		id = app.ID()
+	}
+	g.do(ctx, id)
 }
 
 // valRetryUpstream is the Retry-After of a 503 for an unreachable dynamic:
@@ -106,7 +118,9 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	req.Header.Del(wire.HeaderVerifiedAppID)
 	req.Header.Del(wire.HeaderEdgeToken)
 	req.Header.Del(wire.HeaderRequestID)
-	req.Header.Set(wire.HeaderVerifiedAppID, appID)
+	if appID != "" {
+		req.Header.Set(wire.HeaderVerifiedAppID, appID)
+	}
 	if g.token != "" {
 		req.Header.Set(wire.HeaderEdgeToken, g.token)
 	}

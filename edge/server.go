@@ -41,7 +41,8 @@ type Config struct {
 	DefaultRate access.Rate // for apps without their own
 	Edges       int         // edges sharing each app's allowance
 	// IDOnlyRate is the allowance, per client address, of requests that
-	// name their app only by its public id (DefaultIDOnlyRate when zero).
+	// name their app only by its public id, and of sign-in requests that
+	// name no live app (DefaultIDOnlyRate when zero).
 	IDOnlyRate access.Rate
 
 	DynamicURL string // "": the dynamic-owned routes answer 503

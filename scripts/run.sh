@@ -5,6 +5,7 @@
 # run until interrupted (Ctrl-C stops everything this script started).
 #
 # Environment: PORT (edge, default 8080), DYNAMIC_PORT (default PORT+1),
+# EXAMPLE_PORT (the sign-in example app, examples/signin; default PORT+2),
 # CONTENT (default fixtures/content), RUN_DIR (default .run), STORE (a
 # directory or s3:// URL; default $RUN_DIR/store), DATABASE_URL
 # (default: the local cluster scripts/db.sh starts).
@@ -16,7 +17,15 @@ DYNAMIC_PORT=${DYNAMIC_PORT:-$((PORT + 1))}
 CONTENT=${CONTENT:-fixtures/content}
 RUN=${RUN_DIR:-.run}
 STORE=${STORE:-$RUN/store}
+EXAMPLE_PORT=${EXAMPLE_PORT:-$((PORT + 2))}
 DEMO_USER=7d3f2c1a-5b6e-4f80-9a1b-2c3d4e5f6a70
+DEMO_APP=5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a01
+# The demo account signs in on the platform's own pages (a development
+# fixture: the password is printed below and written to demo.json).
+DEMO_EMAIL=demo@example.test
+DEMO_PASSWORD="make run demo reader"
+# The example app's callback, registered for the demo app (matched exactly).
+REDIRECT_URI=http://127.0.0.1:$EXAMPLE_PORT/callback
 mkdir -p "$RUN"
 
 DATABASE_URL=$(scripts/db.sh)
@@ -29,7 +38,12 @@ bin/publish build --content "$CONTENT" --store "$STORE"
 bin/dynamic migrate
 # The demo reader reads every Bible of $CONTENT (a DBL bundle imported
 # into it, say), not only the fixtures' the snapshot lists.
-bin/dynamic seed --store "$STORE" --reads-all 5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a01
+bin/dynamic seed --store "$STORE" --reads-all "$DEMO_APP"
+bin/dynamic apps redirect-uris --app "$DEMO_APP" --set "$REDIRECT_URI" >/dev/null
+ACCOUNT_PASSWORD=$DEMO_PASSWORD bin/dynamic users create --if-absent --id "$DEMO_USER" --email "$DEMO_EMAIL" \
+	--name "Demo Reader" >/dev/null
+# The demo account owns the demo app's organization on the developer portal.
+bin/dynamic organizations create --if-absent --name "Demo organization" --owner "$DEMO_USER" --of-app "$DEMO_APP" >/dev/null
 # Creates the local signing key (and its public half) on first use.
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 
@@ -77,6 +91,9 @@ supervise edge bin/edge serve --store "$STORE" --listen "127.0.0.1:$PORT" --publ
 	--access-cache "$RUN/access-cache.json" --disk-cache "$RUN/edge-cache" \
 	--reader-app-key "$(jq -r .app_key fixtures/demo-keys.json)" &
 pids+=($!)
+supervise example bin/signin --listen "127.0.0.1:$EXAMPLE_PORT" --platform "$base" \
+	--app-key "$(jq -r .app_key fixtures/demo-keys.json)" --redirect-uri "$REDIRECT_URI" &
+pids+=($!)
 
 for _ in $(seq 1 150); do
 	curl -fsS -o /dev/null "$base/readyz" 2>/dev/null && break
@@ -84,7 +101,9 @@ for _ in $(seq 1 150); do
 done
 curl -fsS -o /dev/null "$base/readyz" || { echo "the edge is not ready; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
 
-jq -n --arg base "$base" --slurpfile k fixtures/demo-keys.json '$k[0] + {base_url: $base}' >"$RUN/demo.json"
+jq -n --arg base "$base" --arg redirect "$REDIRECT_URI" --arg email "$DEMO_EMAIL" --arg password "$DEMO_PASSWORD" \
+	--slurpfile k fixtures/demo-keys.json \
+	'$k[0] + {base_url: $base, redirect_uri: $redirect, account_email: $email, account_password: $password}' >"$RUN/demo.json"
 # A passage of the content being served, for the "Try:" line: the first
 # chapter of the lowest-numbered Bible (CONTENT may hold other Bibles than
 # the fixtures).
@@ -99,9 +118,13 @@ Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Demo App Key (X-SVC-App-Key): $(jq -r .app_key "$RUN/demo.json")
   Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
   Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
+  Sign in: $base/auth/sign-in   as $DEMO_EMAIL, password "$DEMO_PASSWORD"
+  Developer portal: $base/developers   (the demo account owns the demo app's organization)
+  Example app signing in with PKCE (examples/signin): http://127.0.0.1:$EXAMPLE_PORT/
+  Its registered callback (redirect_uri): $REDIRECT_URI
   Everything for scripts: $RUN/demo.json
   Try: curl -H "X-SVC-App-Key: \$(jq -r .app_key $RUN/demo.json)" '$base/v1/bibles/$try_bible/passages/${try_passage:-GEN.1}?format=html'
-Press Ctrl-C to stop the edge and dynamic (a service that dies is restarted; see its log).
+Press Ctrl-C to stop the edge, dynamic and the example app (a service that dies is restarted; see its log).
 PostgreSQL keeps running after Ctrl-C (make db-stop stops it).
 MSG
 wait

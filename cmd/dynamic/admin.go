@@ -26,11 +26,12 @@ import (
 )
 
 type adminCmds struct {
-	Apps     appsCmd     `cmd:"" help:"Register apps, list them, archive them."`
-	Keys     keysCmd     `cmd:"" help:"Issue, list and revoke App Keys."`
-	Licenses licensesCmd `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
-	Users    usersCmd    `cmd:"" help:"Development user tokens and permission grants."`
-	Seed     seedCmd     `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
+	Apps          appsCmd          `cmd:"" help:"Register apps, list them, archive them."`
+	Keys          keysCmd          `cmd:"" help:"Issue, list and revoke App Keys."`
+	Licenses      licensesCmd      `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
+	Users         usersCmd         `cmd:"" help:"Platform accounts, development user tokens and permission grants."`
+	Organizations organizationsCmd `cmd:"" help:"Organizations of the developer portal."`
+	Seed          seedCmd          `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
 }
 
 // dbFlag is the database every admin command writes to.
@@ -67,6 +68,9 @@ type appsCmd struct {
 	List    appsListCmd    `cmd:"" help:"List apps."`
 	Archive appsArchiveCmd `cmd:"" help:"Archive an app: its keys still authenticate, requests get 412."`
 	Status  appsStatusCmd  `cmd:"" help:"Set an app's status."`
+
+	RedirectURIs appsRedirectURIsCmd `cmd:"" name:"redirect-uris" help:"List or set the callback URLs an app signs users in with (matched exactly)."`
+	FirstParty   appsFirstPartyCmd   `cmd:"" name:"first-party" help:"Mark an app first-party: it may grant permissions with a user's bearer token alone."`
 }
 
 type appsCreateCmd struct {
@@ -272,8 +276,9 @@ func (c *licensesAgreeCmd) Run(ctx context.Context) error {
 }
 
 type usersCmd struct {
-	Token usersTokenCmd `cmd:"" help:"Mint a development bearer token for a user with a local key."`
-	Grant usersGrantCmd `cmd:"" help:"Grant a user's permission to an app without the consent flow (development)."`
+	Token  usersTokenCmd  `cmd:"" help:"Mint a development bearer token for a user with a local key."`
+	Grant  usersGrantCmd  `cmd:"" help:"Grant a user's permission to an app without the consent flow (development)."`
+	Create usersCreateCmd `cmd:"" help:"Create a platform account with a password."`
 }
 
 type usersTokenCmd struct {

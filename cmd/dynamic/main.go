@@ -47,6 +47,7 @@ type serveCmd struct {
 	JWTIssuer   string `help:"Required iss of user tokens." default:"bible-platform-dev" env:"JWT_ISSUER"`
 	JWTAudience string `help:"Required aud of user tokens." default:"bible-platform" env:"JWT_AUDIENCE"`
 	CSRFKey     string `help:"Secret for the approval form's anti-forgery value; instances behind one edge share it (default: random)." env:"CSRF_KEY"`
+	Issuer      string `help:"Public origin of the platform's sign-in (the iss of the tokens it issues), e.g. https://api.example.com; default: the origin the edge reports it was reached at (development)." env:"ISSUER"`
 
 	TrendingWindow  time.Duration `help:"How far back trending search queries look." default:"${trending_window}" env:"TRENDING_WINDOW"`
 	TrendingMinApps int           `help:"Distinct apps that must search a phrase on one day before it trends (at most ${trending_max_apps})." default:"${trending_min_apps}" env:"TRENDING_MIN_APPS"`
@@ -90,7 +91,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	case c.JWKSURL != "":
 		keys = jwt.NewJWKS(c.JWKSURL)
 	default:
-		log.Warn("no --jwt-keys or --jwks-url: every user bearer token will be refused")
+		log.Info("no --jwt-keys or --jwks-url: user bearer tokens are the platform's own only")
 	}
 	store, err := storeurl.Open(ctx, c.Store)
 	if err != nil {
@@ -105,7 +106,8 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		return err
 	}
 	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log,
-		TrendingWindow: c.TrendingWindow, TrendingMinApps: c.TrendingMinApps}
+		TrendingWindow: c.TrendingWindow, TrendingMinApps: c.TrendingMinApps,
+		Accounts: db, OAuth: db, Issuer: c.Issuer, Colors: db, Passkeys: db, Portal: db}
 	if keys != nil {
 		cfg.Users = &jwt.Verifier{Keys: keys, Issuer: c.JWTIssuer, Audience: c.JWTAudience}
 	}

@@ -40,6 +40,8 @@ type Claims struct {
 	ExpiresAt time.Time
 	NotBefore time.Time
 	IssuedAt  time.Time
+	// ID is the jti claim ("" when absent).
+	ID string
 }
 
 type wireClaims struct {
@@ -49,6 +51,7 @@ type wireClaims struct {
 	Exp int64    `json:"exp,omitempty"`
 	Nbf int64    `json:"nbf,omitempty"`
 	Iat int64    `json:"iat,omitempty"`
+	Jti string   `json:"jti,omitempty"`
 }
 
 // audience is a string or an array of strings (RFC 7519 §4.1.3).
@@ -132,7 +135,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if v.Now != nil {
 		now = v.Now()
 	}
-	c := &Claims{Subject: w.Sub, Issuer: w.Iss, Audience: w.Aud}
+	c := &Claims{Subject: w.Sub, Issuer: w.Iss, Audience: w.Aud, ID: w.Jti}
 	switch {
 	case w.Exp == 0:
 		return fail("no exp")
@@ -202,7 +205,7 @@ func Sign(key crypto.Signer, kid string, c Claims) (string, error) {
 		return "", fmt.Errorf("jwt: cannot sign with a %T", key)
 	}
 	w := wireClaims{Sub: c.Subject, Iss: c.Issuer, Aud: c.Audience, Exp: unix(c.ExpiresAt),
-		Nbf: unix(c.NotBefore), Iat: unix(c.IssuedAt)}
+		Nbf: unix(c.NotBefore), Iat: unix(c.IssuedAt), Jti: c.ID}
 	hb, _ := json.Marshal(h)
 	var pb []byte
 	if len(w.Aud) == 1 {

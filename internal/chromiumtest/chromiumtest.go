@@ -29,8 +29,10 @@ type Browser struct {
 }
 
 // Start finds (or installs) Chromium and opens a blank page; the browser
-// stops when the test ends. It fails, never skips, without Chromium.
-func Start(t testing.TB) *Browser {
+// stops when the test ends. It fails, never skips, without Chromium. flags
+// are added to Chromium's command line (a certificate to trust, say:
+// --ignore-certificate-errors-spki-list=…).
+func Start(t testing.TB, flags ...string) *Browser {
 	t.Helper()
 	out, err := exec.Command(filepath.Join(repotest.Root(t), "scripts", "chromium.sh")).Output()
 	if err != nil {
@@ -45,9 +47,10 @@ func Start(t testing.TB) *Browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(strings.TrimSpace(string(out)), "--headless=new", "--no-sandbox", "--disable-gpu",
+	args := append([]string{"--headless=new", "--no-sandbox", "--disable-gpu",
 		"--no-first-run", "--disable-dev-shm-usage", "--remote-debugging-port=0", "--remote-allow-origins=*",
-		"--hide-scrollbars", "--user-data-dir="+profile, "about:blank")
+		"--hide-scrollbars", "--user-data-dir=" + profile}, flags...)
+	cmd := exec.Command(strings.TrimSpace(string(out)), append(args, "about:blank")...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, to stop it whole
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -205,3 +208,15 @@ func (b *Browser) Screenshot(path string, full bool) {
 
 // JSString quotes s as a JavaScript string literal.
 func JSString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// AddVirtualAuthenticator gives the page a WebAuthn authenticator that
+// holds discoverable credentials (passkeys) and approves every request as
+// a verified user, through the DevTools WebAuthn domain.
+func (b *Browser) AddVirtualAuthenticator() {
+	b.t.Helper()
+	b.Call("WebAuthn.enable", nil)
+	b.Call("WebAuthn.addVirtualAuthenticator", map[string]any{"options": map[string]any{
+		"protocol": "ctap2", "transport": "internal", "hasResidentKey": true,
+		"hasUserVerification": true, "isUserVerified": true, "automaticPresenceSimulation": true,
+	}})
+}

@@ -10,8 +10,8 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"runtime"
@@ -128,31 +129,27 @@ func run(o options) error {
 	if _, err := db.AddKey(ctx, appID, h[:], "bpk_benc"); err != nil {
 		return err
 	}
-	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
-	pemPub, _ := jwt.EncodePublicPEM(pub)
-	keys, err := jwt.ParsePEM(pemPub)
-	if err != nil {
-		return err
-	}
 	users := make([]string, o.users)
-	bearers := make([]string, o.users)
 	for i := range users {
 		users[i] = fmt.Sprintf("c0c0c0c0-0000-4000-8000-%012d", i)
 		if err := db.Grant(ctx, users[i], appID, []string{"highlights"}, time.Now()); err != nil {
 			return err
 		}
-		tok, _ := jwt.Sign(priv, "", jwt.Claims{Subject: users[i], Issuer: "bench", Audience: []string{"bench"},
-			ExpiresAt: time.Now().Add(time.Hour)})
-		bearers[i] = "Bearer " + tok
 	}
 
+	// The users' tokens are the platform's own (docs/sign-in.md): RS256,
+	// signed with the provider's current key, verified as dynamic verifies
+	// what its provider issued.
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dyn := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Log: quiet,
-		Users: &jwt.Verifier{Keys: keys, Issuer: "bench", Audience: "bench"}})
+	dyn := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Log: quiet, Accounts: db, OAuth: db})
 	if err := dyn.Open(ctx, "127.0.0.1:0"); err != nil {
 		return err
 	}
 	defer dyn.Close()
+	bearers, err := platformTokens(ctx, db, dyn.URL(), users)
+	if err != nil {
+		return err
+	}
 	base, stop, err := startEdge(ctx, store, dyn.URL(), quiet)
 	if err != nil {
 		return err
@@ -425,4 +422,40 @@ func allChapters(x *bible.Index) []chapter {
 // mrandFor gives each worker its own generator.
 func mrandFor(w int) *mrand.Rand {
 	return mrand.New(mrand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+}
+
+// platformTokens makes the provider create its signing key (by asking for
+// its JWKS) and signs one access token per user with it, with the claims
+// the provider's access tokens carry.
+func platformTokens(ctx context.Context, db *postgres.DB, dynURL string, users []string) ([]string, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", dynURL+"/.well-known/jwks.json", nil)
+	req.Header.Set(wire.HeaderEdgeToken, edgeToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("jwks: %w", err)
+	}
+	res.Body.Close()
+	keys, err := db.SigningKeys(ctx)
+	if err != nil || len(keys) == 0 {
+		return nil, fmt.Errorf("signing keys: %d, %v", len(keys), err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(keys[0].PrivateDER)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	signer, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("signing key is %T", k)
+	}
+	bearers := make([]string, len(users))
+	now := time.Now()
+	for i, u := range users {
+		tok, err := jwt.Sign(signer, keys[0].KID, jwt.Claims{Subject: u, Audience: []string{appKey}, IssuedAt: now,
+			ExpiresAt: now.Add(time.Hour), ID: fmt.Sprintf("b0b0b0b0-0000-4000-8000-%012d", i)})
+		if err != nil {
+			return nil, err
+		}
+		bearers[i] = "Bearer " + tok
+	}
+	return bearers, nil
 }

@@ -39,7 +39,8 @@ func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 }
 
 // Authorize is the one authorisation entry point of the content,
-// catalogue and gateway routes, in the same order for all: the key (401
+// catalogue and gateway routes (the sign-in routes, which may name no app,
+// have AuthorizeSignIn), in the same order for all: the key (401
 // when missing or unknown), the app it names, the app's status (412) and
 // its rate limit (429, noted in adm); a request naming its app by public
 // id only goes to authorizeByID. It writes the refusal itself and returns
@@ -96,4 +97,33 @@ func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter
 		return false
 	}
 	return true
+}
+
+// AuthorizeSignIn identifies the app of a sign-in route from client_id
+// (the App Key, in the query or the form body): a live app's key spends
+// its allowance and is returned. Anything else (discovery, the JWKS, the
+// account pages, an unknown or archived client_id, which the provider
+// refuses in OAuth 2.0's own terms) is forwarded without an app, counted
+// per client address as requests naming their app by id only are. It
+// returns nil without answering, or nil after answering 429 (refused
+// true).
+func (a *Authz) AuthorizeSignIn(ctx *fasthttp.RequestCtx, adm *Admission, t *Table) (app *App, refused bool) {
+	key := ctx.QueryArgs().Peek("client_id")
+	if len(key) == 0 && ctx.IsPost() {
+		key = ctx.PostArgs().Peek("client_id")
+	}
+	if len(key) > 0 {
+		app = t.Lookup(key)
+	}
+	if app != nil && !app.archived {
+		if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+			return nil, true
+		}
+		return app, false
+	}
+	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),
+		"Too many requests from this address; retry after the number of seconds in Retry-After.\n") {
+		return nil, true
+	}
+	return nil, false
 }
