@@ -10,7 +10,10 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -22,8 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/internal/chromiumtest"
 	"github.com/bibleplatform/platform/internal/repotest"
 )
@@ -44,6 +47,25 @@ func localhostCert(t *testing.T) (tls.Certificate, string) {
 	cert, _ := x509.ParseCertificate(der)
 	spki := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}, base64.StdEncoding.EncodeToString(spki[:])
+}
+
+// writeKeyPair writes cert and its key as PEM files, as an operator hands
+// them to the edge.
+func writeKeyPair(t *testing.T, cert tls.Certificate) (certFile, keyFile string) {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
 }
 
 // sdkModules is acceptance/js/node_modules, installed with npm ci (the
@@ -99,15 +121,23 @@ func TestOfficialClientSignsIn(t *testing.T) {
 	s := newSignInEnv(t)
 	a := s.account(userID)
 
+	// A real edge terminating TLS itself, configured as --tls-cert,
+	// --tls-key and --tls-listen configure it, with a certificate made
+	// here that Chromium is told to trust.
 	cert, spki := localhostCert(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	certFile, keyFile := writeKeyPair(t, cert)
+	tlsEdge, err := edge.New(edge.Config{Store: s.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DynamicURL: s.srv.URL(), EdgeToken: edgeToken, Access: s.srv.URL() + "/internal/access",
+		DefaultRate: access.Rate{PerSecond: 1000, Burst: 1000}, IDOnlyRate: access.Rate{PerSecond: 1000, Burst: 1000},
+		DynamicTimeout: 30 * time.Second, TLSCertFile: certFile, TLSKeyFile: keyFile, TLSAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &fasthttp.Server{Handler: s.edge.srv.Handler, NoDefaultContentType: true}
-	go fs.Serve(ln)
-	t.Cleanup(func() { fs.Shutdown() })
-	apiHost := strings.Replace(ln.Addr().String(), "127.0.0.1", "localhost", 1)
+	if err := tlsEdge.Open(t.Context(), "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tlsEdge.Close() })
+	apiHost := strings.Replace(tlsEdge.TLSAddr(), "127.0.0.1", "localhost", 1)
 
 	mux := http.NewServeMux()
 	mux.Handle("/sdk/", http.StripPrefix("/sdk/", http.FileServer(http.Dir(filepath.Join(mods, "@youversion", "platform-core", "dist")))))
