@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -44,28 +45,29 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz
 	}
 	// Typing asks for the same prefixes over and over: a repeated request
 	// is answered from the composed cache without matching again.
-	reqKey := searchRequestKey(ctx, st)
-	if serveRemembered(ctx, s.composed, reqKey, false) {
-		return
-	}
-	var found []topic.Suggestion
-	mod := st.manifest.Created
-	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
-		if l.suggest == nil {
-			return false
+	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","))
+	s.compute.serve(ctx, reqKey, func() bool {
+		return serveRemembered(ctx, s.composed, reqKey, false, false)
+	}, func() {
+		var found []topic.Suggestion
+		mod := st.manifest.Created
+		_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
+			if l.suggest == nil {
+				return false
+			}
+			found, mod = l.suggest.Suggest(query), l.mod
+			return len(found) > 0
+		})
+		if err != nil {
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			return
 		}
-		found, mod = l.suggest.Suggest(query), l.mod
-		return len(found) > 0
+		if len(found) == 0 {
+			noContent(ctx, false)
+			return
+		}
+		serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, false)
 	})
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
-		return
-	}
-	if len(found) == 0 {
-		noContent(ctx, false)
-		return
-	}
-	serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, false)
 }
 
 // suggestionJSON is a suggestion as the wire format has it.

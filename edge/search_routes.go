@@ -67,6 +67,7 @@ type searchAPI struct {
 	packs      *packs
 	composed   *lru[*represent.Resource]
 	searched   *lru[*represent.Resource]
+	compute    *computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics
 	trending   *searchTrends

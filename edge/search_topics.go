@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -94,7 +95,9 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 	s.trending.count(ans.tag, query, app.ID())
 }
 
-// searchRequestKey names an answer by the build and the request as sent.
-func searchRequestKey(ctx *fasthttp.RequestCtx, st *site) string {
-	return "search-req/" + st.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString())
+// searchRequestKey names an answer by the build, the operation and its
+// validated, normalised parameters (never the query string as sent, so
+// that spellings of one request share a key).
+func searchRequestKey(st *site, op string, params ...string) string {
+	return "search-req/" + st.build + "/" + op + "\x00" + strings.Join(params, "\x00")
 }

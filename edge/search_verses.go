@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -107,7 +108,9 @@ func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 		respond.Invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
 		return "", false
 	}
-	return string(q), true
+	// Runs of spaces mean what one space means to every search: one
+	// spelling makes one cache key and one trending phrase.
+	return strings.Join(strings.Fields(string(q)), " "), true
 }
 
 // searchIntent reads user_intent; absent is "unknown".
@@ -152,28 +155,33 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		req.page.offset = off
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
-	if res, ok := s.searched.get(key); ok {
+	s.compute.serve(ctx, key, func() bool {
+		res, ok := s.searched.get(key)
+		if !ok {
+			return false
+		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		s.countVerseSearch(bv, req)
-		return
-	}
-	x, err := s.searchIndex(ctx, bv)
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
-		return
-	}
-	if x == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
-		return
-	}
-	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
-	body := s.searchBody(x, r, req, qh)
-	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
-	s.searched.add(key, res, res.Size())
-	represent.Serve(ctx, res, private)
-	s.metrics.observe(time.Since(start), r.Total)
-	s.countVerseSearch(bv, req)
+		return true
+	}, func() {
+		x, err := s.searchIndex(ctx, bv)
+		if err != nil {
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
+			return
+		}
+		if x == nil {
+			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			return
+		}
+		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
+		body := s.searchBody(x, r, req, qh)
+		res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
+		s.searched.add(key, res, res.Size())
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), r.Total)
+		s.countVerseSearch(bv, req)
+	})
 }
 
 // countVerseSearch counts a first page for trending (trending.go), under
