@@ -171,18 +171,18 @@ func TestTrendingLoop(t *testing.T) {
 	go func() { c.srv.RunSearchQueries(loop); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 	for _, k := range env.keys[:2] {
-		if r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-topics?query=hope&language_ranges[]=en", k, "", ""); r.status != 200 {
+		if r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-topics?query=peace&language_ranges[]=en", k, "", ""); r.status != 200 {
 			t.Fatalf("search: %d %s", r.status, r.body)
 		}
 	}
 	// Dynamic serves a computed snapshot for 5 s.
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-queries?trending=true&language_ranges[]=en", env.keys[0], "", "")
-		if r.status == 200 && strings.Contains(string(r.body), `"hope"`) {
+		if r.status == 200 && strings.Contains(string(r.body), `"peace"`) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no trending hope after 15 s: %d %s", r.status, r.body)
+			t.Fatalf("no trending peace after 15 s: %d %s", r.status, r.body)
 		}
 	}
 }

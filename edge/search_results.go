@@ -119,7 +119,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.ID())
+			s.trending.count(lang, query, app.ID(), s.foundBefore(key))
 		}
 		return true
 	}, func() {
@@ -172,10 +172,10 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		}
 		body, _ := json.Marshal(out)
 		res := newComposedResource(body, publish.JSON, mod, answerCodecs)
-		s.searched.add(key, res, res.Size())
+		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)
-		s.trending.count(lang, query, app.ID())
+		s.trending.count(lang, query, app.ID(), total)
 	})
 }
 

@@ -162,7 +162,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
-		s.countVerseSearch(bv, req)
+		s.countVerseSearch(bv, req, s.foundBefore(key))
 		return true
 	}, func() {
 		x, err := s.searchIndex(ctx, bv)
@@ -177,20 +177,42 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 		body := s.searchBody(x, r, req, qh)
 		res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
-		s.searched.add(key, res, res.Size())
+		s.remember(key, res, r.Total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), r.Total)
-		s.countVerseSearch(bv, req)
+		s.countVerseSearch(bv, req, r.Total)
 	})
 }
 
-// countVerseSearch counts a first page for trending (trending.go), under
-// the Bible's language; further pages of the same search count nothing.
-func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest) {
+// countVerseSearch counts a first page that found verses for trending
+// (trending.go), under the Bible's language; further pages of the same
+// search count nothing.
+func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest, found int) {
 	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
-		s.trending.count(x.Language(), req.query, req.app)
+		s.trending.count(x.Language(), req.query, req.app, found)
 	}
 }
+
+// remember caches a computed search answer under key, and whether it
+// found anything, which trending counts when the answer is served again.
+func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
+	s.searched.add(key, res, res.Size())
+	if found > 0 {
+		s.searched.add(key+foundSuffix, res, 0) // shares res: counts only the entry
+	}
+}
+
+// foundBefore is 1 when the answer cached under key found something, 0
+// when it found nothing (or that mark was evicted: then the search is
+// not counted, the safe side).
+func (s *searchAPI) foundBefore(key string) int {
+	if _, ok := s.searched.peek(key + foundSuffix); ok {
+		return 1
+	}
+	return 0
+}
+
+const foundSuffix = "\x00found"
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.

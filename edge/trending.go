@@ -72,10 +72,12 @@ type trendSnap struct {
 	mod   time.Time
 }
 
-// count records one search; it is a no-op without a dynamic service to
-// report to.
-func (t *searchTrends) count(language, query, app string) {
-	if t.client == nil {
+// count records one search that found found results; it is a no-op
+// without a dynamic service to report to, and for a search that found
+// nothing: trending lists what readers found, so phrases that find
+// nothing (typing noise, probes, spam) never count.
+func (t *searchTrends) count(language, query, app string, found int) {
+	if t.client == nil || found <= 0 {
 		return
 	}
 	t.counter.Add(language, query, app)

@@ -12,6 +12,27 @@ func TestNormalize(t *testing.T) {
 		{"ﬁsh", "fish"},
 		{"\x00\x01", ""},
 		{"\xff", ""},
+		// Control and format characters, URLs and markup never enter.
+		{"love\x00god", ""},
+		{"love\u202egod", ""},
+		{"\u200fjesus", ""},
+		{"https://evil.example/x", ""},
+		{"visit evil.example now", ""},
+		{"www evil com", ""},
+		{"http:evil", ""},
+		{"<script>alert(1)</script>", ""},
+		{"tom & jerry", ""},
+		{"a=b", ""},
+		{"mail me@x", ""},
+		// What readers search for does.
+		{"John 3:16", "john 3:16"},
+		{"jn 3.16", "jn 3.16"},
+		{"1 Cor. 13", "1 cor. 13"},
+		{`"love one another"`, `"love one another"`},
+		{"lov*", "lov*"},
+		{"¿Dónde está Dios?", "¿dónde está dios?"},
+		{"God's love", "god's love"},
+		{"בְּרֵאשִׁית", "בְּרֵאשִׁית"},
 	} {
 		if got := Normalize(c.in); got != c.want {
 			t.Errorf("Normalize(%q) = %q, want %q", c.in, got, c.want)
