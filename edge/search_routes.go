@@ -91,7 +91,7 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 	}
 	switch op {
 	case opQueries:
-		s.searchQueries(ctx, st, app)
+		s.searchQueries(ctx, st, t, app)
 	case opTopics:
 		s.searchTopics(ctx, st, app)
 	case opResults:
