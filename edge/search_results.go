@@ -119,7 +119,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.ID(), s.foundBefore(key))
+			s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), s.foundBefore(key))
 		}
 		return true
 	}, func() {
@@ -175,7 +175,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)
-		s.trending.count(lang, query, app.ID(), total)
+		s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), total)
 	})
 }
 

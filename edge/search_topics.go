@@ -92,7 +92,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
 	serveComposedCache(ctx, s.composed, "", body, mod, searchCache, false)
 	s.metrics.observe(time.Since(start), len(ans.res.Topics))
-	s.trending.count(ans.tag, query, app.ID(), len(ans.res.Topics))
+	s.trending.count(ans.tag, query, app.ID(), s.trendingClient(ctx), len(ans.res.Topics))
 }
 
 // searchRequestKey names an answer by the build, the operation and its

@@ -162,7 +162,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
-		s.countVerseSearch(bv, req, s.foundBefore(key))
+		s.countVerseSearch(ctx, bv, req, s.foundBefore(key))
 		return true
 	}, func() {
 		x, err := s.searchIndex(ctx, bv)
@@ -180,16 +180,16 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		s.remember(key, res, r.Total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), r.Total)
-		s.countVerseSearch(bv, req, r.Total)
+		s.countVerseSearch(ctx, bv, req, r.Total)
 	})
 }
 
 // countVerseSearch counts a first page that found verses for trending
 // (trending.go), under the Bible's language; further pages of the same
 // search count nothing.
-func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest, found int) {
+func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *bibleView, req searchRequest, found int) {
 	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
-		s.trending.count(x.Language(), req.query, req.app, found)
+		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
 }
 
@@ -210,6 +210,12 @@ func (s *searchAPI) foundBefore(key string) int {
 		return 1
 	}
 	return 0
+}
+
+// trendingClient is the hashed address trending counts the request's
+// client by.
+func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
+	return trendingClient(s.authz.ClientAddr(ctx))
 }
 
 const foundSuffix = "\x00found"

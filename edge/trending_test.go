@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestReportInParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2500 {
-		srv.trending.count("en", fmt.Sprint("phrase ", i), "app", 1)
+		srv.trending.count("en", fmt.Sprint("phrase ", i), "app", "client", 1)
 	}
 	if err := srv.ReportSearchQueries(context.Background()); err == nil {
 		t.Fatal("the failed part was not reported as an error")
@@ -88,6 +89,8 @@ func TestTrendingCountsFound(t *testing.T) {
 	for _, q := range b.Queries {
 		if q.Phrase != "god" {
 			t.Errorf("counted %q (%d)", q.Phrase, q.Count)
+		} else if len(q.Clients) != 1 || q.Clients[0] == "" || strings.ContainsAny(q.Clients[0], ".:") {
+			t.Errorf("god's clients %q, want one hashed address", q.Clients)
 		} else if q.Count != 6 {
 			t.Errorf("god counted %d times, want 6 (three searches that found something, twice)", q.Count)
 		}

@@ -100,6 +100,11 @@ type Count struct {
 	Count    int64  `json:"count"`
 	// Apps are distinct app ids that searched it, at most MaxApps.
 	Apps []string `json:"apps"`
+	// Clients are distinct clients that searched it, at most MaxApps,
+	// each an edge's keyed hash of the client's address (never the
+	// address): App Keys are public, so distinct apps alone do not show
+	// that distinct people searched a phrase.
+	Clients []string `json:"clients,omitempty"`
 }
 
 // Batch is what an edge reports.

@@ -50,24 +50,24 @@ func TestNormalize(t *testing.T) {
 func TestCounter(t *testing.T) {
 	var c Counter
 	for i := range 20 {
-		c.Add("en", "Love", fmt.Sprint("app", i%18))
+		c.Add("en", "Love", fmt.Sprint("app", i%18), fmt.Sprint("client", i))
 	}
-	c.Add("en", "love ", "app0")
-	c.Add("es", "amor", "app0")
-	c.Add("", "amor", "app0")
+	c.Add("en", "love ", "app0", "client0")
+	c.Add("es", "amor", "app0", "client0")
+	c.Add("", "amor", "app0", "client0")
 	b := c.Take()
 	if b == nil || len(b.Queries) != 2 {
 		t.Fatalf("batch %+v, want 2 phrases", b)
 	}
 	for _, q := range b.Queries {
-		if q.Phrase == "love" && (q.Count != 21 || len(q.Apps) != MaxApps) {
-			t.Errorf("love: %+v; want 21 searches and %d apps at most", q, MaxApps)
+		if q.Phrase == "love" && (q.Count != 21 || len(q.Apps) != MaxApps || len(q.Clients) != MaxApps) {
+			t.Errorf("love: %+v; want 21 searches and %d apps and clients at most", q, MaxApps)
 		}
 	}
 	if c.Take() != nil {
 		t.Error("Take after Take is not empty")
 	}
-	c.Add("en", "love", "app99")
+	c.Add("en", "love", "app99", "client99")
 	c.Restore(b)
 	b2 := c.Take()
 	for _, q := range b2.Queries {
@@ -80,7 +80,7 @@ func TestCounter(t *testing.T) {
 func TestCounterBound(t *testing.T) {
 	var c Counter
 	for i := range MaxBatch + 5 {
-		c.Add("en", fmt.Sprint("q", i), "a")
+		c.Add("en", fmt.Sprint("q", i), "a", "c")
 	}
 	if c.Dropped() != 5 {
 		t.Errorf("dropped %d, want 5", c.Dropped())

@@ -31,6 +31,7 @@ type adminCmds struct {
 	Licenses licensesCmd `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
 	Users    usersCmd    `cmd:"" help:"Development user tokens and permission grants."`
 	Seed     seedCmd     `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
+	Trending trendingCmd `cmd:"" help:"The operator's block-list of trending phrases."`
 }
 
 // dbFlag is the database every admin command writes to.

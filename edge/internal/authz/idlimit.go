@@ -63,6 +63,10 @@ func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
 	return l
 }
 
+// ClientAddr is the address a request came from, as the id-only
+// allowance counts it (see clientAddr).
+func (a *Authz) ClientAddr(ctx *fasthttp.RequestCtx) netip.Addr { return a.clientAddr(ctx) }
+
 // clientAddr is the address a request came from: the peer, or for a
 // trusted proxy the last address it appended to X-Forwarded-For.
 func (a *Authz) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
