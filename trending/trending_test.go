@@ -2,7 +2,10 @@ package trending
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestNormalize(t *testing.T) {
@@ -88,4 +91,30 @@ func TestCounterBound(t *testing.T) {
 	if b := c.Take(); len(b.Queries) != MaxBatch {
 		t.Errorf("%d phrases, want %d", len(b.Queries), MaxBatch)
 	}
+}
+
+// FuzzNormalize: a phrase is normalised once for good (dynamic refuses a
+// reported phrase that Normalize does not return unchanged), and what it
+// returns holds nothing the countable rule keeps out.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{"Love one another", "John 3:16", "<script>", "https://x.y", "ﬁsh", "\u202eabc", "¿Dónde?", "ΣΑΣ", "ǅ", "ﬃ ß İ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := Normalize(s)
+		if p == "" {
+			return
+		}
+		if again := Normalize(p); again != p {
+			t.Fatalf("Normalize(%q) = %q, and again %q", s, p, again)
+		}
+		if strings.ContainsAny(p, "<>&/@=%#\x00\n") || utf8.RuneCountInString(p) > MaxPhraseRunes {
+			t.Fatalf("Normalize(%q) = %q", s, p)
+		}
+		for _, r := range p {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+				t.Fatalf("Normalize(%q) = %q holds %U", s, p, r)
+			}
+		}
+	})
 }
