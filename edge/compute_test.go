@@ -109,4 +109,8 @@ func TestComputeCap(t *testing.T) {
 		}
 	}
 	e.getJSONRaw(t, "/v1/languages?page_size=3")
+	_, m := e.do(t, "GET", "/metrics")
+	if !bytes.Contains(m, []byte(`edge_computations_total{outcome="refused"} 2`)) {
+		t.Errorf("/metrics does not count the 2 refused computations:\n%s", m)
+	}
 }
