@@ -14,6 +14,7 @@ func TestComputeOncePerKey(t *testing.T) {
 	e := newCatalogEdge(t, nil)
 	for _, target := range []string{
 		"/v1/languages?page_size=7&fields[]=id&fields[]=display_names",
+		"/v1/bibles?language_ranges[]=*&page_size=2",
 		"/v1/search-verses?query=God&bible_id=9001&page_size=3",
 		"/v1-beta/search-queries?query=lo&language_ranges[]=en",
 		"/v1-beta/search-results?query=God&bible_id=9001",
@@ -61,6 +62,7 @@ func TestComputeKeyNormalised(t *testing.T) {
 	c := e.srv.catalogue.compute
 	cases := [][]string{
 		{"/v1/languages?page_size=5", "/v1/languages?page_size=05", "/v1/languages?page_size=5&x=1", "/v1/languages?bibles_available=false&page_size=5"},
+		{"/v1/bibles?language_ranges[]=en&page_size=5", "/v1/bibles?language_ranges[]=EN&page_size=05&x=y"},
 		{"/v1/languages?fields[]=id&fields[]=display_names", "/v1/languages?fields[]=display_names&fields[]=id&fields[]=id"},
 		{"/v1/search-verses?query=God&bible_id=9001", "/v1/search-verses?query=God&bible_id=09001&page_size=25&utm=1", "/v1/search-verses?query=++God+&bible_id=9001"},
 		{"/v1-beta/search-queries?query=lo&language_ranges[]=en", "/v1-beta/search-queries?language_ranges[]=en&query=lo&cb=2"},
