@@ -18,6 +18,7 @@ func TestComputeOncePerKey(t *testing.T) {
 		"/v1/search-verses?query=God&bible_id=9001&page_size=3",
 		"/v1-beta/search-queries?query=lo&language_ranges[]=en",
 		"/v1-beta/search-results?query=God&bible_id=9001",
+		"/v1-beta/search-topics?query=love&language_ranges[]=en",
 	} {
 		t.Run(target, func(t *testing.T) {
 			c := e.srv.catalogue.compute
@@ -65,6 +66,7 @@ func TestComputeKeyNormalised(t *testing.T) {
 		{"/v1/bibles?language_ranges[]=en&page_size=5", "/v1/bibles?language_ranges[]=EN&page_size=05&x=y"},
 		{"/v1/languages?fields[]=id&fields[]=display_names", "/v1/languages?fields[]=display_names&fields[]=id&fields[]=id"},
 		{"/v1/search-verses?query=God&bible_id=9001", "/v1/search-verses?query=God&bible_id=09001&page_size=25&utm=1", "/v1/search-verses?query=++God+&bible_id=9001"},
+		{"/v1-beta/search-topics?query=love&language_ranges[]=en", "/v1-beta/search-topics?query=love+&language_ranges[]=en&z=1"},
 		{"/v1-beta/search-queries?query=lo&language_ranges[]=en", "/v1-beta/search-queries?language_ranges[]=en&query=lo&cb=2"},
 	}
 	for _, spellings := range cases {
