@@ -35,13 +35,14 @@ const (
 	trendingFresh = 5 * time.Second
 )
 
-// SearchCount is one phrase's reported searches, its apps already turned
-// into the day's keyed hashes (16 bytes each).
+// SearchCount is one phrase's reported searches, its apps and clients
+// already turned into the day's keyed hashes (16 bytes each).
 type SearchCount struct {
 	Language string
 	Phrase   string
 	Count    int64
 	Apps     [][]byte
+	Clients  [][]byte
 }
 
 // trends serves /internal/search-queries and /internal/search-trending
@@ -83,6 +84,7 @@ func (tr *trends) postSearchQueries(ctx *fasthttp.RequestCtx) {
 		if m := merged[k]; m != nil {
 			m.Count += q.Count
 			m.Apps = append(m.Apps, q.Apps...)
+			m.Clients = append(m.Clients, q.Clients...)
 			continue
 		}
 		merged[k] = q
@@ -99,16 +101,8 @@ func (tr *trends) postSearchQueries(ctx *fasthttp.RequestCtx) {
 	}
 	qs := make([]SearchCount, 0, len(merged))
 	for _, q := range merged {
-		sc := SearchCount{Language: q.Language, Phrase: q.Phrase, Count: q.Count}
-		seen := map[string]bool{}
-		for _, app := range q.Apps {
-			if seen[app] {
-				continue
-			}
-			seen[app] = true
-			sc.Apps = append(sc.Apps, appHash(salt, app))
-		}
-		qs = append(qs, sc)
+		qs = append(qs, SearchCount{Language: q.Language, Phrase: q.Phrase, Count: q.Count,
+			Apps: distinctHashes(salt, q.Apps), Clients: distinctHashes(salt, q.Clients)})
 	}
 	sort.Slice(qs, func(i, j int) bool {
 		if qs[i].Language != qs[j].Language {
@@ -131,6 +125,19 @@ func appHash(salt []byte, app string) []byte {
 	return m.Sum(nil)[:16]
 }
 
+// distinctHashes is the day's keyed hash of each distinct id.
+func distinctHashes(salt []byte, ids []string) [][]byte {
+	var out [][]byte
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, appHash(salt, id))
+		}
+	}
+	return out
+}
+
 func checkCount(i int, q *trending.Count) *detail {
 	loc := func(f string) []string { return []string{"body", "queries", strconv.Itoa(i), f} }
 	switch {
@@ -150,6 +157,14 @@ func checkCount(i int, q *trending.Count) *detail {
 	for _, a := range q.Apps {
 		if a == "" || !utf8.ValidString(a) || len(a) > 64 {
 			return &detail{Loc: loc("apps"), Msg: "App ids should have 1 to 64 characters", Type: "string_length"}
+		}
+	}
+	if len(q.Clients) > trending.MaxApps {
+		return &detail{Loc: loc("clients"), Msg: "List should have at most " + strconv.Itoa(trending.MaxApps) + " items", Type: "too_long"}
+	}
+	for _, c := range q.Clients {
+		if c == "" || !utf8.ValidString(c) || len(c) > 64 {
+			return &detail{Loc: loc("clients"), Msg: "Client ids should have 1 to 64 characters", Type: "string_length"}
 		}
 	}
 	return nil

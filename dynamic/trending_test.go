@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/internal/repotest"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 )
 
 func TestSearchQueriesRoute(t *testing.T) {
@@ -40,6 +42,9 @@ func TestSearchQueriesRoute(t *testing.T) {
 		`{"queries":[{"language":"en","phrase":"Love","count":1}]}`:                    "phrase",
 		`{"queries":[{"language":"en","phrase":"love","count":0}]}`:                    "count",
 		`{"queries":[{"language":"en","phrase":"love","count":1,"apps":[""]}]}`:        "apps",
+		`{"queries":[{"language":"en","phrase":"love","count":1,"clients":[""]}]}`:     "clients",
+		`{"queries":[{"language":"en","phrase":"evil.example","count":1}]}`:            "phrase",
+		`{"queries":[{"language":"en","phrase":"<script>","count":1}]}`:                "phrase",
 		`{"queries":[{"language":"en","phrase":"love","count":1,"user":"u"}]}`:         "",
 		`{"queries":[{"language":"en","phrase":"love","count":1}, {"language":"en"}]}`: "phrase",
 		`not json`: "",
@@ -81,12 +86,12 @@ func TestTrendingTwoEdges(t *testing.T) {
 	dyn := env.dyn
 	// The edges reach dynamic through a fixed address that outlives it.
 	proxy := newSwitchProxy(t, dyn.URL())
-	a, b := startEdge(t, store, proxy.url, nil), startEdge(t, store, proxy.url, nil)
+	a, b := startEdge(t, store, proxy.url, trustLoopback), startEdge(t, store, proxy.url, trustLoopback)
 
 	search := func(e *testEdge, key, query, lang string) {
 		t.Helper()
 		u := e.url + "/v1-beta/search-topics?query=" + url.QueryEscape(query) + "&language_ranges[]=" + lang
-		if r := throughEdge(t, http.DefaultClient, "GET", u, key, "", ""); r.status != 200 {
+		if r := searchAs(t, u, key); r.status != 200 {
 			t.Fatalf("%s: %d %s", u, r.status, r.body)
 		}
 	}
@@ -104,7 +109,7 @@ func TestTrendingTwoEdges(t *testing.T) {
 	// second page counts nothing.
 	get := func(e *testEdge, key, path string) {
 		t.Helper()
-		if r := throughEdge(t, http.DefaultClient, "GET", e.url+path, key, "", ""); r.status != 200 {
+		if r := searchAs(t, e.url+path, key); r.status != 200 {
 			t.Fatalf("%s: %d %s", path, r.status, r.body)
 		}
 	}
@@ -165,24 +170,25 @@ func TestTrendingLoop(t *testing.T) {
 	env := newTrendingEnv(t)
 	c := startEdge(t, env.store, env.dyn.URL(), func(cfg *edge.Config) {
 		cfg.SearchReportInterval, cfg.TrendingRefresh = 50*time.Millisecond, 50*time.Millisecond
+		trustLoopback(cfg)
 	})
 	loop, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { c.srv.RunSearchQueries(loop); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 	for _, k := range env.keys[:2] {
-		if r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-topics?query=hope&language_ranges[]=en", k, "", ""); r.status != 200 {
+		if r := searchAs(t, c.url+"/v1/search-topics?query=peace&language_ranges[]=en", k); r.status != 200 {
 			t.Fatalf("search: %d %s", r.status, r.body)
 		}
 	}
 	// Dynamic serves a computed snapshot for 5 s.
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		r := throughEdge(t, http.DefaultClient, "GET", c.url+"/v1/search-queries?trending=true&language_ranges[]=en", env.keys[0], "", "")
-		if r.status == 200 && strings.Contains(string(r.body), `"hope"`) {
+		if r.status == 200 && strings.Contains(string(r.body), `"peace"`) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no trending hope after 15 s: %d %s", r.status, r.body)
+			t.Fatalf("no trending peace after 15 s: %d %s", r.status, r.body)
 		}
 	}
 }
@@ -237,6 +243,56 @@ type trendingEnv struct {
 	keys  []string
 	dyn   *dynamic.Server
 	start func() *dynamic.Server
+}
+
+// trustLoopback makes an edge take the client address from
+// X-Forwarded-For on loopback connections, as behind a proxy, so that a
+// test can search as distinct clients.
+func trustLoopback(cfg *edge.Config) {
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+}
+
+// searchAs searches through an edge with an App Key, from a client
+// address of the key's own (trending needs distinct clients as well as
+// distinct apps).
+func searchAs(t *testing.T, u, key string) resp {
+	t.Helper()
+	r, _ := http.NewRequest("GET", u, nil)
+	r.Header.Set("X-SVC-App-Key", key)
+	r.Header.Set(wire.HeaderForwardedFor, "198.51.100."+key[len(key)-1:])
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, b}
+}
+
+// TestTrendingNeedsClients: three apps' keys used from one client
+// address do not make a phrase trend, however often they search.
+func TestTrendingNeedsClients(t *testing.T) {
+	ctx := context.Background()
+	env := newTrendingEnv(t)
+	e := startEdge(t, env.store, env.dyn.URL(), nil) // every search from 127.0.0.1
+	for range 5 {
+		for _, k := range env.keys {
+			u := e.url + "/v1-beta/search-topics?query=love&language_ranges[]=en"
+			if r := throughEdge(t, http.DefaultClient, "GET", u, k, "", ""); r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+		}
+	}
+	if err := e.srv.ReportSearchQueries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.RefreshTrending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := throughEdge(t, http.DefaultClient, "GET", e.url+"/v1-beta/search-queries?trending=true&language_ranges[]=en", env.keys[0], "", "")
+	if r.status != 204 {
+		t.Errorf("trending from one client with three keys: %d %s, want 204", r.status, r.body)
+	}
 }
 
 func newTrendingEnv(t *testing.T) *trendingEnv {

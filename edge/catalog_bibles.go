@@ -55,6 +55,19 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 	if !ok {
 		return
 	}
+	reqKey := requestKey("bibles", c, lang.Preferences{}, p, strings.ToLower(strings.Join(ranges, "\x00")),
+		strconv.FormatBool(all), strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who, strconv.FormatInt(t.Version(), 10))
+	s.compute.serve(ctx, reqKey, func() bool {
+		return serveRemembered(ctx, s.composed, reqKey, !all, false)
+	}, func() {
+		s.matchBibles(ctx, c, t, app, ranges, all, hasLicence, licence, p, qh, reqKey)
+	})
+}
+
+// matchBibles composes the Bibles collection's answer and remembers it
+// under reqKey.
+func (s *catalogue) matchBibles(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App, ranges []string,
+	all, hasLicence bool, licence int32, p page, qh [8]byte, reqKey string) {
 	var match []*bibleItem
 	for _, r := range ranges {
 		for _, b := range c.bibles {
@@ -76,10 +89,10 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 		noContent(ctx, !all)
 		return
 	}
-	s.serveBibles(ctx, c, match, p, qh, !all)
+	s.serveBibles(ctx, c, match, p, qh, !all, reqKey)
 }
 
-func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool) {
+func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool, reqKey string) {
 	from, to, next := p.window(len(list))
 	var e envelope
 	e.begin()
@@ -90,7 +103,7 @@ func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bi
 			mod = b.mod
 		}
 	}
-	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
+	serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
 }
 
 func (s *catalogue) nextToken(next int, qh [8]byte) string {

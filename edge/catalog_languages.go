@@ -17,12 +17,6 @@ import (
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
 func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
-	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	reqKey := requestKey(ctx, c, prefs)
-	if serveRemembered(ctx, s.composed, reqKey, true) {
-		ctx.Response.Header.Set("Content-Language", prefs.Locale())
-		return
-	}
 	args := ctx.QueryArgs()
 	country := ""
 	if args.Has("country") {
@@ -43,32 +37,40 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	if !ok {
 		return
 	}
-	list := c.languages
-	if country != "" {
-		list = nil
-		for _, id := range lang.Prominent(country) {
-			if it := c.langByID[id]; it != nil {
-				list = append(list, it)
+	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
+	reqKey := requestKey("languages", c, prefs, p, country, strconv.FormatBool(avail))
+	s.compute.serve(ctx, reqKey, func() bool {
+		return serveRemembered(ctx, s.composed, reqKey, false, true)
+	}, func() {
+		list := c.languages
+		if country != "" {
+			list = nil
+			for _, id := range lang.Prominent(country) {
+				if it := c.langByID[id]; it != nil {
+					list = append(list, it)
+				}
 			}
 		}
-	}
-	if avail {
-		var keep []*langItem
-		for _, it := range list {
-			if it.bible != 0 {
-				keep = append(keep, it)
+		if avail {
+			var keep []*langItem
+			for _, it := range list {
+				if it.bible != 0 {
+					keep = append(keep, it)
+				}
 			}
+			list = keep
 		}
-		list = keep
+		from, to, next := p.window(len(list))
+		var e envelope
+		e.begin()
+		for _, it := range list[from:to] {
+			e.item(p, len(languageFields), langFrag(it, prefs))
+		}
+		serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+	})
+	if ctx.Response.StatusCode() < 400 {
+		ctx.Response.Header.Set("Content-Language", prefs.Locale())
 	}
-	from, to, next := p.window(len(list))
-	var e envelope
-	e.begin()
-	for _, it := range list[from:to] {
-		e.item(p, len(languageFields), langFrag(it, prefs))
-	}
-	serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
-	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
 // langFrag gives a language's fields, the request-dependent ones included.
@@ -116,12 +118,16 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	reqKey := requestKey(ctx, c, prefs)
-	if !serveRemembered(ctx, s.composed, reqKey, true) {
+	reqKey := requestKey("language", c, prefs, page{}, canon)
+	s.compute.serve(ctx, reqKey, func() bool {
+		return serveRemembered(ctx, s.composed, reqKey, false, true)
+	}, func() {
 		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
 		serveComposedAs(ctx, s.composed, reqKey, body, c.mod, false, true)
+	})
+	if ctx.Response.StatusCode() < 400 {
+		ctx.Response.Header.Set("Content-Language", prefs.Locale())
 	}
-	ctx.Response.Header.Set("Content-Language", prefs.Locale())
 }
 
 const jsonType = "application/json; charset=utf-8"

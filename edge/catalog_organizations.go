@@ -156,5 +156,5 @@ func (s *catalogue) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id 
 			list = append(list, b)
 		}
 	}
-	s.serveBibles(ctx, c, list, p, qh, false)
+	s.serveBibles(ctx, c, list, p, qh, false, "")
 }

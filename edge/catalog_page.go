@@ -113,6 +113,23 @@ func (p page) window(n int) (from, to, next int) {
 	return from, to, to
 }
 
+// key is the page in a normalised form, for the keys of cached answers.
+func (p page) key() string {
+	b := make([]byte, 0, 32)
+	if p.all {
+		b = append(b, '*')
+	} else {
+		b = strconv.AppendInt(b, int64(p.size), 10)
+	}
+	b = append(b, '@')
+	b = strconv.AppendInt(b, int64(p.offset), 10)
+	for _, f := range p.fields {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(f), 10)
+	}
+	return string(b)
+}
+
 // has reports whether field i is selected.
 func (p page) has(i int) bool {
 	if p.fields == nil {

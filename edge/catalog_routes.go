@@ -36,8 +36,9 @@ type catalogue struct {
 	gate       *gate
 	packs      *packs
 	composed   *lru[*represent.Resource]
-	publicURL  string     // scheme and host of absolute URLs (font sources); "": the request's
-	pageTokens pageTokens // seals the collections' page tokens
+	compute    *computations // bounds the answers composed on demand
+	publicURL  string        // scheme and host of absolute URLs (font sources); "": the request's
+	pageTokens pageTokens    // seals the collections' page tokens
 }
 
 type catRoute uint8
@@ -237,21 +238,35 @@ func serveComposedCache(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resou
 }
 
 // requestKey names a successful answer by everything it depends on: the
-// build, the path and query as sent, and the negotiated locales. Only
-// answers that were served are stored under it, so a hit needs no
-// validation: the same request was valid before.
-func requestKey(ctx *fasthttp.RequestCtx, c *catalog, prefs lang.Preferences) string {
-	return "catalog-req/" + c.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString()) +
-		"\x00" + strings.Join(prefs.Locales(), ",")
+// build, the route, the negotiated locales, the page and the route's other
+// parameters, each validated and normalised by the caller (never the query
+// as sent, so that page_size=05 and page_size=5, or parameters the route
+// does not read, do not make new keys). Only answers that were served are
+// stored under it, so a hit needs no validation.
+func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params ...string) string {
+	var b strings.Builder
+	b.WriteString("catalog-req/")
+	b.WriteString(c.build)
+	b.WriteByte('/')
+	b.WriteString(route)
+	b.WriteByte(0)
+	b.WriteString(strings.Join(prefs.Locales(), ","))
+	b.WriteByte(0)
+	b.WriteString(p.key())
+	for _, s := range params {
+		b.WriteByte(0)
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // serveRemembered serves an answer stored under a request key.
-func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, byLanguage bool) bool {
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, private, byLanguage bool) bool {
 	res, ok := composed.get(reqKey)
 	if !ok {
 		return false
 	}
-	represent.Serve(ctx, res, false)
+	represent.Serve(ctx, res, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}

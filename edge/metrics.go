@@ -90,6 +90,10 @@ func (s *Server) writeMetrics(w io.Writer) {
 		version = t.Version()
 	}
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
+	fmt.Fprintln(w, "# HELP edge_computations_total Answers composed on demand (catalogue pages, searches, suggestions not in a cache), by outcome: run, or refused with 503 past the cap.")
+	fmt.Fprintln(w, "# TYPE edge_computations_total counter")
+	fmt.Fprintf(w, "edge_computations_total{outcome=\"run\"} %d\n", s.catalogue.compute.computed.Load())
+	fmt.Fprintf(w, "edge_computations_total{outcome=\"refused\"} %d\n", s.catalogue.compute.refused.Load())
 	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
 	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
 	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", s.trending.counter.Dropped())

@@ -1,13 +1,16 @@
 package edge
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -15,7 +18,7 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
+func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
@@ -43,29 +46,114 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, app *authz
 		return
 	}
 	// Typing asks for the same prefixes over and over: a repeated request
-	// is answered from the composed cache without matching again.
-	reqKey := searchRequestKey(ctx, st)
-	if serveRemembered(ctx, s.composed, reqKey, false) {
-		return
-	}
-	var found []topic.Suggestion
-	mod := st.manifest.Created
-	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
-		if l.suggest == nil {
-			return false
+	// is answered from the composed cache without matching again. Book
+	// names and vocabulary come from the language's Bibles, so the answer
+	// depends on the app's licences: the key names the app.
+	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
+	s.compute.serve(ctx, reqKey, func() bool {
+		_, private := s.composed.peek(reqKey + privateSuffix)
+		return serveRemembered(ctx, s.composed, reqKey, private, false)
+	}, func() {
+		var found []topic.Suggestion
+		mod := st.manifest.Created
+		private := false
+		_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
+			if l.suggest == nil {
+				return false
+			}
+			lic, err := s.licensedIndexes(ctx, st, t, app, l.tag)
+			if err != nil {
+				s.log.Warn("search: cannot load an index for suggestions", "id", ctx.ID(), "err", err)
+			}
+			found, mod = l.suggest.SuggestWhere(query, lic.shows), l.mod
+			private = private || lic.private(found)
+			return len(found) > 0
+		})
+		if err != nil {
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			return
 		}
-		found, mod = l.suggest.Suggest(query), l.mod
-		return len(found) > 0
+		if len(found) == 0 {
+			noContent(ctx, private)
+			return
+		}
+		if private {
+			s.composed.add(reqKey+privateSuffix, nil, 0)
+		}
+		serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
 	})
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
-		return
+}
+
+// privateSuffix marks, next to a cached answer, that it is private.
+const privateSuffix = "\x00private"
+
+// licensed are the search indexes of one language's Bibles an app may
+// read, open ones apart: the Bibles suggestions drawn from text may come
+// from (spec: an app sees only the text it is licensed for).
+type licensed struct {
+	open, closed []*search.Index
+}
+
+func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
+	var l licensed
+	var firstErr error
+	for _, bv := range st.bibles {
+		if !t.Licensed(app, bv.id) {
+			continue
+		}
+		x, err := s.searchIndex(ctx, bv)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if x == nil || x.Language() != tag {
+			continue
+		}
+		if t.IsOpen(bv.id) {
+			l.open = append(l.open, x)
+		} else {
+			l.closed = append(l.closed, x)
+		}
 	}
-	if len(found) == 0 {
-		noContent(ctx, false)
-		return
+	return l, firstErr
+}
+
+// shows reports whether the app may see a suggestion: topics are the
+// language's own list; a book name needs a licensed Bible in the
+// language, a word of vocabulary one that holds it.
+func (l licensed) shows(sg topic.Suggestion) bool {
+	switch sg.Source {
+	case topic.SourceTopic:
+		return true
+	case topic.SourceBook:
+		return len(l.open)+len(l.closed) > 0
 	}
-	serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, false)
+	return l.holds(l.open, sg) || l.holds(l.closed, sg)
+}
+
+func (l licensed) holds(xs []*search.Index, sg topic.Suggestion) bool {
+	for _, x := range xs {
+		if x.Holds(sg.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// private reports whether a list shows what only a Bible that is not
+// open holds: then the answer is the app's alone.
+func (l licensed) private(found []topic.Suggestion) bool {
+	for _, sg := range found {
+		switch {
+		case sg.Source == topic.SourceTopic:
+		case sg.Source == topic.SourceBook:
+			if len(l.open) == 0 {
+				return true
+			}
+		case !l.holds(l.open, sg):
+			return true
+		}
+	}
+	return false
 }
 
 // suggestionJSON is a suggestion as the wire format has it.

@@ -111,68 +111,72 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	if x != nil && wantVerses {
 		lang = x.Language()
 	}
-	if res, ok := s.searched.get(key); ok {
+	s.compute.serve(ctx, key, func() bool {
+		res, ok := s.searched.get(key)
+		if !ok {
+			return false
+		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.ID())
+			s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), s.foundBefore(key))
 		}
-		return
-	}
-
-	type verseJSON struct {
-		Reference string `json:"reference"`
-	}
-	out := struct {
-		Verses           []verseJSON `json:"verses"`
-		Topics           []topicJSON `json:"topics"`
-		UserIntent       string      `json:"user_intent"`
-		DidYouMean       []string    `json:"did_you_mean"`
-		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
-	}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
-	mod := st.manifest.Created
-	total := 0
-	if wantVerses {
-		r := x.Search(query, intent, unifiedVerses)
-		for _, v := range r.Verses {
-			out.Verses = append(out.Verses, verseJSON{x.Verse(v)})
+		return true
+	}, func() {
+		type verseJSON struct {
+			Reference string `json:"reference"`
 		}
-		total += r.Total
-		if intent != search.IntentTopical {
-			out.UserIntent = r.Intent
+		out := struct {
+			Verses           []verseJSON `json:"verses"`
+			Topics           []topicJSON `json:"topics"`
+			UserIntent       string      `json:"user_intent"`
+			DidYouMean       []string    `json:"did_you_mean"`
+			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+		}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
+		mod := st.manifest.Created
+		total := 0
+		if wantVerses {
+			r := x.Search(query, intent, unifiedVerses)
+			for _, v := range r.Verses {
+				out.Verses = append(out.Verses, verseJSON{x.Verse(v)})
+			}
+			total += r.Total
+			if intent != search.IntentTopical {
+				out.UserIntent = r.Intent
+			}
+			out.SearchInsteadFor = r.SearchInsteadFor
+			out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
+			mod = bv.entry.Search.Pack.Modified
 		}
-		out.SearchInsteadFor = r.SearchInsteadFor
-		out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
-		mod = bv.entry.Search.Pack.Modified
-	}
-	if wantTopics {
-		ans, tmod, err := s.findTopics(ctx, st, ranges, query)
-		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
-			return
+		if wantTopics {
+			ans, tmod, err := s.findTopics(ctx, st, ranges, query)
+			if err != nil {
+				respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+				return
+			}
+			out.Topics = ans.topicsJSON()
+			total += len(out.Topics)
+			if out.SearchInsteadFor == "" && len(out.Verses) == 0 {
+				out.SearchInsteadFor = ans.res.SearchInsteadFor
+			}
+			out.DidYouMean = appendNew(out.DidYouMean, ans.res.DidYouMean...)
+			if tmod.After(mod) {
+				mod = tmod
+			}
+			if lang == "" {
+				lang = ans.tag
+			}
+			if !wantVerses && intent == search.IntentUnknown {
+				out.UserIntent = search.IntentTopical
+			}
 		}
-		out.Topics = ans.topicsJSON()
-		total += len(out.Topics)
-		if out.SearchInsteadFor == "" && len(out.Verses) == 0 {
-			out.SearchInsteadFor = ans.res.SearchInsteadFor
-		}
-		out.DidYouMean = appendNew(out.DidYouMean, ans.res.DidYouMean...)
-		if tmod.After(mod) {
-			mod = tmod
-		}
-		if lang == "" {
-			lang = ans.tag
-		}
-		if !wantVerses && intent == search.IntentUnknown {
-			out.UserIntent = search.IntentTopical
-		}
-	}
-	body, _ := json.Marshal(out)
-	res := newComposedResource(body, publish.JSON, mod, answerCodecs)
-	s.searched.add(key, res, res.Size())
-	represent.Serve(ctx, res, private)
-	s.metrics.observe(time.Since(start), total)
-	s.trending.count(lang, query, app.ID())
+		body, _ := json.Marshal(out)
+		res := newComposedResource(body, publish.JSON, mod, answerCodecs)
+		s.remember(key, res, total)
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), total)
+		s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), total)
+	})
 }
 
 // appendNew appends the strings of add that list does not hold yet.

@@ -67,6 +67,7 @@ type searchAPI struct {
 	packs      *packs
 	composed   *lru[*represent.Resource]
 	searched   *lru[*represent.Resource]
+	compute    *computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics
 	trending   *searchTrends
@@ -90,7 +91,7 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 	}
 	switch op {
 	case opQueries:
-		s.searchQueries(ctx, st, app)
+		s.searchQueries(ctx, st, t, app)
 	case opTopics:
 		s.searchTopics(ctx, st, app)
 	case opResults:

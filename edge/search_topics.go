@@ -2,12 +2,14 @@ package edge
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/topic"
 )
 
@@ -79,22 +81,58 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 	if !ok {
 		return
 	}
-	ans, mod, err := s.findTopics(ctx, st, ranges, query)
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
-		return
-	}
-	body, _ := json.Marshal(struct {
-		Topics           []topicJSON `json:"topics"`
-		DidYouMean       []string    `json:"did_you_mean"`
-		SearchInsteadFor string      `json:"search_instead_for,omitempty"`
-	}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
-	serveComposedCache(ctx, s.composed, "", body, mod, searchCache, false)
-	s.metrics.observe(time.Since(start), len(ans.res.Topics))
-	s.trending.count(ans.tag, query, app.ID())
+	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
+	s.compute.serve(ctx, key, func() bool {
+		if !serveRemembered(ctx, s.searched, key, false, false) {
+			return false
+		}
+		s.metrics.observe(time.Since(start), -1)
+		if tag := s.foundTopicsIn(st, key, ranges); tag != "" {
+			s.trending.count(tag, query, app.ID(), s.trendingClient(ctx), 1)
+		}
+		return true
+	}, func() {
+		ans, mod, err := s.findTopics(ctx, st, ranges, query)
+		if err != nil {
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			return
+		}
+		body, _ := json.Marshal(struct {
+			Topics           []topicJSON `json:"topics"`
+			DidYouMean       []string    `json:"did_you_mean"`
+			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+		}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
+		serveComposedCache(ctx, s.searched, key, body, mod, searchCache, false)
+		if len(ans.res.Topics) > 0 {
+			// Which language answered, for trending when the answer is
+			// served again from the cache.
+			s.searched.add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
+		}
+		s.metrics.observe(time.Since(start), len(ans.res.Topics))
+		s.trending.count(ans.tag, query, app.ID(), s.trendingClient(ctx), len(ans.res.Topics))
+	})
 }
 
-// searchRequestKey names an answer by the build and the request as sent.
-func searchRequestKey(ctx *fasthttp.RequestCtx, st *site) string {
-	return "search-req/" + st.build + "/" + string(ctx.Path()) + "?" + string(ctx.URI().QueryString())
+// foundTopicsIn is the language whose topics answered the topic search
+// cached under key, "" when it found none (or that mark was evicted: then
+// the search is not counted, the safe side).
+func (s *searchAPI) foundTopicsIn(st *site, key string, ranges []string) string {
+	for _, tag := range st.aids.languages(st.manifest) {
+		for _, r := range ranges {
+			if lang.MatchRange(r, tag) {
+				if _, ok := s.searched.peek(key + foundSuffix + "\x00" + tag); ok {
+					return tag
+				}
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// searchRequestKey names an answer by the build, the operation and its
+// validated, normalised parameters (never the query string as sent, so
+// that spellings of one request share a key).
+func searchRequestKey(st *site, op string, params ...string) string {
+	return "search-req/" + st.build + "/" + op + "\x00" + strings.Join(params, "\x00")
 }

@@ -233,3 +233,44 @@ func TestTopicsDuringStoreOutage(t *testing.T) {
 	}
 	second.getJSON(t, "/v1-beta/search-queries?query=gen&language_ranges[]=en", 200)
 }
+
+// TestSuggestionsLicensed: book names and vocabulary come only from
+// Bibles the asking app may read. The unlicensed app reads no Spanish
+// Bible, so it gets no Spanish word or book name however it types, where
+// the licensed app gets them; a licensed answer drawn from a Bible that
+// is not open is private.
+func TestSuggestionsLicensed(t *testing.T) {
+	e := newCatalogEdge(t, nil)
+	fromText := func(key, prefix string) (n int, cacheControl string) {
+		resp, body := e.do(t, "GET", "/v1-beta/search-queries?query="+url.QueryEscape(prefix)+"&language_ranges[]=es", "X-SVC-App-Key: "+key)
+		if resp.StatusCode == 204 {
+			return 0, resp.Header.Get("Cache-Control")
+		}
+		var v struct {
+			Data []struct{ Text, Source string }
+		}
+		if err := json.Unmarshal(body, &v); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", prefix, resp.StatusCode, body)
+		}
+		for _, d := range v.Data {
+			if d.Source != "topic" {
+				n++
+			}
+		}
+		return n, resp.Header.Get("Cache-Control")
+	}
+	licensed := 0
+	for _, p := range strings.Split("a b c d e f g h i j l m n o p q r s t u v y", " ") {
+		n, cc := fromText(keyDemo, p)
+		licensed += n
+		if n > 0 && !strings.HasPrefix(cc, "private") {
+			t.Errorf("%s: Cache-Control %q for words of a Bible that is not open", p, cc)
+		}
+		if n, _ := fromText(keyUnlicensed, p); n > 0 {
+			t.Errorf("%s: the unlicensed app got %d suggestions from the Spanish Bible's text", p, n)
+		}
+	}
+	if licensed == 0 {
+		t.Fatal("the licensed app got no Spanish words: the test shows nothing")
+	}
+}

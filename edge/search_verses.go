@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -107,7 +108,9 @@ func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 		respond.Invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
 		return "", false
 	}
-	return string(q), true
+	// Runs of spaces mean what one space means to every search: one
+	// spelling makes one cache key and one trending phrase.
+	return strings.Join(strings.Fields(string(q)), " "), true
 }
 
 // searchIntent reads user_intent; absent is "unknown".
@@ -152,37 +155,70 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		req.page.offset = off
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
-	if res, ok := s.searched.get(key); ok {
+	s.compute.serve(ctx, key, func() bool {
+		res, ok := s.searched.get(key)
+		if !ok {
+			return false
+		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
-		s.countVerseSearch(bv, req)
-		return
-	}
-	x, err := s.searchIndex(ctx, bv)
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
-		return
-	}
-	if x == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
-		return
-	}
-	r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
-	body := s.searchBody(x, r, req, qh)
-	res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
-	s.searched.add(key, res, res.Size())
-	represent.Serve(ctx, res, private)
-	s.metrics.observe(time.Since(start), r.Total)
-	s.countVerseSearch(bv, req)
+		s.countVerseSearch(ctx, bv, req, s.foundBefore(key))
+		return true
+	}, func() {
+		x, err := s.searchIndex(ctx, bv)
+		if err != nil {
+			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
+			return
+		}
+		if x == nil {
+			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			return
+		}
+		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
+		body := s.searchBody(x, r, req, qh)
+		res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
+		s.remember(key, res, r.Total)
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), r.Total)
+		s.countVerseSearch(ctx, bv, req, r.Total)
+	})
 }
 
-// countVerseSearch counts a first page for trending (trending.go), under
-// the Bible's language; further pages of the same search count nothing.
-func (s *searchAPI) countVerseSearch(bv *bibleView, req searchRequest) {
+// countVerseSearch counts a first page that found verses for trending
+// (trending.go), under the Bible's language; further pages of the same
+// search count nothing.
+func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *bibleView, req searchRequest, found int) {
 	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
-		s.trending.count(x.Language(), req.query, req.app)
+		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
 }
+
+// remember caches a computed search answer under key, and whether it
+// found anything, which trending counts when the answer is served again.
+func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
+	s.searched.add(key, res, res.Size())
+	if found > 0 {
+		s.searched.add(key+foundSuffix, res, 0) // shares res: counts only the entry
+	}
+}
+
+// foundBefore is 1 when the answer cached under key found something, 0
+// when it found nothing (or that mark was evicted: then the search is
+// not counted, the safe side).
+func (s *searchAPI) foundBefore(key string) int {
+	if _, ok := s.searched.peek(key + foundSuffix); ok {
+		return 1
+	}
+	return 0
+}
+
+// trendingClient is the hashed address trending counts the request's
+// client by.
+func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
+	return trendingClient(s.authz.ClientAddr(ctx))
+}
+
+const foundSuffix = "\x00found"
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.

@@ -237,13 +237,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.gate = gate{authz: s.authz, site: &s.site}
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
+	compute := newComputations(0)
 	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
-		publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+		compute: compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
 	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
 	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
 	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
-		composed: s.composed, searched: s.searched, pageTokens: s.pageTokens, trending: &s.trending}
+		composed: s.composed, searched: s.searched, compute: compute, pageTokens: s.pageTokens, trending: &s.trending}
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
 	s.gateway = &gateway{}
 	if cfg.DynamicURL != "" {

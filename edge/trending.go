@@ -3,11 +3,16 @@ package edge
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -74,14 +79,38 @@ type trendSnap struct {
 	mod   time.Time
 }
 
-// count records one search; it is a no-op without a dynamic service to
-// report to.
-func (t *searchTrends) count(language, query, app string) {
-	if t.client == nil {
+// count records one search that found found results; it is a no-op
+// without a dynamic service to report to, and for a search that found
+// nothing: trending lists what readers found, so phrases that find
+// nothing (typing noise, probes, spam) never count.
+func (t *searchTrends) count(language, query, app, client string, found int) {
+	if t.client == nil || found <= 0 {
 		return
 	}
-	t.counter.Add(language, query, app)
+	t.counter.Add(language, query, app, client)
 }
+
+// trendingClient names the client a search came from for trending's count
+// of distinct clients: a keyed hash of its address (an IPv6 client per
+// /64), the key random per process, so that the address itself never
+// leaves the edge. A client searching through two edges counts twice,
+// which errs towards the count of apps, never below it.
+func trendingClient(ip netip.Addr) string {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
+	}
+	b := ip.As16()
+	m := hmac.New(sha256.New, trendingClientKey)
+	m.Write(b[:])
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
+}
+
+var trendingClientKey = func() []byte {
+	k := make([]byte, 32)
+	rand.Read(k)
+	return k
+}()
 
 // RunSearchQueries reports counted searches and refreshes the trending
 // snapshot until ctx ends. Without a dynamic service it returns at once.

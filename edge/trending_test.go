@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestReportInParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2500 {
-		srv.trending.count("en", fmt.Sprint("phrase ", i), "app")
+		srv.trending.count("en", fmt.Sprint("phrase ", i), "app", "client", 1)
 	}
 	if err := srv.ReportSearchQueries(context.Background()); err == nil {
 		t.Fatal("the failed part was not reported as an error")
@@ -66,5 +67,32 @@ func TestReportInParts(t *testing.T) {
 	}
 	if b := srv.trending.counter.Take(); b != nil {
 		t.Errorf("%d phrases left after a good report", len(b.Queries))
+	}
+}
+
+// TestTrendingCountsFound: only searches that found something count, the
+// first time and when answered from the cache; a query that is not
+// countable text (markup, a URL) is not counted even when it finds verses.
+func TestTrendingCountsFound(t *testing.T) {
+	e := newCatalogEdge(t, func(c *Config) { c.DynamicURL, c.EdgeToken = "http://127.0.0.1:1", "secret" })
+	for range 2 { // computed, then from the answer cache
+		for _, q := range []string{"God", "xqzzvw", "<b>God</b>", "God https://evil.example"} {
+			e.do(t, "GET", searchURL("/v1/search-verses", "query", q, "bible_id", "9001"), "X-SVC-App-Key: "+keyDemo)
+			e.do(t, "GET", searchURL("/v1-beta/search-results", "query", q, "bible_id", "9001"), "X-SVC-App-Key: "+keyDemo)
+			e.do(t, "GET", searchURL("/v1-beta/search-topics", "query", q, "language_ranges[]", "en"), "X-SVC-App-Key: "+keyDemo)
+		}
+	}
+	b := e.srv.trending.counter.Take()
+	if b == nil {
+		t.Fatal("nothing counted")
+	}
+	for _, q := range b.Queries {
+		if q.Phrase != "god" {
+			t.Errorf("counted %q (%d)", q.Phrase, q.Count)
+		} else if len(q.Clients) != 1 || q.Clients[0] == "" || strings.ContainsAny(q.Clients[0], ".:") {
+			t.Errorf("god's clients %q, want one hashed address", q.Clients)
+		} else if q.Count != 6 {
+			t.Errorf("god counted %d times, want 6 (three searches that found something, twice)", q.Count)
+		}
 	}
 }

@@ -258,6 +258,20 @@ const frequentDF = 500
 // Len is the number of verses indexed.
 func (x *Index) Len() int { return len(x.verse) }
 
+// Holds reports whether every word of text occurs in this Bible as
+// written (folded, not stemmed): whether a suggestion drawn from a
+// language's Bibles comes from this one.
+func (x *Index) Holds(text string) bool {
+	n, ok := 0, true
+	x.an.Tokens(text, func(t Token) {
+		n++
+		if ok && x.word(t.Word) < 0 {
+			ok = false
+		}
+	})
+	return n > 0 && ok
+}
+
 // Language is the language tag the index was analysed for.
 func (x *Index) Language() string { return x.lang }
 

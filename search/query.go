@@ -9,13 +9,16 @@ import (
 // Limits on the work one query may cause (docs/search.md). The edge
 // refuses longer queries before they get here.
 const (
-	MaxQueryLen     = 100 // characters, as the clients allow
-	maxClauses      = 16  // words and phrases; further ones are ignored
-	maxPhraseWords  = 16
-	maxPrefixWords  = 256 // a prefix matches its most frequent words only
-	minTypoLen      = 3   // shorter unknown words are not corrected
-	maxTypoWords    = 4   // unknown words corrected per query
-	maxAlternatives = 3   // did_you_mean entries
+	MaxQueryLen    = 100 // characters, as the clients allow
+	maxClauses     = 16  // words and phrases; further ones are ignored
+	maxPhraseWords = 16
+	maxPrefixWords = 256 // a prefix matches its most frequent words only
+	// maxPostings is the postings entries one query may read (withinBudget):
+	// sixteen of the commonest words of the WEB fit, phrases of them do not.
+	maxPostings     = 200_000
+	minTypoLen      = 3 // shorter unknown words are not corrected
+	maxTypoWords    = 4 // unknown words corrected per query
+	maxAlternatives = 3 // did_you_mean entries
 	// minRequired is the fewest words of a query from which its stop words
 	// ("the", "is", "de") are optional: a reader who types "the lord is my
 	// shepherd" means the verse without "the" too.
@@ -230,6 +233,8 @@ func (x *Index) parse(raw string) *query {
 			q.clauses = append(q.clauses, c)
 		}
 	}
+	q.clauses = distinctClauses(q.clauses)
+	q.clauses = x.withinBudget(q.clauses)
 	// Stop words are optional in a query of minRequired words or more
 	// that has other words; otherwise every word is required.
 	content := 0
@@ -244,6 +249,98 @@ func (x *Index) parse(raw string) *query {
 		}
 	}
 	return q
+}
+
+// distinctClauses keeps the first of clauses that match the same words:
+// a repeated word or phrase finds the same verses again, so it would
+// multiply the work of a query without changing which verses answer it.
+func distinctClauses(cs []clause) []clause {
+	out := cs[:0]
+	for _, c := range cs {
+		if !slices.ContainsFunc(out, func(o clause) bool { return sameClause(o, c) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// withinBudget keeps the clauses whose postings fit maxPostings, the
+// cheapest first, in the query's order: the commonest words of a long
+// query, which cost most and tell least, are the ones left out, so a
+// query's work has a ceiling whatever its words (docs/search.md, Limits).
+// The cheapest clause is always kept.
+func (x *Index) withinBudget(cs []clause) []clause {
+	cost := make([]int, len(cs))
+	total := 0
+	for i, c := range cs {
+		cost[i] = x.clauseCost(c)
+		total += cost[i]
+	}
+	if total <= maxPostings {
+		return cs
+	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cost[a] - cost[b] })
+	keep := make([]bool, len(cs))
+	spent := 0
+	for n, i := range order {
+		if n == 0 && cost[i] > maxPostings && cs[i].phrase {
+			cs[i] = x.shortenPhrase(cs[i])
+			cost[i] = x.clauseCost(cs[i])
+		}
+		if n > 0 && spent+cost[i] > maxPostings {
+			break
+		}
+		spent += cost[i]
+		keep[i] = true
+	}
+	out := cs[:0]
+	for i, c := range cs {
+		if keep[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shortenPhrase keeps the first words of a phrase that fit maxPostings
+// (one at least): the verses found then hold the phrase's beginning.
+func (x *Index) shortenPhrase(c clause) clause {
+	for n := len(c.alts) - 1; n >= 1; n-- {
+		short := c
+		short.alts = c.alts[:n]
+		short.phrase = n > 1
+		if n == 1 || x.clauseCost(short) <= maxPostings {
+			return short
+		}
+	}
+	return c
+}
+
+// clauseCost is the postings entries a clause reads: each word's verses,
+// and for a phrase each of its occurrences as well.
+func (x *Index) clauseCost(c clause) int {
+	n := 0
+	for _, alts := range c.alts {
+		for _, w := range alts {
+			n += int(x.df[w])
+			if c.phrase {
+				n += int(x.count[w])
+			}
+		}
+	}
+	for _, w := range c.syn {
+		n += int(x.df[w])
+	}
+	return n
+}
+
+func sameClause(a, b clause) bool {
+	return a.phrase == b.phrase && slices.Equal(a.syn, b.syn) &&
+		slices.EqualFunc(a.alts, b.alts, slices.Equal[[]uint32])
 }
 
 type segment struct {

@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -81,7 +82,12 @@ func (x *Suggester) Len() int { return len(x.cands) }
 // whose words the typed words start ("one an" finds "love one another"),
 // each group by source and weight. Nothing typed but spaces and
 // punctuation suggests nothing.
-func (x *Suggester) Suggest(query string) []Suggestion {
+func (x *Suggester) Suggest(query string) []Suggestion { return x.SuggestWhere(query, nil) }
+
+// SuggestWhere is Suggest among the candidates keep accepts (all when
+// keep is nil): the caller's rule of which it may show, applied before the
+// list is cut to MaxSuggestions so that refused ones leave no gap.
+func (x *Suggester) SuggestWhere(query string, keep func(Suggestion) bool) []Suggestion {
 	words := QueryWords(query)
 	if len(words) == 0 {
 		return nil
@@ -118,6 +124,9 @@ func (x *Suggester) Suggest(query string) []Suggestion {
 		}
 		return ca.folded < cb.folded
 	})
+	if keep != nil {
+		hits = slices.DeleteFunc(hits, func(h hit) bool { return !keep(x.cands[h.i].Suggestion) })
+	}
 	if len(hits) > MaxSuggestions {
 		hits = hits[:MaxSuggestions]
 	}

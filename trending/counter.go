@@ -17,24 +17,25 @@ type Counter struct {
 type key struct{ language, phrase string }
 
 type entry struct {
-	n    int64
-	apps []string
+	n       int64
+	apps    []string
+	clients []string
 }
 
 // Add counts one search of query in language by app. It reports false
 // when the search was dropped (the batch is full) or there was nothing to
 // count.
-func (c *Counter) Add(language, query, app string) bool {
+func (c *Counter) Add(language, query, app, client string) bool {
 	phrase := Normalize(query)
 	if phrase == "" || language == "" || len(language) > MaxLanguageLen {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.add(key{language, phrase}, 1, []string{app})
+	return c.add(key{language, phrase}, 1, []string{app}, []string{client})
 }
 
-func (c *Counter) add(k key, n int64, apps []string) bool {
+func (c *Counter) add(k key, n int64, apps, clients []string) bool {
 	if c.batch == nil {
 		c.batch = map[key]*entry{}
 	}
@@ -48,11 +49,8 @@ func (c *Counter) add(k key, n int64, apps []string) bool {
 		c.batch[k] = e
 	}
 	e.n += n
-	for _, a := range apps {
-		if a != "" && len(e.apps) < MaxApps && !slices.Contains(e.apps, a) {
-			e.apps = append(e.apps, a)
-		}
-	}
+	e.apps = addDistinct(e.apps, apps)
+	e.clients = addDistinct(e.clients, clients)
 	return true
 }
 
@@ -67,7 +65,7 @@ func (c *Counter) Take() *Batch {
 	}
 	out := &Batch{Queries: make([]Count, 0, len(b))}
 	for k, e := range b {
-		out.Queries = append(out.Queries, Count{Language: k.language, Phrase: k.phrase, Count: e.n, Apps: e.apps})
+		out.Queries = append(out.Queries, Count{Language: k.language, Phrase: k.phrase, Count: e.n, Apps: e.apps, Clients: e.clients})
 	}
 	return out
 }
@@ -81,7 +79,7 @@ func (c *Counter) Restore(b *Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, q := range b.Queries {
-		c.add(key{q.Language, q.Phrase}, q.Count, q.Apps)
+		c.add(key{q.Language, q.Phrase}, q.Count, q.Apps, q.Clients)
 	}
 }
 
@@ -90,4 +88,14 @@ func (c *Counter) Dropped() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.dropped
+}
+
+// addDistinct adds the non-empty ids of add that list lacks, up to MaxApps.
+func addDistinct(list, add []string) []string {
+	for _, a := range add {
+		if a != "" && len(list) < MaxApps && !slices.Contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
 }

@@ -41,18 +41,56 @@ const (
 // Normalize returns the phrase a query is counted as: compatibility
 // normalised (NFKC), case-folded, whitespace collapsed, cut to
 // MaxPhraseRunes. Accents are kept, so that trending shows "salvación"
-// as written. "" means nothing to count.
+// as written. "" means nothing to count: a query that is not text a
+// reader would search for never enters (see countable), whatever app
+// sends it, since every app's users see the trending list.
 func Normalize(query string) string {
 	if !utf8.ValidString(query) {
 		return ""
 	}
 	s := cases.Fold().String(norm.NFKC.String(query))
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 	if utf8.RuneCountInString(s) > MaxPhraseRunes {
 		s = string([]rune(s)[:MaxPhraseRunes])
 		s = strings.TrimRightFunc(s, unicode.IsSpace)
 	}
+	if !countable(s) {
+		return ""
+	}
 	return s
+}
+
+// phrasePunct is the punctuation a search phrase may hold besides
+// letters, marks, digits and spaces: quotes, a prefix's *, and what
+// references and sentences use. Markup (<, >, &), URLs (/, @, =, %, #)
+// and control or format characters (bidirectional overrides among them)
+// are not in it.
+const phrasePunct = "¿¡'’‘\"“”„-–—:,.;?!*()"
+
+// countable reports whether a normalised phrase may be counted: only
+// letters, marks, digits, spaces and phrasePunct, and nothing that reads
+// as a web address (a dot followed by a letter, as in "bit.ly", or a
+// "www" word).
+func countable(s string) bool {
+	prev := rune(0)
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || r == ' ':
+			if prev == '.' && unicode.IsLetter(r) {
+				return false
+			}
+		case strings.ContainsRune(phrasePunct, r):
+		default:
+			return false
+		}
+		prev = r
+	}
+	for _, w := range strings.Fields(s) {
+		if strings.HasPrefix(w, "www") || strings.HasPrefix(w, "http") && strings.Contains(w, ":") {
+			return false
+		}
+	}
+	return true
 }
 
 // Count is one phrase's searches in a batch.
@@ -62,6 +100,11 @@ type Count struct {
 	Count    int64  `json:"count"`
 	// Apps are distinct app ids that searched it, at most MaxApps.
 	Apps []string `json:"apps"`
+	// Clients are distinct clients that searched it, at most MaxApps,
+	// each an edge's keyed hash of the client's address (never the
+	// address): App Keys are public, so distinct apps alone do not show
+	// that distinct people searched a phrase.
+	Clients []string `json:"clients,omitempty"`
 }
 
 // Batch is what an edge reports.

@@ -19,15 +19,24 @@ func TestTrending(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.New(t)
 	day := time.Date(2026, 3, 10, 15, 20, 0, 0, time.UTC)
-	add := func(at time.Time, lang, phrase string, n int64, apps ...int) {
+	// Each app's searches come from a client of its own, unless clients
+	// says otherwise.
+	addFrom := func(at time.Time, lang, phrase string, n int64, clients []int, apps ...int) {
 		t.Helper()
-		var hs [][]byte
+		var hs, cs [][]byte
 		for _, a := range apps {
 			hs = append(hs, app(a))
 		}
-		if err := db.AddSearchQueries(ctx, at, []dynamic.SearchCount{{Language: lang, Phrase: phrase, Count: n, Apps: hs}}); err != nil {
+		for _, c := range clients {
+			cs = append(cs, app(100+c))
+		}
+		if err := db.AddSearchQueries(ctx, at, []dynamic.SearchCount{{Language: lang, Phrase: phrase, Count: n, Apps: hs, Clients: cs}}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	add := func(at time.Time, lang, phrase string, n int64, apps ...int) {
+		t.Helper()
+		addFrom(at, lang, phrase, n, apps, apps...)
 	}
 	add(day, "en", "love", 5, 1, 2)
 	add(day.Add(time.Minute), "en", "love", 4, 2, 3) // the same hour: added up; app 2 once
@@ -37,6 +46,8 @@ func TestTrending(t *testing.T) {
 	add(day, "en", "peace", 2, 4, 5)
 	add(day.Add(-9*24*time.Hour), "en", "peace", 100, 4, 5) // outside the window
 	add(day, "es", "amor", 7, 1, 2, 3)
+	// Three apps' keys, one client: App Keys are public.
+	addFrom(day, "en", "spam", 90, []int{9}, 1, 2, 3)
 
 	now := day.Add(25 * time.Hour)
 	got, err := db.Trending(ctx, now.Add(-7*24*time.Hour), 2, 10)
@@ -49,6 +60,24 @@ func TestTrending(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Trending = %v, want %v", got, want)
+	}
+	// The operator blocks a phrase: it leaves every language's list until
+	// unblocked.
+	if err := db.BlockPhrase(ctx, "love"); err != nil {
+		t.Fatal(err)
+	}
+	db.BlockPhrase(ctx, "love")
+	if list, err := db.BlockedPhrases(ctx); err != nil || fmt.Sprint(list) != "[love]" {
+		t.Errorf("blocked: %v %v", list, err)
+	}
+	if got, _ := db.Trending(ctx, now.Add(-7*24*time.Hour), 2, 10); fmt.Sprint(got["en"]) != fmt.Sprint(want["en"][1:]) {
+		t.Errorf("love blocked: %v", got)
+	}
+	if ok, err := db.UnblockPhrase(ctx, "love"); !ok || err != nil {
+		t.Errorf("unblock: %t %v", ok, err)
+	}
+	if ok, _ := db.UnblockPhrase(ctx, "love"); ok {
+		t.Error("unblocking twice reported a blocked phrase")
 	}
 	if got, _ := db.Trending(ctx, now.Add(-7*24*time.Hour), 2, 1); len(got["en"]) != 1 || got["en"][0].Text != "love" {
 		t.Errorf("limit 1: %v", got)
@@ -94,7 +123,7 @@ func TestTrendingConcurrentReports(t *testing.T) {
 			defer wg.Done()
 			var qs []dynamic.SearchCount
 			for i := range 200 {
-				qs = append(qs, dynamic.SearchCount{Language: "en", Phrase: fmt.Sprintf("p%03d", i), Count: 1, Apps: [][]byte{app(e)}})
+				qs = append(qs, dynamic.SearchCount{Language: "en", Phrase: fmt.Sprintf("p%03d", i), Count: 1, Apps: [][]byte{app(e)}, Clients: [][]byte{app(e)}})
 			}
 			for range 5 {
 				if err := db.AddSearchQueries(ctx, at, qs); err != nil {

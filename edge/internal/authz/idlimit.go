@@ -2,8 +2,8 @@ package authz
 
 import (
 	"bytes"
-	"hash/maphash"
 	"net/netip"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -12,29 +12,32 @@ import (
 	"github.com/bibleplatform/platform/wire"
 )
 
-// idOnlyBuckets is how many limiters the id-only allowance is spread over.
-const idOnlyBuckets = 4096
+// idOnlyClients is how many client addresses the id-only allowance
+// remembers, in two generations of half as many each.
+const idOnlyClients = 1 << 16
 
 // addrLimiters is the id-only allowance. The public id is no secret (the
 // app's page and every browser URL of the flow show it), so requests that
 // carry nothing else must not spend the allowance of the app's keys, or
 // anyone could put an app's real users into 429. They are counted per
 // client address instead (an IPv6 client per /64, what one subscriber
-// gets) in a fixed array of limiters chosen by a keyed hash: memory is
-// bounded whatever addresses an attacker sprays, and two clients share a
-// limiter only when their addresses collide. Keyed requests never come
-// here.
+// gets), each address with a limiter of its own: no client ever shares
+// another's, so addresses an attacker sprays cannot put an honest client
+// into 429. Memory is bounded by forgetting by age: addresses live in a
+// current generation and the one before; when the current one is full it
+// becomes the previous and the oldest addresses are forgotten. A
+// forgotten client starts again with a full allowance, which errs towards
+// letting a request through, never towards refusing it. Keyed requests
+// never come here.
 type addrLimiters struct {
-	seed maphash.Seed
-	lims [idOnlyBuckets]limiter
+	rate access.Rate
+	mu   sync.Mutex
+	cur  map[[16]byte]*limiter
+	prev map[[16]byte]*limiter
 }
 
 func newAddrLimiters(r access.Rate) *addrLimiters {
-	a := &addrLimiters{seed: maphash.MakeSeed()}
-	for i := range a.lims {
-		a.lims[i].setRate(r)
-	}
-	return a
+	return &addrLimiters{rate: r, cur: map[[16]byte]*limiter{}}
 }
 
 func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
@@ -42,9 +45,27 @@ func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
 	if ip.Is6() {
 		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
 	}
-	b := ip.As16()
-	return &a.lims[maphash.Bytes(a.seed, b[:])%idOnlyBuckets]
+	k := ip.As16()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if l := a.cur[k]; l != nil {
+		return l
+	}
+	l := a.prev[k]
+	if l == nil {
+		l = &limiter{}
+		l.setRate(a.rate)
+	}
+	if len(a.cur) >= idOnlyClients/2 {
+		a.prev, a.cur = a.cur, make(map[[16]byte]*limiter, idOnlyClients/2)
+	}
+	a.cur[k] = l
+	return l
 }
+
+// ClientAddr is the address a request came from, as the id-only
+// allowance counts it (see clientAddr).
+func (a *Authz) ClientAddr(ctx *fasthttp.RequestCtx) netip.Addr { return a.clientAddr(ctx) }
 
 // clientAddr is the address a request came from: the peer, or for a
 // trusted proxy the last address it appended to X-Forwarded-For.

@@ -33,21 +33,26 @@ const (
 	Timeout                     // 504: dynamic did not answer in time
 	UpstreamDown                // 503 (with Retry-After): dynamic could not be reached
 	Internal                    // 500
+	Overloaded                  // 503 (with Retry-After): too many answers being computed at once
 )
 
 var failures = [...]struct {
 	status int
 	msg    string // for an error that is not a *Problem
+	retry  []byte // Retry-After, in seconds, when the kind says when to retry
 }{
-	NotFound:     {fasthttp.StatusNotFound, "Not found."},
-	Unacceptable: {fasthttp.StatusBadRequest, "Bad request."},
-	Forbidden:    {fasthttp.StatusForbidden, "Forbidden."},
-	NotPermitted: {fasthttp.StatusPreconditionFailed, "Precondition failed."},
-	NotAllowed:   {fasthttp.StatusMethodNotAllowed, "Method not allowed."},
-	Unavailable:  {fasthttp.StatusServiceUnavailable, "Content is temporarily unavailable; retry shortly."},
-	Timeout:      {fasthttp.StatusGatewayTimeout, "The upstream service did not answer in time."},
-	UpstreamDown: {fasthttp.StatusServiceUnavailable, "The service for user data is unavailable; retry shortly."},
-	Internal:     {fasthttp.StatusInternalServerError, "Internal error."},
+	NotFound:     {status: fasthttp.StatusNotFound, msg: "Not found."},
+	Unacceptable: {status: fasthttp.StatusBadRequest, msg: "Bad request."},
+	Forbidden:    {status: fasthttp.StatusForbidden, msg: "Forbidden."},
+	NotPermitted: {status: fasthttp.StatusPreconditionFailed, msg: "Precondition failed."},
+	NotAllowed:   {status: fasthttp.StatusMethodNotAllowed, msg: "Method not allowed."},
+	Unavailable:  {status: fasthttp.StatusServiceUnavailable, msg: "Content is temporarily unavailable; retry shortly."},
+	Timeout:      {status: fasthttp.StatusGatewayTimeout, msg: "The upstream service did not answer in time."},
+	UpstreamDown: {status: fasthttp.StatusServiceUnavailable, msg: "The service for user data is unavailable; retry shortly."},
+	Internal:     {status: fasthttp.StatusInternalServerError, msg: "Internal error."},
+	// A computation takes milliseconds: a second later the slots have
+	// turned over many times.
+	Overloaded: {status: fasthttp.StatusServiceUnavailable, msg: "The service is busy; retry shortly.", retry: []byte("1")},
 }
 
 // Status is the HTTP status of a failure of kind k.
@@ -64,6 +69,9 @@ func (p *Problem) Error() string { return p.Msg }
 
 // Answer writes a failure with a message written for the client.
 func Answer(ctx *fasthttp.RequestCtx, kind Failure, msg string) {
+	if r := failures[kind].retry; r != nil {
+		ctx.Response.Header.SetCanonical(HdrRetryAfter, r)
+	}
 	Message(ctx, failures[kind].status, msg)
 }
 

@@ -1,0 +1,101 @@
+package edge
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/respond"
+)
+
+// computations bound the answers the edge composes on demand (catalogue
+// pages with caller-chosen page_size, fields[] and locale; searches not in
+// the answer cache; suggestions): one computation per key runs at a time,
+// the requests asking for the same key meanwhile wait for it and are
+// answered from the cache it fills, and at most cap(slots) run at once
+// across keys, beyond which a request is answered 503 with Retry-After at
+// once rather than queued behind work it cannot speed up.
+type computations struct {
+	mu      sync.Mutex
+	running flights[struct{}]
+	slots   chan struct{}
+	// computed counts computations run: /metrics, and the tests that
+	// show concurrent requests for one key compute it once.
+	computed atomic.Uint64
+	refused  atomic.Uint64
+}
+
+// computationsPerCore is how many computations may run at once per core:
+// they are CPU-bound, so more only lengthens each one and the passages
+// served meanwhile.
+const computationsPerCore = 4
+
+func newComputations(n int) *computations {
+	if n <= 0 {
+		n = computationsPerCore * runtime.GOMAXPROCS(0)
+	}
+	return &computations{running: make(flights[struct{}]), slots: make(chan struct{}, n)}
+}
+
+var errBusy = errors.New("edge: too many computations at once")
+
+// serve answers ctx for key: from the cache when cached serves it (it
+// reports whether it did), else by running compute, which composes the
+// answer, serves it and stores it where cached finds it. While compute
+// runs for key, other requests for key wait and then look in the cache;
+// an answer compute does not store (a 204, a failure) is computed by one
+// of them next, one at a time. key must be made of validated, normalised
+// parameters only, so that spellings of one request share it.
+func (c *computations) serve(ctx *fasthttp.RequestCtx, key string, cached func() bool, compute func()) {
+	for {
+		if cached() {
+			return
+		}
+		c.mu.Lock()
+		f, lead := c.running.join(key)
+		c.mu.Unlock()
+		if !lead {
+			if _, err := f.wait(ctx); err != nil {
+				c.busy(ctx)
+				return
+			}
+			continue
+		}
+		// A computation that finished between the look above and the
+		// join has filled the cache: look again before computing.
+		if cached() {
+			c.finish(key, f, nil)
+			return
+		}
+		select {
+		case c.slots <- struct{}{}:
+		default:
+			c.finish(key, f, errBusy)
+			c.busy(ctx)
+			return
+		}
+		c.computed.Add(1)
+		func() {
+			defer c.finish(key, f, nil)
+			defer func() { <-c.slots }()
+			compute()
+		}()
+		return
+	}
+}
+
+func (c *computations) finish(key string, f *flight[struct{}], err error) {
+	c.mu.Lock()
+	delete(c.running, key)
+	f.err = err
+	c.mu.Unlock()
+	f.land()
+}
+
+func (c *computations) busy(ctx *fasthttp.RequestCtx) {
+	c.refused.Add(1)
+	respond.Answer(ctx, respond.Overloaded, "The service is busy computing other answers; retry after the number of seconds in Retry-After.")
+}

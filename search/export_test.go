@@ -1,0 +1,12 @@
+package search
+
+// QueryCost is the postings entries the clauses of q, as parsed, read.
+func (x *Index) QueryCost(q string) int {
+	n := 0
+	for _, c := range x.parse(q).clauses {
+		n += x.clauseCost(c)
+	}
+	return n
+}
+
+const MaxPostings = maxPostings
