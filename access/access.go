@@ -35,6 +35,10 @@ type Snapshot struct {
 	// OpenBibles are readable by every app with a valid key (public-domain
 	// texts whose licence needs no agreement).
 	OpenBibles []int32 `json:"open_bibles,omitempty"`
+	// Build is the content build whose licences the snapshot was made
+	// from: an edge that serves another build for long is following
+	// another store than its dynamic service (a misconfiguration).
+	Build string `json:"build,omitempty"`
 }
 
 // App is one registered app.

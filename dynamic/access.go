@@ -87,6 +87,7 @@ func (f *accessFeed) rebuild(ctx context.Context) error {
 		return err
 	}
 	s := snapshot(d, lics, f.now())
+	s.Build = build
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("access snapshot: %w", err)
 	}

@@ -166,6 +166,10 @@ func TestAccessFollowsNewBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, s := e.snapshot(-1)
+	if cur, _ := e.store.Current(ctx); s.Build == "" || s.Build != cur {
+		t.Fatalf("the snapshot names build %q, the store's current is %q", s.Build, cur)
+	}
+	first := s.Build
 	// Licence 2 now also covers 9001, and licence 1 is no longer open.
 	lics := []dynamic.License{testLicenses[0], testLicenses[1]}
 	lics[0].Open = false
@@ -178,6 +182,10 @@ func TestAccessFollowsNewBuild(t *testing.T) {
 			t.Fatalf("long poll: %d", r.status)
 		}
 		if a := appIn(got, appID); fmt.Sprint(a.Bibles) == "[9001 9002 9003]" && len(got.OpenBibles) == 0 {
+			// Edges compare it with the build they serve.
+			if got.Build == first {
+				t.Errorf("the snapshot of the new build still names the old one, %s", first)
+			}
 			return
 		}
 		s = got

@@ -149,7 +149,18 @@ type AccessWatcher struct {
 	version int64
 	sum     [32]byte
 	outage  outageLog
+
+	// build is the content build the snapshot names; since, when the
+	// edge has served another one since then; stores logs that.
+	build  string
+	since  time.Time
+	stores outageLog
 }
+
+// BuildMismatchGrace is how long the edge may serve another build than the
+// one its access snapshot names before it warns: each side follows the
+// store on its own poll, so they differ for a moment after every publish.
+const BuildMismatchGrace = time.Minute
 
 // Init loads the first snapshot: from the source if it answers, else from
 // the local copy. The edge is not ready until one of them succeeds.
@@ -185,6 +196,7 @@ func (w *AccessWatcher) Run(ctx context.Context) {
 		} else if err == nil {
 			w.outage.ok(w.Log, "access source answers again")
 		}
+		w.checkBuild(time.Now())
 		// Never spin, whether the source long-polls or not.
 		if d := w.Interval - time.Since(start); d > 0 {
 			select {
@@ -216,7 +228,7 @@ func (w *AccessWatcher) apply(b []byte, save bool) error {
 	if err := w.Server.SetAccess(snap); err != nil {
 		return err
 	}
-	w.version, w.sum = snap.Version, sha256.Sum256(b)
+	w.version, w.sum, w.build = snap.Version, sha256.Sum256(b), snap.Build
 	w.Log.Info("access snapshot loaded", "version", snap.Version, "apps", len(snap.Apps))
 	if save && w.CachePath != "" {
 		if err := writeFileAtomic(w.CachePath, b); err != nil {
@@ -224,6 +236,27 @@ func (w *AccessWatcher) apply(b []byte, save bool) error {
 		}
 	}
 	return nil
+}
+
+// checkBuild warns, once per interval, while the edge has served another
+// build than its access snapshot names for longer than BuildMismatchGrace:
+// the edge and dynamic then follow different stores, and licences are
+// judged on another catalogue than the one served.
+func (w *AccessWatcher) checkBuild(now time.Time) {
+	served := w.Server.Build()
+	if w.build == "" || served == "" || served == w.build {
+		w.since = time.Time{}
+		w.stores.ok(w.Log, "the edge and dynamic follow the same build again")
+		return
+	}
+	if w.since.IsZero() {
+		w.since = now
+		return
+	}
+	if now.Sub(w.since) >= BuildMismatchGrace {
+		w.stores.failed(w.Log, "this edge serves another build than dynamic follows: are both on the same store?",
+			"edge_build", served, "dynamic_build", w.build, "since", w.since.UTC().Format(time.RFC3339))
+	}
 }
 
 func writeFileAtomic(path string, b []byte) error {
