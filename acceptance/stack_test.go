@@ -169,13 +169,15 @@ func (s *stack) stop(t testing.TB) {
 	default:
 	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
+	var err error
 	select {
-	case <-s.done:
+	case err = <-s.done:
 	case <-time.After(20 * time.Second):
 		t.Logf("scripts/run.sh did not stop within 20 s of SIGTERM; killing its process group")
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.done
+		err = <-s.done
 	}
+	s.done <- err // stopped: a second stop returns at once
 }
 
 // logs is the tail of run.sh's output and of the services' logs, for a

@@ -5,6 +5,8 @@ package command
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +55,11 @@ func Main(name, description string, root any, opts ...kong.Option) {
 	}
 	// The flags too, for a command that makes a second logger of the same
 	// kind (the edge's access log).
-	k.Bind(NewLogger(os.Stderr, lg), lg)
+	log := NewLogger(os.Stderr, lg)
+	// Libraries that log through slog's default (the OpenID provider logs
+	// refused authorization requests) write as the command does, redacted.
+	slog.SetDefault(log)
+	k.Bind(log, lg)
 	if err := k.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		stop()
@@ -82,7 +88,7 @@ func usageError(w io.Writer, name string, err error) int {
 // says: the one Main binds (to standard error), or another of the same
 // kind, such as the edge's buffered access log.
 func NewLogger(w io.Writer, l *Logging) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: l.LogLevel}
+	opts := &slog.HandlerOptions{Level: l.LogLevel, ReplaceAttr: redact}
 	if l.LogFormat == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
@@ -109,4 +115,21 @@ func SetMemoryLimit(limit int64) bool {
 	}
 	debug.SetMemoryLimit(limit)
 	return true
+}
+
+// credentialAttrs name log attributes whose values are credentials, as the
+// OpenID provider names the fields of the requests it logs: an App Key
+// (the OAuth client_id), codes and tokens, passwords.
+var credentialAttrs = map[string]bool{"client_id": true, "code": true, "code_verifier": true,
+	"refresh_token": true, "access_token": true, "id_token": true, "password": true}
+
+// redact replaces a credential's value, in any group, by the first bytes of
+// its SHA-256: lines about one key or token still match, and no log
+// carries what a reader of it could use.
+func redact(_ []string, a slog.Attr) slog.Attr {
+	if credentialAttrs[a.Key] && a.Value.Kind() == slog.KindString && a.Value.String() != "" {
+		sum := sha256.Sum256([]byte(a.Value.String()))
+		a.Value = slog.StringValue("sha256:" + hex.EncodeToString(sum[:4]))
+	}
+	return a
 }

@@ -82,3 +82,25 @@ func TestSetMemoryLimit(t *testing.T) {
 		t.Errorf("limit %d with GOMEMLIMIT set; want it left at %d", debug.SetMemoryLimit(-1), old)
 	}
 }
+
+// A credential a library logs, even inside a group it builds with
+// LogValue, reaches the log only as a digest; other fields are untouched.
+func TestLoggerRedactsCredentials(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		var buf bytes.Buffer
+		log := NewLogger(&buf, &Logging{LogLevel: slog.LevelInfo, LogFormat: format})
+		log.Warn("auth request: not redirecting", slog.Group("auth_request",
+			slog.String("client_id", "demo_0b5133d9473121c7e1abb248248e8fcd"),
+			slog.String("redirect_uri", "http://127.0.0.1:1/cb")),
+			"refresh_token", "rt-secret", "password", "hunter2-but-longer")
+		out := buf.String()
+		for _, secret := range []string{"demo_0b5133d9473121c7e1abb248248e8fcd", "rt-secret", "hunter2-but-longer"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s: the log holds %q:\n%s", format, secret, out)
+			}
+		}
+		if !strings.Contains(out, "http://127.0.0.1:1/cb") || !strings.Contains(out, "sha256:") {
+			t.Errorf("%s: want the redirect URI kept and digests in place of credentials:\n%s", format, out)
+		}
+	}
+}
