@@ -92,6 +92,10 @@ const privateSuffix = "\x00private"
 // from (spec: an app sees only the text it is licensed for).
 type licensed struct {
 	open, closed []*search.Index
+	// bibles and openBibles count the licensed Bibles in the language,
+	// index loaded or not: a book name needs only that (an edge restarted
+	// during a store outage may hold the catalogue but not every index).
+	bibles, openBibles int
 }
 
 func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
@@ -105,6 +109,12 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Tabl
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
+		if x == nil && inLanguage(st, bv.id, tag) || x != nil && x.Language() == tag {
+			l.bibles++
+			if t.IsOpen(bv.id) {
+				l.openBibles++
+			}
+		}
 		if x == nil || x.Language() != tag {
 			continue
 		}
@@ -117,6 +127,16 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Tabl
 	return l, firstErr
 }
 
+// inLanguage reports whether the catalogue lists Bible id in language tag.
+func inLanguage(st *site, id int32, tag string) bool {
+	c := st.catalog.c.Load()
+	if c == nil {
+		return false
+	}
+	it := c.bibleByID[id]
+	return it != nil && (it.langID == tag || it.tag == tag)
+}
+
 // shows reports whether the app may see a suggestion: topics are the
 // language's own list; a book name needs a licensed Bible in the
 // language, a word of vocabulary one that holds it.
@@ -125,7 +145,7 @@ func (l licensed) shows(sg topic.Suggestion) bool {
 	case topic.SourceTopic:
 		return true
 	case topic.SourceBook:
-		return len(l.open)+len(l.closed) > 0
+		return l.bibles > 0
 	}
 	return l.holds(l.open, sg) || l.holds(l.closed, sg)
 }
@@ -146,7 +166,7 @@ func (l licensed) private(found []topic.Suggestion) bool {
 		switch {
 		case sg.Source == topic.SourceTopic:
 		case sg.Source == topic.SourceBook:
-			if len(l.open) == 0 {
+			if l.openBibles == 0 {
 				return true
 			}
 		case !l.holds(l.open, sg):
