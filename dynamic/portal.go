@@ -292,6 +292,11 @@ func (s *portalRoutes) postRemoveMember(ctx *fasthttp.RequestCtx) {
 	if !s.member(ctx, v, param(ctx, "org"), who != v.acct.ID) {
 		return
 	}
+	if !confirmed(ctx) {
+		v.page.Problem = "Tick the box to confirm: a member removed loses access to the organization's apps and keys."
+		s.orgPage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
 	err := s.store.RemoveMember(s.ctx, v.page.Org.ID, who)
 	var p portal.Problem
 	switch {
@@ -578,6 +583,11 @@ func (s *portalRoutes) postRevoke(ctx *fasthttp.RequestCtx) {
 		s.appPage(ctx, v, http.StatusUnprocessableEntity)
 		return
 	}
+	if !confirmed(ctx) {
+		v.page.Problem = "Tick the box to confirm: a revoked key stops working at every edge within seconds, for good."
+		s.appPage(ctx, v, http.StatusUnprocessableEntity)
+		return
+	}
 	if err := s.keys.RevokeKey(s.ctx, id, s.now()); err != nil {
 		s.pageFail(ctx, err)
 		return
@@ -585,12 +595,18 @@ func (s *portalRoutes) postRevoke(ctx *fasthttp.RequestCtx) {
 	seeOther(ctx, devApp+"?app="+v.page.App.ID)
 }
 
+// confirmed reports whether a form that removes something for good came
+// with its confirmation box ticked: no such act is one click.
+func confirmed(ctx *fasthttp.RequestCtx) bool {
+	return string(ctx.PostArgs().Peek("confirm")) == "yes"
+}
+
 func (s *portalRoutes) postArchive(ctx *fasthttp.RequestCtx) {
 	v, ok := s.ownedLiveApp(ctx)
 	if !ok {
 		return
 	}
-	if string(ctx.PostArgs().Peek("confirm")) != "yes" {
+	if !confirmed(ctx) {
 		v.page.Problem = "Tick the box to confirm: archiving cannot be undone."
 		s.appPage(ctx, v, http.StatusUnprocessableEntity)
 		return

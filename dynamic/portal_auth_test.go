@@ -66,13 +66,13 @@ func TestPortalAuthorisation(t *testing.T) {
 		action string
 		fields url.Values
 	}{
-		{"/developers/members/remove", url.Values{"org": {org}, "account": {ownerID}}},
+		{"/developers/members/remove", url.Values{"confirm": {"yes"}, "org": {org}, "account": {ownerID}}},
 		{"/developers/invitations", url.Values{"org": {org}, "email": {"x@example.test"}, "role": {"owner"}}},
 		{"/developers/join", url.Values{"token": {token}}},
 		{"/developers/apps", url.Values{"org": {org}, "name": {"Intruder"}, "use_case": {"Taking over"}}},
 		{"/developers/apps/archive", url.Values{"app": {app}, "confirm": {"yes"}}},
 		{"/developers/keys", url.Values{"app": {app}}},
-		{"/developers/keys/revoke", url.Values{"app": {app}, "key": {fmt.Sprint(keys[0].ID)}}},
+		{"/developers/keys/revoke", url.Values{"confirm": {"yes"}, "app": {app}, "key": {fmt.Sprint(keys[0].ID)}}},
 		{"/developers/licenses/agree", url.Values{"org": {org}, "license": {"3"}}},
 		{"/developers/licenses/withdraw", url.Values{"org": {org}, "license": {"2"}}},
 	}

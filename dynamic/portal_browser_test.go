@@ -131,6 +131,7 @@ func TestPortalInChromium(t *testing.T) {
 	b.Navigate(base + "/developers/app?app=" + orgApps[0].ID)
 	ready(`document.querySelectorAll("form[action='/developers/keys/revoke']").length === 2`)
 	shot("app-two-keys")
+	b.Eval(`document.querySelector("form[action='/developers/keys/revoke'] input[name=confirm]").click()`, nil)
 	b.Eval(`document.querySelector("form[action='/developers/keys/revoke'] button").click()`, nil)
 	ready(`location.pathname === "/developers/app" && document.body.innerText.includes("revoked")`)
 	waitFor(t, func() bool {

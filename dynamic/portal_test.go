@@ -202,7 +202,14 @@ func TestPortal(t *testing.T) {
 	if len(keys) != 2 {
 		t.Fatalf("keys %+v", keys)
 	}
-	if r := e.post(owner, "/developers/keys/revoke", url.Values{"app": {app}, "key": {fmt.Sprint(keys[0].ID)}}); r.status != 303 {
+	// Revoking is for good: without the box ticked it is refused.
+	if r := e.post(owner, "/developers/keys/revoke", url.Values{"app": {app}, "key": {fmt.Sprint(keys[0].ID)}}); r.status != 422 || !strings.Contains(problemOf(r), "Tick the box") {
+		t.Errorf("revoke unconfirmed: %d %q", r.status, problemOf(r))
+	}
+	if again, _ := e.db.Keys(ctx, app); again[0].RevokedAt != nil || again[1].RevokedAt != nil {
+		t.Errorf("an unconfirmed revoke revoked: %+v", again)
+	}
+	if r := e.post(owner, "/developers/keys/revoke", url.Values{"confirm": {"yes"}, "app": {app}, "key": {fmt.Sprint(keys[0].ID)}}); r.status != 303 {
 		t.Fatalf("revoke: %d %s", r.status, r.body)
 	}
 	e.edgeApp(app, func(a access.App) bool { return slices.Equal(a.KeyHashes, []string{hashOf(key2)}) })
@@ -244,14 +251,14 @@ func TestPortal(t *testing.T) {
 	if m, err := e.db.Membership(ctx, org, devID); err != nil || m.Role != "developer" {
 		t.Fatalf("membership %+v %v", m, err)
 	}
-	r = e.post(owner, "/developers/members/remove", url.Values{"org": {org}, "account": {ownerID}})
+	r = e.post(owner, "/developers/members/remove", url.Values{"confirm": {"yes"}, "org": {org}, "account": {ownerID}})
 	if r.status != 409 || !strings.Contains(problemOf(r), "needs an owner") {
 		t.Errorf("removing the last owner: %d %q", r.status, problemOf(r))
 	}
 	if m, err := e.db.Membership(ctx, org, ownerID); err != nil || m.Role != "owner" {
 		t.Errorf("the last owner was removed: %+v %v", m, err)
 	}
-	if r := e.post(dev, "/developers/members/remove", url.Values{"org": {org}, "account": {devID}}); r.status != 303 {
+	if r := e.post(dev, "/developers/members/remove", url.Values{"confirm": {"yes"}, "org": {org}, "account": {devID}}); r.status != 303 {
 		t.Errorf("leaving: %d %s", r.status, r.body)
 	}
 	if _, err := e.db.Membership(ctx, org, devID); err == nil {
