@@ -39,7 +39,7 @@ func (w *BuildWatcher) Check(ctx context.Context) error {
 }
 
 func (w *BuildWatcher) check(ctx context.Context) error {
-	w.follow.Store = observedStore{w.Store, &w.Server.health}
+	w.follow.Store = w.Server.packs.Observe(w.Store)
 	// The build served may have come from elsewhere (the disk cache's
 	// saved copy): the follower compares the store's pointer with it.
 	if cur := w.Server.site.Load(); cur != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
@@ -87,9 +88,9 @@ func (s *catalogue) catalogOf(ctx context.Context, st *site) (*catalog, error) {
 func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
 	m := st.manifest
 	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
-	var sitePack *packView
+	var sitePack *packs.View
 	if m.Site != nil {
-		pv, err := s.packs.get(ctx, *m.Site)
+		pv, err := s.packs.Get(ctx, *m.Site)
 		if err != nil {
 			return nil, fmt.Errorf("catalogue: %w", err)
 		}
@@ -100,7 +101,7 @@ func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error)
 		if sitePack == nil {
 			return nil
 		}
-		if err := sitePack.pack.Decode(name, v); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+		if err := sitePack.Pack().Decode(name, v); err != nil && !errors.Is(err, publish.ErrNoEntry) {
 			return fmt.Errorf("catalogue: site pack: %w", err)
 		}
 		return nil
@@ -124,11 +125,11 @@ func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error)
 			}
 		}
 		for _, be := range m.Bibles {
-			pv, err := s.packs.get(ctx, be.Pack)
+			pv, err := s.packs.Get(ctx, be.Pack)
 			if err != nil {
 				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}
-			b, err := pv.pack.Raw(publish.NameBible)
+			b, err := pv.Pack().Raw(publish.NameBible)
 			if err != nil {
 				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}

@@ -177,10 +177,10 @@ func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []by
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
-	res, hit := s.composed.get(key)
+	res, hit := s.composed.Get(key)
 	if !hit {
 		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
-		s.composed.add(key, res, res.Size())
+		s.composed.Add(key, res, res.Size())
 	}
 	represent.Serve(ctx, res, private)
 }
@@ -235,7 +235,7 @@ func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.packs.serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
+	s.packs.Serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

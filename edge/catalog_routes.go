@@ -11,7 +11,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -34,8 +36,8 @@ type catalogue struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	gate       *gate
-	packs      *packs
-	composed   *lru[*represent.Resource]
+	packs      *packs.Packs
+	composed   *cache.LRU[*represent.Resource]
 	compute    *computations // bounds the answers composed on demand
 	publicURL  string        // scheme and host of absolute URLs (font sources); "": the request's
 	pageTokens pageTokens    // seals the collections' page tokens
@@ -203,14 +205,14 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 // serveComposed serves a body composed from the catalogue with the edge's
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
-func serveComposed(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
+func serveComposed(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
 	serveComposedAs(ctx, composed, "", body, mod, private, byLanguage)
 }
 
 // serveComposedAs is serveComposed that also remembers the answer under a
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
-func serveComposedAs(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
+func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
 	serveComposedCache(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
@@ -218,18 +220,18 @@ func serveComposedAs(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource
 }
 
 // serveComposedCache is serveComposedAs with its own Cache-Control.
-func serveComposedCache(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
+func serveComposedCache(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
 	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := composed.get(key)
+	res, ok := composed.Get(key)
 	if !ok {
 		res = newCatalogResource(bytes.Clone(body), mod)
-		composed.add(key, res, res.Size())
+		composed.Add(key, res, res.Size())
 	}
 	if reqKey != "" {
 		// The resource is shared with the content key: count only the
 		// entry itself.
-		composed.add(reqKey, res, 0)
+		composed.Add(reqKey, res, 0)
 	}
 	represent.Serve(ctx, res, private)
 	if !private && cc != represent.CachePublic {
@@ -261,8 +263,8 @@ func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params
 }
 
 // serveRemembered serves an answer stored under a request key.
-func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, private, byLanguage bool) bool {
-	res, ok := composed.get(reqKey)
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private, byLanguage bool) bool {
+	res, ok := composed.Get(reqKey)
 	if !ok {
 		return false
 	}

@@ -20,7 +20,7 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	s.packs.Serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
 }
 
 // votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form

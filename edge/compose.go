@@ -60,7 +60,7 @@ func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bib
 		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
 		return
 	}
-	s.composed.add(key, res, res.Size())
+	s.composed.Add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
 }
 
@@ -102,12 +102,12 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, h
 		if ce == nil {
 			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.id, r.Book, ch.ID)
 		}
-		pv, err := s.packs.get(ctx, ce.Pack)
+		pv, err := s.packs.Get(ctx, ce.Pack)
 		if err != nil {
 			return nil, err
 		}
 		var verses [][]bible.Segment
-		if err := pv.pack.Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
+		if err := pv.Pack().Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
 			return nil, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
 		}
 		from, to := span.Verses(c)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
@@ -20,7 +21,7 @@ import (
 // once rather than queued behind work it cannot speed up.
 type computations struct {
 	mu      sync.Mutex
-	running flights[struct{}]
+	running cache.Flights[struct{}]
 	slots   chan struct{}
 	// computed counts computations run: /metrics, and the tests that
 	// show concurrent requests for one key compute it once.
@@ -37,7 +38,7 @@ func newComputations(n int) *computations {
 	if n <= 0 {
 		n = computationsPerCore * runtime.GOMAXPROCS(0)
 	}
-	return &computations{running: make(flights[struct{}]), slots: make(chan struct{}, n)}
+	return &computations{running: make(cache.Flights[struct{}]), slots: make(chan struct{}, n)}
 }
 
 var errBusy = errors.New("edge: too many computations at once")
@@ -55,10 +56,10 @@ func (c *computations) serve(ctx *fasthttp.RequestCtx, key string, cached func()
 			return
 		}
 		c.mu.Lock()
-		f, lead := c.running.join(key)
+		f, lead := c.running.Join(key)
 		c.mu.Unlock()
 		if !lead {
-			if _, err := f.wait(ctx); err != nil {
+			if _, err := f.Wait(ctx); err != nil {
 				c.busy(ctx)
 				return
 			}
@@ -87,12 +88,12 @@ func (c *computations) serve(ctx *fasthttp.RequestCtx, key string, cached func()
 	}
 }
 
-func (c *computations) finish(key string, f *flight[struct{}], err error) {
+func (c *computations) finish(key string, f *cache.Flight[struct{}], err error) {
 	c.mu.Lock()
 	delete(c.running, key)
-	f.err = err
+	f.Err = err
 	c.mu.Unlock()
-	f.land()
+	f.Land()
 }
 
 func (c *computations) busy(ctx *fasthttp.RequestCtx) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -20,8 +22,8 @@ import (
 type bibleRoutes struct {
 	log            *slog.Logger
 	authz          *authz.Authz
-	packs          *packs
-	composed       *lru[*represent.Resource]
+	packs          *packs.Packs
+	composed       *cache.LRU[*represent.Resource]
 	maxRangeVerses int
 }
 
@@ -46,7 +48,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 		return
 	}
 	var ref *publish.PackRef
-	var slot *packSlot
+	var slot *packs.Slot
 	var name string
 	switch rt.kind {
 	case routeBible, routeIndex, routeBooks:
@@ -105,29 +107,12 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 				return
 			}
 			var nb [64]byte
-			s.packs.serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
+			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
 			return
 		}
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
-}
-
-// serve answers with one entry of one pack (404 with missing when there is
-// none, 503 when the pack cannot be loaded); name is built by the caller in
-// a stack buffer so that the lookup does not allocate. slot, when not nil,
-// is where the pack is kept for its next requests (a chapter's).
-func (p *packs) serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
-	res, err := p.entry(ctx, slot, ref, name)
-	if err != nil {
-		respond.Fail(ctx, log, respond.Unavailable, "cannot load pack", err)
-		return
-	}
-	if res == nil {
-		respond.Answer(ctx, respond.NotFound, missing)
-		return
-	}
-	represent.Serve(ctx, res, private)
+	s.packs.Serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
@@ -160,7 +145,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	var key []byte
 	if bytes.IndexByte(pid, '-') >= 0 {
 		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
-		if res, ok := s.composed.find(key); ok {
+		if res, ok := s.composed.Find(key); ok {
 			if t.CheckLicence(ctx, app, bv.id) {
 				represent.Serve(ctx, res, private)
 			}
@@ -180,7 +165,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 		return
 	}
 	if r.Kind() == bible.KindRange {
-		s.composed.missed()
+		s.composed.Missed()
 		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
 		return
 	}
@@ -204,7 +189,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 		ch = bv.chapter(r.Book, r.Chapter)
 	}
 	var ref *publish.PackRef
-	var slot *packSlot
+	var slot *packs.Slot
 	verse := r.Verse
 	if ch != nil {
 		ref, slot = &ch.Pack, &ch.pack
@@ -221,7 +206,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
 }
 
 // parseBool reads a boolean query parameter the way the reference service

@@ -47,11 +47,11 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 	}
 	for _, be := range st.manifest.Bibles {
 		base := "v1/bibles/" + strconv.Itoa(int(be.ID))
-		pv, err := s.packs.get(ctx, be.Pack)
+		pv, err := s.packs.Get(ctx, be.Pack)
 		if err != nil {
 			return n, err
 		}
-		for name, res := range pv.index.all() {
+		for name, res := range pv.Entries() {
 			rel := ""
 			switch {
 			case name == publish.NameBible:
@@ -69,11 +69,11 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 		for _, ke := range be.Books {
 			book := base + "/books/" + string(ke.ID)
-			pv, err := s.packs.get(ctx, ke.Pack)
+			pv, err := s.packs.Get(ctx, ke.Pack)
 			if err != nil {
 				return n, err
 			}
-			for name, res := range pv.index.all() {
+			for name, res := range pv.Entries() {
 				rel := ""
 				switch {
 				case name == publish.NameBook:
@@ -93,11 +93,11 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			for _, ce := range ke.Chapters {
 				chap := book + "/chapters/" + ce.ID
 				pid := base + "/passages/" + string(ke.ID) + "." + ce.ID
-				pv, err := s.packs.get(ctx, ce.Pack)
+				pv, err := s.packs.Get(ctx, ce.Pack)
 				if err != nil {
 					return n, err
 				}
-				for name, res := range pv.index.all() {
+				for name, res := range pv.Entries() {
 					rel := ""
 					switch {
 					case name == publish.NameChapter:

@@ -87,11 +87,11 @@ func (s *searchAPI) aidsOf(ctx context.Context, st *site, tag string) (*langAids
 
 // readInternal decodes an internal JSON entry of a pack.
 func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
-	pv, err := s.packs.get(ctx, ref)
+	pv, err := s.packs.Get(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("search aids: %w", err)
 	}
-	if err := pv.pack.Decode(name, v); err != nil {
+	if err := pv.Pack().Decode(name, v); err != nil {
 		return fmt.Errorf("search aids: pack %s: %w", ref.Key, err)
 	}
 	return nil

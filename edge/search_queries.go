@@ -51,7 +51,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	// depends on the app's licences: the key names the app.
 	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
 	s.compute.serve(ctx, reqKey, func() bool {
-		_, private := s.composed.peek(reqKey + privateSuffix)
+		_, private := s.composed.Peek(reqKey + privateSuffix)
 		return serveRemembered(ctx, s.composed, reqKey, private, false)
 	}, func() {
 		var found []topic.Suggestion
@@ -78,7 +78,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			return
 		}
 		if private {
-			s.composed.add(reqKey+privateSuffix, nil, 0)
+			s.composed.Add(reqKey+privateSuffix, nil, 0)
 		}
 		serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
 	})

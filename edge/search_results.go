@@ -112,7 +112,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		lang = x.Language()
 	}
 	s.compute.serve(ctx, key, func() bool {
-		res, ok := s.searched.get(key)
+		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
 		}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
@@ -64,9 +66,9 @@ type searchAPI struct {
 	authz      *authz.Authz
 	gate       *gate
 	site       *atomic.Pointer[site]
-	packs      *packs
-	composed   *lru[*represent.Resource]
-	searched   *lru[*represent.Resource]
+	packs      *packs.Packs
+	composed   *cache.LRU[*represent.Resource]
+	searched   *cache.LRU[*represent.Resource]
 	compute    *computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics

@@ -106,7 +106,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 		if len(ans.res.Topics) > 0 {
 			// Which language answered, for trending when the answer is
 			// served again from the cache.
-			s.searched.add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
+			s.searched.Add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
 		}
 		s.metrics.observe(time.Since(start), len(ans.res.Topics))
 		s.trending.count(ans.tag, query, app.ID(), s.trendingClient(ctx), len(ans.res.Topics))
@@ -120,7 +120,7 @@ func (s *searchAPI) foundTopicsIn(st *site, key string, ranges []string) string 
 	for _, tag := range st.aids.languages(st.manifest) {
 		for _, r := range ranges {
 			if lang.MatchRange(r, tag) {
-				if _, ok := s.searched.peek(key + foundSuffix + "\x00" + tag); ok {
+				if _, ok := s.searched.Peek(key + foundSuffix + "\x00" + tag); ok {
 					return tag
 				}
 				break

@@ -156,7 +156,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
 	s.compute.serve(ctx, key, func() bool {
-		res, ok := s.searched.get(key)
+		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
 		}
@@ -196,9 +196,9 @@ func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *bibleView, re
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
 func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
-	s.searched.add(key, res, res.Size())
+	s.searched.Add(key, res, res.Size())
 	if found > 0 {
-		s.searched.add(key+foundSuffix, res, 0) // shares res: counts only the entry
+		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
 	}
 }
 
@@ -206,7 +206,7 @@ func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
 // when it found nothing (or that mark was evicted: then the search is
 // not counted, the safe side).
 func (s *searchAPI) foundBefore(key string) int {
-	if _, ok := s.searched.peek(key + foundSuffix); ok {
+	if _, ok := s.searched.Peek(key + foundSuffix); ok {
 		return 1
 	}
 	return 0
@@ -288,11 +288,11 @@ func (s *searchAPI) searchIndex(ctx context.Context, bv *bibleView) (*search.Ind
 		return x, nil
 	}
 	x, err := search.Load(bv.entry.Search, func(ref publish.PackRef) ([]byte, error) {
-		v, err := s.packs.get(ctx, ref)
+		v, err := s.packs.Get(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
-		return v.pack.Raw(publish.NameSearch)
+		return v.Pack().Raw(publish.NameSearch)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bible %d: %w", bv.id, err)

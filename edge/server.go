@@ -22,7 +22,9 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -69,7 +71,7 @@ type Config struct {
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
 	// the largest pack fetched whole on a miss; larger ones are read by
 	// ranges (0: DefaultWholePackMax; negative: always whole). See
-	// storecache.go.
+	// edge/internal/packs.
 	DiskCacheDir   string
 	DiskCacheBytes int64
 	WholePackMax   int64
@@ -112,10 +114,10 @@ type Config struct {
 }
 
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
-// flags' defaults. DefaultMaxRangeVerses and DefaultWholePackMax are with
-// what they bound.
+// flags' defaults. DefaultMaxRangeVerses is with what it bounds.
 const (
 	DefaultRatePerSecond     = 20 // burst: twice the rate
+	DefaultWholePackMax      = packs.DefaultWholeMax
 	DefaultPackCacheBytes    = 1 << 30
 	DefaultComposeCacheBytes = 64 << 20
 	DefaultDynamicTimeout    = 30 * time.Second
@@ -130,16 +132,15 @@ var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
-	packs    *packs
-	composed *lru[*represent.Resource]
-	searched *lru[*represent.Resource] // search answers (search_verses.go)
+	packs    *packs.Packs
+	composed *cache.LRU[*represent.Resource]
+	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
 	authz    *authz.Authz
 	gateway  *gateway
 	dev      *devSurface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
-	health   storeHealth
 	trending searchTrends
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
@@ -216,25 +217,19 @@ func New(cfg Config) (*Server, error) {
 		cfg:          cfg,
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
-		composed:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
-		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
+		composed:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
+		searched:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
 		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
-	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
-	s.packs.wholeMax = cfg.WholePackMax
-	if s.packs.wholeMax == 0 {
-		s.packs.wholeMax = DefaultWholePackMax
+	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
+		DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.DiskCacheDir != "" {
-		d, err := openDiskCache(cfg.DiskCacheDir, cfg.DiskCacheBytes)
-		if err != nil {
-			return nil, err
-		}
-		s.packs.disk = d
-	}
+	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
 	compute := newComputations(0)
@@ -436,7 +431,7 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		default:
 			// Cached content is still served, but a balancer should
 			// prefer an edge that can also load what is not cached.
-			if reason, down := s.health.outage(); down {
+			if reason, down := s.packs.Outage(); down {
 				ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 				ctx.SetBodyString(reason)
 				break

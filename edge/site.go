@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
@@ -30,8 +31,8 @@ type bibleView struct {
 	books map[string]*bookView
 
 	// Every chapter of every book, found by "BOOK.CHAPTER" with one probe
-	// (entryindex.go): a passage's chapter is a lookup of every hit.
-	chapterIdx  nameIndex
+	// (packs.NameIndex): a passage's chapter is a lookup of every hit.
+	chapterIdx  packs.NameIndex
 	chapters    []chapterView
 	chapterKeys []string
 
@@ -48,11 +49,10 @@ type bookView struct {
 
 // chapterView is a chapter of the build and, once a request has found the
 // chapter's pack whole in memory, that pack: the chapter's next requests
-// go straight to it, without the pack cache's lookup and lock (packs.go,
-// packSlot).
+// go straight to it, without the pack cache's lookup and lock (packs.Slot).
 type chapterView struct {
 	*publish.ChapterEntry
-	pack packSlot
+	pack packs.Slot
 }
 
 func newSite(build string, m *publish.Manifest) *site {
@@ -68,7 +68,7 @@ func newSite(build string, m *publish.Manifest) *site {
 				bv.chapterKeys = append(bv.chapterKeys, string(ke.ID)+"."+ke.Chapters[k].ID)
 			}
 		}
-		bv.chapterIdx = newNameIndex(len(bv.chapterKeys), bv.chapterKey)
+		bv.chapterIdx = packs.NewNameIndex(len(bv.chapterKeys), bv.chapterKey)
 		s.bibles[be.ID] = bv
 	}
 	return s
@@ -77,7 +77,7 @@ func newSite(build string, m *publish.Manifest) *site {
 // chapter returns chapter id of book, nil when the build has none.
 func (bv *bibleView) chapter(book bible.BookID, id string) *chapterView {
 	var kb [32]byte
-	i := bv.chapterIdx.find(append(append(append(kb[:0], book...), '.'), id...), bv.chapterKey)
+	i := bv.chapterIdx.Find(append(append(append(kb[:0], book...), '.'), id...), bv.chapterKey)
 	if i < 0 {
 		return nil
 	}
@@ -95,7 +95,7 @@ func (s *bibleRoutes) bibleIndex(ctx context.Context, bv *bibleView) (*bible.Ind
 	}
 	// By entry, not by pack: the Bible's pack holds every book list too
 	// and is large enough to be read by ranges.
-	r, err := s.packs.entry(ctx, nil, &bv.entry.Pack, []byte(publish.NameIndex))
+	r, err := s.packs.Entry(ctx, nil, &bv.entry.Pack, []byte(publish.NameIndex))
 	if err != nil {
 		return nil, err
 	}

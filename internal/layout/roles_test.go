@@ -14,10 +14,13 @@ import (
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
 	"edge/internal/respond":   {"wire", "publish"},
-	"edge/internal/represent": {"edge/internal/respond", "publish"},
-	"edge/internal/conn":      {"edge/internal/respond", "wire"},
-	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
-	"edge/internal/metrics":   {},
+	"edge/internal/cache":     {"edge/internal/metrics"},
+	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
+	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
+		"edge/internal/respond", "publish", "internal/atomicfile"},
+	"edge/internal/conn":    {"edge/internal/respond", "wire"},
+	"edge/internal/authz":   {"edge/internal/respond", "access", "wire"},
+	"edge/internal/metrics": {},
 }
 
 func TestEdgeRoleImports(t *testing.T) {
