@@ -37,7 +37,7 @@ func (s *Server) restoreBuild() (string, bool) {
 // Build is the id of the build being served, "" before the first.
 func (s *Server) Build() string {
 	if st := s.site.Load(); st != nil {
-		return st.build
+		return st.Build
 	}
 	return ""
 }

@@ -43,8 +43,8 @@ func (w *BuildWatcher) check(ctx context.Context) error {
 	// The build served may have come from elsewhere (the disk cache's
 	// saved copy): the follower compares the store's pointer with it.
 	if cur := w.Server.site.Load(); cur != nil {
-		if f := w.follow.Current(); f == nil || f.ID != cur.build {
-			w.follow.Keep(cur.build, cur.manifest)
+		if f := w.follow.Current(); f == nil || f.ID != cur.Build {
+			w.follow.Keep(cur.Build, cur.Manifest)
 		}
 	}
 	b, changed, err := w.follow.Check(ctx)

@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -51,43 +51,24 @@ type catalog struct {
 	votdDay map[int]*represent.Resource
 }
 
-// catalogSlot holds a site's catalog. It is filled before the site is
-// published to requests; if that failed (the store was down), the first
-// catalogue request tries again.
-type catalogSlot struct {
-	mu sync.Mutex
-	c  atomic.Pointer[catalog]
-}
-
 // prepareCatalog builds st's catalog before st is swapped in. A failure is
 // logged and retried on demand: the content routes do not need it.
-func (s *catalogue) prepareCatalog(st *site) {
+func (s *catalogue) prepareCatalog(st *site.Site) {
 	if _, err := s.catalogOf(context.Background(), st); err != nil {
-		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.build, "err", err)
+		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.Build, "err", err)
 	}
 }
 
-// catalogOf returns st's catalog, building it if needed.
-func (s *catalogue) catalogOf(ctx context.Context, st *site) (*catalog, error) {
-	if c := st.catalog.c.Load(); c != nil {
-		return c, nil
-	}
-	st.catalog.mu.Lock()
-	defer st.catalog.mu.Unlock()
-	if c := st.catalog.c.Load(); c != nil {
-		return c, nil
-	}
-	c, err := s.loadCatalog(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	st.catalog.c.Store(c)
-	return c, nil
+// catalogOf returns st's catalog, building it if needed. It is built
+// before the site is published to requests; if that failed (the store was
+// down), the first catalogue request tries again.
+func (s *catalogue) catalogOf(ctx context.Context, st *site.Site) (*catalog, error) {
+	return site.Make(&st.Catalog, func() (*catalog, error) { return s.loadCatalog(ctx, st) })
 }
 
-func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
-	m := st.manifest
-	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
+func (s *catalogue) loadCatalog(ctx context.Context, st *site.Site) (*catalog, error) {
+	m := st.Manifest
+	c := &catalog{build: st.Build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
 	var sitePack *packs.View
 	if m.Site != nil {
 		pv, err := s.packs.Get(ctx, *m.Site)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -216,13 +217,13 @@ func cssIdent(s string) string {
 // fontFile serves a published font file at /v1/fonts/files/<hash>/<name>.
 // The URL names the content, so the answer is immutable; a URL with an
 // older hash is sent to the current one.
-func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
+func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
 		respond.RouteNotFound(ctx)
 		return
 	}
-	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
+	ref, found := st.Manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
 		respond.Answer(ctx, respond.NotFound, "Font file not found.")
 		return

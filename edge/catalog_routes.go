@@ -172,7 +172,7 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 	}
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
-		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
+		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.Build, "err", err)
 		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
 		return
 	}

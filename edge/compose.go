@@ -18,6 +18,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -51,7 +52,7 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bibleView, r bible.Ref, html, headings, notes, private bool) {
+func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
@@ -66,13 +67,13 @@ func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bib
 
 // compose puts a range together. Its error is a *respond.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
-func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
-	idx, err := s.bibleIndex(ctx, bv)
+func (s *bibleRoutes) compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
+	idx, err := bv.Index(ctx, s.packs)
 	if err != nil {
-		return nil, fmt.Errorf("no index for bible %d: %w", bv.id, err)
+		return nil, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
 	}
 	book := idx.Book(r.Book)
-	bk := bv.books[string(r.Book)]
+	bk := bv.Books[string(r.Book)]
 	if book == nil || bk == nil {
 		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
 	}
@@ -87,7 +88,7 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, h
 	case errors.Is(err, bible.ErrBackwards):
 		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
 	case err != nil:
-		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.id, err)
+		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.ID, err)
 	}
 	if n := span.Len(); n > s.maxRangeVerses {
 		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
@@ -98,9 +99,9 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, h
 	var mod time.Time
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
-		ce := bv.chapter(r.Book, ch.ID)
+		ce := bv.Chapter(r.Book, ch.ID)
 		if ce == nil {
-			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.id, r.Book, ch.ID)
+			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, r.Book, ch.ID)
 		}
 		pv, err := s.packs.Get(ctx, ce.Pack)
 		if err != nil {

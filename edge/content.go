@@ -11,6 +11,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/valyala/fasthttp"
 )
@@ -28,7 +29,7 @@ type bibleRoutes struct {
 }
 
 // serve answers the Bibles routes, once admitGET has let the request in.
-func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site, rt *route) {
+func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, rt *route) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return
@@ -38,7 +39,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
 		return
 	}
-	bv := st.bibles[id]
+	bv := st.Bibles[id]
 	if p == idNone || bv == nil {
 		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
@@ -52,7 +53,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 	var name string
 	switch rt.kind {
 	case routeBible, routeIndex, routeBooks:
-		ref = &bv.entry.Pack
+		ref = &bv.Entry.Pack
 		name = publish.NameBible
 		if rt.kind == routeIndex {
 			name = publish.NameIndex
@@ -74,13 +75,13 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
 		}
-		bk := bv.books[string(book)]
+		bk := bv.Books[string(book)]
 		if bk == nil {
 			respond.Answer(ctx, respond.NotFound, "Book not found.")
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
-			ref, name = &bk.entry.Pack, publish.NameBook
+			ref, name = &bk.Entry.Pack, publish.NameBook
 			if rt.kind == routeChapters {
 				name = publish.NameChapters
 			}
@@ -90,12 +91,12 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
-		ch := bv.chapter(book, respond.UnsafeString(rt.chapter))
+		ch := bv.Chapter(book, respond.UnsafeString(rt.chapter))
 		if ch == nil {
 			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
 			return
 		}
-		ref, slot = &ch.Pack, &ch.pack
+		ref, slot = &ch.Pack, &ch.Slot
 		switch rt.kind {
 		case routeChapter:
 			name = publish.NameChapter
@@ -116,8 +117,8 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site, bv *bibleView, pid []byte) {
-	private := !t.IsOpen(bv.id)
+func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
+	private := !t.IsOpen(bv.ID)
 	args := ctx.QueryArgs()
 	html := false
 	switch f := args.Peek("format"); {
@@ -144,9 +145,9 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	var kb [128]byte
 	var key []byte
 	if bytes.IndexByte(pid, '-') >= 0 {
-		key = composedKey(kb[:0], st.build, bv.id, pid, html, headings, notes)
+		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
 		if res, ok := s.composed.Find(key); ok {
-			if t.CheckLicence(ctx, app, bv.id) {
+			if t.CheckLicence(ctx, app, bv.ID) {
 				represent.Serve(ctx, res, private)
 			}
 			return
@@ -161,7 +162,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
 		return
 	}
-	if !t.CheckLicence(ctx, app, bv.id) {
+	if !t.CheckLicence(ctx, app, bv.ID) {
 		return
 	}
 	if r.Kind() == bible.KindRange {
@@ -184,17 +185,17 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	// A chapter's passage is found by the chapter alone; the book is
 	// looked up for an introduction, or to tell which of the two is
 	// missing.
-	var ch *chapterView
+	var ch *site.Chapter
 	if !intro {
-		ch = bv.chapter(r.Book, r.Chapter)
+		ch = bv.Chapter(r.Book, r.Chapter)
 	}
 	var ref *publish.PackRef
 	var slot *packs.Slot
 	verse := r.Verse
 	if ch != nil {
-		ref, slot = &ch.Pack, &ch.pack
+		ref, slot = &ch.Pack, &ch.Slot
 	} else {
-		bk := bv.books[string(r.Book)]
+		bk := bv.Books[string(r.Book)]
 		if bk == nil {
 			respond.Answer(ctx, respond.NotFound, "Book not found.")
 			return
@@ -203,7 +204,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
 			return
 		}
-		ref, verse = &bk.entry.Pack, bible.IntroChapter
+		ref, verse = &bk.Entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
 	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")

@@ -45,7 +45,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		n++
 		return nil
 	}
-	for _, be := range st.manifest.Bibles {
+	for _, be := range st.Manifest.Bibles {
 		base := "v1/bibles/" + strconv.Itoa(int(be.ID))
 		pv, err := s.packs.Get(ctx, be.Pack)
 		if err != nil {
@@ -122,9 +122,9 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 	}
 	for id, ids := range passages {
-		bv := st.bibles[id]
+		bv := st.Bibles[id]
 		if bv == nil {
-			return n, fmt.Errorf("export: Bible %d is not in build %s", id, st.build)
+			return n, fmt.Errorf("export: Bible %d is not in build %s", id, st.Build)
 		}
 		for _, pid := range ids {
 			r, err := bible.ParseRef(pid)

@@ -131,9 +131,9 @@ func TestPackCacheAccounting(t *testing.T) {
 	st := e.srv.site.Load()
 	e.srv.packs.Cache().Clear()
 	n := 0
-	for _, bv := range st.bibles {
-		for i := range bv.chapters {
-			ch := &bv.chapters[i]
+	for _, bv := range st.Bibles {
+		for i := range bv.Chapters() {
+			ch := &bv.Chapters()[i]
 			if _, err := e.srv.packs.Get(context.Background(), ch.Pack); err != nil {
 				t.Fatal(err)
 			}

@@ -106,7 +106,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {
-		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.build)
+		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.Build)
 	}
 	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
 	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")

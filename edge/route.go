@@ -9,6 +9,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/wire"
 )
 
@@ -214,7 +215,7 @@ func cutLastColon(h []byte) (host, port []byte, ok bool) {
 // gate holds what admitGET reads: the access table and the build in force.
 type gate struct {
 	authz *authz.Authz
-	site  *atomic.Pointer[site]
+	site  *atomic.Pointer[site.Site]
 }
 
 // admitGET runs the checks a GET route group (Bibles, catalogue, search) starts
@@ -222,7 +223,7 @@ type gate struct {
 // the group is 404, a method other than GET or HEAD 405, and an edge
 // without a build or an access snapshot yet answers "starting". ok is
 // false when it has answered.
-func (g *gate) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site, bool) {
+func (g *gate) admitGET(ctx *fasthttp.RequestCtx, known bool) (*authz.Table, *site.Site, bool) {
 	if !known {
 		respond.RouteNotFound(ctx)
 		return nil, nil, false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -18,7 +19,7 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
@@ -55,7 +56,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		return serveRemembered(ctx, s.composed, reqKey, private, false)
 	}, func() {
 		var found []topic.Suggestion
-		mod := st.manifest.Created
+		mod := st.Manifest.Created
 		private := false
 		_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
 			if l.suggest == nil {
@@ -98,27 +99,27 @@ type licensed struct {
 	bibles, openBibles int
 }
 
-func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
+func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
 	var l licensed
 	var firstErr error
-	for _, bv := range st.bibles {
-		if !t.Licensed(app, bv.id) {
+	for _, bv := range st.Bibles {
+		if !t.Licensed(app, bv.ID) {
 			continue
 		}
 		x, err := s.searchIndex(ctx, bv)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		if x == nil && inLanguage(st, bv.id, tag) || x != nil && x.Language() == tag {
+		if x == nil && inLanguage(st, bv.ID, tag) || x != nil && x.Language() == tag {
 			l.bibles++
-			if t.IsOpen(bv.id) {
+			if t.IsOpen(bv.ID) {
 				l.openBibles++
 			}
 		}
 		if x == nil || x.Language() != tag {
 			continue
 		}
-		if t.IsOpen(bv.id) {
+		if t.IsOpen(bv.ID) {
 			l.open = append(l.open, x)
 		} else {
 			l.closed = append(l.closed, x)
@@ -128,8 +129,8 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Tabl
 }
 
 // inLanguage reports whether the catalogue lists Bible id in language tag.
-func inLanguage(st *site, id int32, tag string) bool {
-	c := st.catalog.c.Load()
+func inLanguage(st *site.Site, id int32, tag string) bool {
+	c := site.Load[catalog](&st.Catalog)
 	if c == nil {
 		return false
 	}

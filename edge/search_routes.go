@@ -11,6 +11,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/valyala/fasthttp"
 )
 
@@ -65,7 +66,7 @@ type searchAPI struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	gate       *gate
-	site       *atomic.Pointer[site]
+	site       *atomic.Pointer[site.Site]
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*represent.Resource]

@@ -27,6 +27,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -151,7 +152,7 @@ type Server struct {
 	// the edge token (ErrEdgeTokenRejected); /readyz says so.
 	tokenRejected atomic.Bool
 
-	site       atomic.Pointer[site]
+	site       atomic.Pointer[site.Site]
 	gate       gate         // the checks every GET route group starts with
 	bibles     *bibleRoutes // the Bibles routes
 	catalogue  *catalogue   // the catalogue routes
@@ -258,7 +259,7 @@ func New(cfg Config) (*Server, error) {
 // The build's catalogues are prepared before the swap, so that they change
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
-	st := newSite(id, m)
+	st := site.New(id, m)
 	s.catalogue.prepareCatalog(st)
 	s.site.Store(st)
 	go s.searchAPI.loadSearchIndexes(st)

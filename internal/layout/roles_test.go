@@ -18,6 +18,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
 	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
 		"edge/internal/respond", "publish", "internal/atomicfile"},
+	"edge/internal/site":    {"edge/internal/packs", "edge/internal/represent", "bible", "publish"},
 	"edge/internal/conn":    {"edge/internal/respond", "wire"},
 	"edge/internal/authz":   {"edge/internal/respond", "access", "wire"},
 	"edge/internal/metrics": {},
