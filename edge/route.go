@@ -131,47 +131,6 @@ func parsePathID(b []byte) (int32, idParse) {
 	return int32(n), idOK
 }
 
-// Routes owned by the dynamic service (the edge authenticates and forwards).
-var (
-	gwHighlights   = []byte("/v1/highlights")
-	gwLicenses     = []byte("/v1/licenses")
-	gwApps         = []byte("/v1/apps/")
-	gwDataExchange = []byte("/data-exchange")
-	// Sign-in: the platform's pages and its OpenID provider (docs/sign-in.md).
-	gwAuth      = []byte("/auth/")
-	gwDiscovery = []byte("/.well-known/openid-configuration")
-	gwJWKS      = []byte("/.well-known/jwks.json")
-	// The developer portal (docs/portal.md): pages for a signed-in
-	// account, no App Key.
-	gwDevelopers = []byte("/developers")
-)
-
-func isGatewayPath(p []byte) bool {
-	switch {
-	case bytes.Equal(p, gwHighlights), bytes.HasPrefix(p, gwHighlights) && p[len(gwHighlights)] == '/':
-		return true
-	case bytes.Equal(p, gwLicenses):
-		return true
-	case bytes.HasPrefix(p, gwApps) && len(p) > len(gwApps):
-		return true
-	case bytes.Equal(p, gwDataExchange), bytes.HasPrefix(p, gwDataExchange) && p[len(gwDataExchange)] == '/':
-		return true
-	case isSignIn(p):
-		return true
-	}
-	return false
-}
-
-// isSignIn reports the sign-in routes, which name their app (if any) by
-// client_id, the App Key, and the developer portal's pages, which need
-// none.
-func isSignIn(p []byte) bool {
-	return bytes.HasPrefix(p, gwAuth) && len(p) > len(gwAuth) || bytes.Equal(p, gwDiscovery) || bytes.Equal(p, gwJWKS) ||
-		bytes.Equal(p, gwDevelopers) || bytes.HasPrefix(p, gwDevelopers) && p[len(gwDevelopers)] == '/'
-}
-
-func isDataExchange(p []byte) bool { return bytes.HasPrefix(p, gwDataExchange) }
-
 // redirectHTTPS sends plain-HTTP requests to https with 308, which keeps
 // the method and body (RFC 9110 §15.4.9), when this edge terminates TLS or a
 // trusted proxy in front of it reports that the client used plain HTTP.

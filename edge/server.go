@@ -23,6 +23,7 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
@@ -137,7 +138,7 @@ type Server struct {
 	composed *cache.LRU[*represent.Resource]
 	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
 	authz    *authz.Authz
-	gateway  *gateway
+	gateway  *gateway.Gateway
 	dev      *devSurface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
@@ -242,16 +243,14 @@ func New(cfg Config) (*Server, error) {
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
 		composed: s.composed, searched: s.searched, compute: compute, pageTokens: s.pageTokens, trending: &s.trending}
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
-	s.gateway = &gateway{}
+	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
+		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
+	if err != nil {
+		return nil, err
+	}
 	if cfg.DynamicURL != "" {
-		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
-		if err != nil {
-			return nil, err
-		}
-		s.gateway = g
 		s.trending.client = &http.Client{}
 	}
-	s.gateway.authz, s.gateway.log = s.authz, s.log
 	return s, nil
 }
 
@@ -397,8 +396,8 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if s.searchAPI.serve(ctx, adm, path) {
 		return metrics.ClassSearch
 	}
-	if isGatewayPath(path) {
-		s.gateway.forward(ctx, adm, path)
+	if gateway.IsPath(path) {
+		s.gateway.Forward(ctx, adm, path)
 		return metrics.ClassGateway
 	}
 	respond.RouteNotFound(ctx)

@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
@@ -69,7 +70,7 @@ type searchTrends struct {
 	// failed counts reports and refreshes that failed.
 	reportFailed, refreshFailed metrics.Counter
 	// Their warnings while dynamic is down, one an interval.
-	reportOutage, refreshOutage outageLog
+	reportOutage, refreshOutage outage.Log
 }
 
 // trendSnap is a snapshot ready to serve.
@@ -151,17 +152,17 @@ func (s *searchTrends) run(ctx context.Context) {
 
 func (s *searchTrends) reportLogged(ctx context.Context) {
 	if err := s.report(ctx); err != nil {
-		s.reportOutage.failed(s.log, "cannot report search queries; kept for the next report", "err", err)
+		s.reportOutage.Failed(s.log, "cannot report search queries; kept for the next report", "err", err)
 	} else {
-		s.reportOutage.ok(s.log, "search queries reported again")
+		s.reportOutage.OK(s.log, "search queries reported again")
 	}
 }
 
 func (s *searchTrends) refreshLogged(ctx context.Context) {
 	if err := s.refresh(ctx); err != nil {
-		s.refreshOutage.failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
+		s.refreshOutage.Failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
 	} else {
-		s.refreshOutage.ok(s.log, "trending search queries refreshed again")
+		s.refreshOutage.OK(s.log, "trending search queries refreshed again")
 	}
 }
 

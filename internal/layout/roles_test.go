@@ -19,6 +19,8 @@ var edgeRoles = map[string][]string{
 	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
 		"edge/internal/respond", "publish", "internal/atomicfile"},
 	"edge/internal/site":    {"edge/internal/packs", "edge/internal/represent", "bible", "publish"},
+	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire"},
+	"edge/internal/outage":  {},
 	"edge/internal/conn":    {"edge/internal/respond", "wire"},
 	"edge/internal/authz":   {"edge/internal/respond", "access", "wire"},
 	"edge/internal/metrics": {},
