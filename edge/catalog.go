@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -508,7 +509,7 @@ func fontHash(ref publish.PackRef) string {
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
 func newCatalogResource(body []byte, mod time.Time) *represent.Resource {
-	return newComposedResource(body, publish.JSON, mod, composeCodecs)
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept)
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -127,13 +129,13 @@ func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 }
 
 func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
-	n, p := parsePathID(id)
-	if p == idInvalid {
+	n, p := params.PathID(id)
+	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
-	if p == idNone || f == nil {
+	if p == params.IDNone || f == nil {
 		respond.Answer(ctx, respond.NotFound, "Font not found.")
 	}
 	return f
@@ -180,7 +182,7 @@ func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []by
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
 	res, hit := s.composed.Get(key)
 	if !hit {
-		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
+		res = compose.NewResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, compose.Kept)
 		s.composed.Add(key, res, res.Size())
 	}
 	represent.Serve(ctx, res, private)

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"strings"
 	"time"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
@@ -38,9 +37,9 @@ type catalogue struct {
 	gate       *gate
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
-	compute    *computations // bounds the answers composed on demand
-	publicURL  string        // scheme and host of absolute URLs (font sources); "": the request's
-	pageTokens pageTokens    // seals the collections' page tokens
+	compute    *compose.Computations // bounds the answers composed on demand
+	publicURL  string                // scheme and host of absolute URLs (font sources); "": the request's
+	pageTokens pageTokens            // seals the collections' page tokens
 }
 
 type catRoute uint8
@@ -213,29 +212,9 @@ func serveComposed(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Reso
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
 func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	serveComposedCache(ctx, composed, reqKey, body, mod, catalogCache, private)
+	compose.Serve(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
-	}
-}
-
-// serveComposedCache is serveComposedAs with its own Cache-Control.
-func serveComposedCache(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
-	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
-	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := composed.Get(key)
-	if !ok {
-		res = newCatalogResource(bytes.Clone(body), mod)
-		composed.Add(key, res, res.Size())
-	}
-	if reqKey != "" {
-		// The resource is shared with the content key: count only the
-		// entry itself.
-		composed.Add(reqKey, res, 0)
-	}
-	represent.Serve(ctx, res, private)
-	if !private && cc != represent.CachePublic {
-		ctx.Response.Header.Set("Cache-Control", cc)
 	}
 }
 
@@ -264,11 +243,9 @@ func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params
 
 // serveRemembered serves an answer stored under a request key.
 func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private, byLanguage bool) bool {
-	res, ok := composed.Get(reqKey)
-	if !ok {
+	if !compose.Remembered(ctx, composed, reqKey, private) {
 		return false
 	}
-	represent.Serve(ctx, res, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
@@ -280,10 +257,3 @@ func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Re
 const catalogCache = represent.CachePublic
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
-
-// noContent is the spec's 204: nothing matches, no body.
-func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.CacheControl(private))
-	ctx.SetStatusCode(fasthttp.StatusNoContent)
-	ctx.Response.ResetBody()
-}

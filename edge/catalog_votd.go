@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -27,12 +28,12 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
 func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
-	n, p := parsePathID(day)
-	if p == idInvalid {
+	n, p := params.PathID(day)
+	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
 		return
 	}
-	if p == idNone {
+	if p == params.IDNone {
 		respond.Answer(ctx, respond.NotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
 		return
 	}

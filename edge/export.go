@@ -136,7 +136,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, err := s.bibles.compose(ctx, bv, r, html, headings, notes)
+				res, err := s.bibles.Compose(ctx, bv, r, html, headings, notes)
 				if err != nil {
 					return n, fmt.Errorf("export %s: %w", pid, err)
 				}
@@ -147,4 +147,19 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 	}
 	return n, nil
+}
+
+// variantFlags is the inverse of publish.Variant.
+func variantFlags(variant string) (html, headings, notes bool) {
+	switch variant {
+	case "html":
+		return true, false, false
+	case "html-h":
+		return true, true, false
+	case "html-n":
+		return true, false, true
+	case "html-hn":
+		return true, true, true
+	}
+	return false, false, false
 }

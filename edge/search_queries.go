@@ -9,6 +9,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/search"
@@ -25,7 +27,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	start := time.Now()
 	defer func() { s.metrics.observe(time.Since(start), -1) }()
 	args := ctx.QueryArgs()
-	trending, _, ok := parseBool(args.Peek("trending"))
+	trending, _, ok := params.Bool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
 		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
 		return
@@ -51,7 +53,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	// names and vocabulary come from the language's Bibles, so the answer
 	// depends on the app's licences: the key names the app.
 	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
-	s.compute.serve(ctx, reqKey, func() bool {
+	s.compute.Serve(ctx, reqKey, func() bool {
 		_, private := s.composed.Peek(reqKey + privateSuffix)
 		return serveRemembered(ctx, s.composed, reqKey, private, false)
 	}, func() {
@@ -75,13 +77,13 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 			return
 		}
 		if len(found) == 0 {
-			noContent(ctx, private)
+			compose.NoContent(ctx, private)
 			return
 		}
 		if private {
 			s.composed.Add(reqKey+privateSuffix, nil, 0)
 		}
-		serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
+		compose.Serve(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
 	})
 }
 

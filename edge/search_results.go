@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -112,7 +113,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	if x != nil && wantVerses {
 		lang = x.Language()
 	}
-	s.compute.serve(ctx, key, func() bool {
+	s.compute.Serve(ctx, key, func() bool {
 		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
@@ -172,7 +173,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 			}
 		}
 		body, _ := json.Marshal(out)
-		res := newComposedResource(body, publish.JSON, mod, answerCodecs)
+		res := compose.NewResource(body, publish.JSON, mod, compose.Quick)
 		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)

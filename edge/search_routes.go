@@ -8,6 +8,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
@@ -70,7 +71,7 @@ type searchAPI struct {
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*represent.Resource]
-	compute    *computations // bounds the answers computed on demand
+	compute    *compose.Computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics
 	trending   *searchTrends

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
@@ -83,7 +84,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 		return
 	}
 	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
-	s.compute.serve(ctx, key, func() bool {
+	s.compute.Serve(ctx, key, func() bool {
 		if !serveRemembered(ctx, s.searched, key, false, false) {
 			return false
 		}
@@ -103,7 +104,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 			DidYouMean       []string    `json:"did_you_mean"`
 			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
 		}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
-		serveComposedCache(ctx, s.searched, key, body, mod, searchCache, false)
+		compose.Serve(ctx, s.searched, key, body, mod, searchCache, false)
 		if len(ans.res.Topics) > 0 {
 			// Which language answered, for trending when the answer is
 			// served again from the cache.

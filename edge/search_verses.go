@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
@@ -156,7 +157,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 		req.page.offset = off
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.offset, req.page.size, req.text)
-	s.compute.serve(ctx, key, func() bool {
+	s.compute.Serve(ctx, key, func() bool {
 		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
@@ -177,7 +178,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 		}
 		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 		body := s.searchBody(x, r, req, qh)
-		res := newComposedResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, answerCodecs)
+		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
 		s.remember(key, res, r.Total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), r.Total)

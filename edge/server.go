@@ -23,6 +23,8 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/content"
 	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
@@ -116,10 +118,11 @@ type Config struct {
 }
 
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
-// flags' defaults. DefaultMaxRangeVerses is with what it bounds.
+// flags' defaults.
 const (
 	DefaultRatePerSecond     = 20 // burst: twice the rate
 	DefaultWholePackMax      = packs.DefaultWholeMax
+	DefaultMaxRangeVerses    = content.DefaultMaxRangeVerses
 	DefaultPackCacheBytes    = 1 << 30
 	DefaultComposeCacheBytes = 64 << 20
 	DefaultDynamicTimeout    = 30 * time.Second
@@ -137,6 +140,7 @@ type Server struct {
 	packs    *packs.Packs
 	composed *cache.LRU[*represent.Resource]
 	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
+	compute  *compose.Computations           // the bound on answers composed on demand
 	authz    *authz.Authz
 	gateway  *gateway.Gateway
 	dev      *devSurface
@@ -154,11 +158,11 @@ type Server struct {
 	tokenRejected atomic.Bool
 
 	site       atomic.Pointer[site.Site]
-	gate       gate         // the checks every GET route group starts with
-	bibles     *bibleRoutes // the Bibles routes
-	catalogue  *catalogue   // the catalogue routes
-	searchAPI  *searchAPI   // the search routes
-	pageTokens pageTokens   // seals search's page tokens, as the catalogue's
+	gate       gate            // the checks every GET route group starts with
+	bibles     *content.Routes // the Bibles routes
+	catalogue  *catalogue      // the catalogue routes
+	searchAPI  *searchAPI      // the search routes
+	pageTokens pageTokens      // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -234,14 +238,14 @@ func New(cfg Config) (*Server, error) {
 	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
-	compute := newComputations(0)
+	s.compute = compose.NewComputations(0)
 	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
-		compute: compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+		compute: s.compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
 	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
 	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
-	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
+	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
-		composed: s.composed, searched: s.searched, compute: compute, pageTokens: s.pageTokens, trending: &s.trending}
+		composed: s.composed, searched: s.searched, compute: s.compute, pageTokens: s.pageTokens, trending: &s.trending}
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
 	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
 		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
@@ -379,7 +383,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 			return metrics.ClassOther
 		}
 		if t, st, ok := s.gate.admitGET(ctx, true); ok {
-			s.bibles.serve(ctx, adm, t, st, &rt)
+			s.bibles.Serve(ctx, adm, t, st, &rt.Route)
 		}
 		return rt.class
 	}

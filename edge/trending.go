@@ -20,6 +20,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/lang"
@@ -263,7 +264,7 @@ func (s *searchTrends) internal(ctx context.Context, method, path string, body [
 func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 	ts := s.trending.snap.Load()
 	if ts == nil {
-		noContent(ctx, false)
+		compose.NoContent(ctx, false)
 		return
 	}
 	for _, r := range ranges {
@@ -280,9 +281,9 @@ func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 			body, _ := json.Marshal(struct {
 				Data []suggestionJSON `json:"data"`
 			}{out})
-			serveComposedCache(ctx, s.composed, "", body, ts.mod, trendingCache, false)
+			compose.Serve(ctx, s.composed, "", body, ts.mod, trendingCache, false)
 			return
 		}
 	}
-	noContent(ctx, false)
+	compose.NoContent(ctx, false)
 }

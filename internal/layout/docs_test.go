@@ -111,7 +111,7 @@ func parseWalk(t *testing.T, page string) []walkStep {
 var walkDirs = map[string]string{
 	"edge": "edge", "authz": "edge/internal/authz", "represent": "edge/internal/represent",
 	"respond": "edge/internal/respond", "conn": "edge/internal/conn", "packs": "edge/internal/packs",
-	"cache": "edge/internal/cache", "bible": "bible", "publish": "publish",
+	"cache": "edge/internal/cache", "content": "edge/internal/content", "bible": "bible", "publish": "publish",
 }
 
 // packageFiles parses the non-test Go files of the package in dir (an

@@ -1,21 +1,18 @@
-package edge
+package content
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -52,11 +49,11 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, r bible.Ref, html, headings, notes, private bool) {
+func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, r bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
-	res, err := s.compose(ctx, bv, r, html, headings, notes)
+	res, err := s.Compose(ctx, bv, r, html, headings, notes)
 	if err != nil {
 		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
 		return
@@ -65,9 +62,9 @@ func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *sit
 	represent.Serve(ctx, res, private)
 }
 
-// compose puts a range together. Its error is a *respond.Problem for the client,
+// Compose puts a range together. Its error is a *respond.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
-func (s *bibleRoutes) compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
+func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := bv.Index(ctx, s.packs)
 	if err != nil {
 		return nil, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
@@ -128,8 +125,8 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *site.Bible, r bible.Ref, 
 	// The reference uses the chapter's title where its id is not a number
 	// (PS2 "1_1" is Psalm "151").
 	label := r
-	label.Chapter = chapterLabel(&book.Chapters[span.FirstChapter])
-	label.EndChapter = chapterLabel(&book.Chapters[span.LastChapter])
+	label.Chapter = ChapterLabel(&book.Chapters[span.FirstChapter])
+	label.EndChapter = ChapterLabel(&book.Chapters[span.LastChapter])
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -137,10 +134,12 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *site.Bible, r bible.Ref, 
 		return nil, err
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return newComposedResource(body, publish.JSON, mod, composeCodecs), nil
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
 }
 
-func chapterLabel(c *bible.Chapter) string {
+// ChapterLabel is how a chapter is named in a passage's reference: its
+// number, or its title where its id is not a number.
+func ChapterLabel(c *bible.Chapter) string {
 	for i := 0; i < len(c.ID); i++ {
 		if c.ID[i] < '0' || c.ID[i] > '9' {
 			if c.Title != "" {
@@ -150,94 +149,4 @@ func chapterLabel(c *bible.Chapter) string {
 		}
 	}
 	return c.ID
-}
-
-// codecs compress composed bodies at one pair of levels. The writers are
-// pooled: a brotli writer allocates about 2 MB of hash tables and ring
-// buffer, which cost more than compressing a short range or a search
-// answer; a sync.Pool lets the garbage collector take idle ones back, so a
-// quiet edge does not keep them.
-type codecs struct{ br, gz sync.Pool }
-
-func newCodecs(brLevel, gzLevel int) *codecs {
-	c := &codecs{}
-	c.br.New = func() any { return brotli.NewWriterLevel(nil, brLevel) }
-	c.gz.New = func() any {
-		w, _ := gzip.NewWriterLevel(nil, gzLevel) // the levels below are valid
-		return w
-	}
-	return c
-}
-
-var (
-	// Composed ranges and catalogue answers are kept long and asked for
-	// again: brotli 5 compresses about as well as gzip 9 at a fraction of
-	// brotli 9's cost.
-	composeCodecs = newCodecs(5, 6)
-	// Search answers are computed for every query not in the answer cache
-	// and are about a kilobyte, where higher levels gain a few bytes for
-	// several times the CPU.
-	answerCodecs = newCodecs(2, 4)
-)
-
-// newComposedResource prepares a composed body like the build prepares a
-// published one: identity plus each coding that is smaller, a strong ETag
-// per coding in the build's form, served as ctype.
-func newComposedResource(body []byte, ctype string, mod time.Time, c *codecs) *represent.Resource {
-	r := new(represent.Resource)
-	h := represent.SharedHead(ctype, mod)
-	sum := sha256.Sum256(body)
-	set := func(k int, b []byte) {
-		r.Reps[k].Set(b, publish.ETag(&sum, represent.CodingNames[k]), h)
-	}
-	// The cache keeps these bodies for as long as the range is asked for:
-	// copies of exactly their length, so the spare capacity of the
-	// growing buffers goes with them.
-	set(represent.CodingIdentity, bytes.Clone(body))
-	if b := c.brotli(body); len(b) < len(body) {
-		set(represent.CodingBrotli, b)
-	}
-	if b := c.gzip(body); len(b) < len(body) {
-		set(represent.CodingGzip, b)
-	}
-	return r
-}
-
-// brotli and gzip compress body and return a copy of exactly the
-// compressed length, so a cached answer holds only its bytes.
-func (c *codecs) brotli(body []byte) []byte {
-	var buf bytes.Buffer
-	w := c.br.Get().(*brotli.Writer)
-	w.Reset(&buf)
-	w.Write(body) // a bytes.Buffer does not fail
-	w.Close()
-	w.Reset(nil)
-	c.br.Put(w)
-	return bytes.Clone(buf.Bytes())
-}
-
-func (c *codecs) gzip(body []byte) []byte {
-	var buf bytes.Buffer
-	w := c.gz.Get().(*gzip.Writer)
-	w.Reset(&buf)
-	w.Write(body)
-	w.Close()
-	w.Reset(nil)
-	c.gz.Put(w)
-	return bytes.Clone(buf.Bytes())
-}
-
-// variantFlags is the inverse of publish.Variant.
-func variantFlags(variant string) (html, headings, notes bool) {
-	switch variant {
-	case "html":
-		return true, false, false
-	case "html-h":
-		return true, true, false
-	case "html-n":
-		return true, false, true
-	case "html-hn":
-		return true, true, true
-	}
-	return false, false, false
 }

@@ -1,4 +1,8 @@
-package edge
+// Package content answers the Bibles routes (/v1/bibles/{id}/…): a
+// Bible's metadata, books, chapters, verses and passages, pre-rendered
+// entries served from the pack tiers, and verse ranges composed from
+// their verses' segments and kept.
+package content
 
 import (
 	"bytes"
@@ -9,6 +13,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -16,11 +21,35 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// bibleRoutes answers the Bibles routes (/v1/bibles/{id}/…): a Bible's
-// metadata, books, chapters, verses and passages. It holds what they
-// read: the access decisions, the pack tiers, the cache of composed
-// ranges and the bound on a range.
-type bibleRoutes struct {
+// Kind is which of the Bibles routes a path names.
+type Kind uint8
+
+const (
+	KindBible Kind = iota
+	KindIndex
+	KindBooks
+	KindBook
+	KindChapters
+	KindChapter
+	KindVerses
+	KindVerse
+	KindPassage
+)
+
+// Route is a parsed /v1/bibles/… path. Its segments point into the
+// request's path: parsing allocates nothing. Only the shape is checked;
+// the values are checked by Serve, so that a well-shaped path with a bad
+// value is 422 or 404.
+type Route struct {
+	Kind                        Kind
+	Bible, Book, Chapter, Verse []byte
+	Passage                     []byte
+}
+
+// Routes answers the Bibles routes. It holds what they read: the access
+// decisions, the pack tiers, the cache of composed ranges and the bound on
+// a range.
+type Routes struct {
 	log            *slog.Logger
 	authz          *authz.Authz
 	packs          *packs.Packs
@@ -28,37 +57,57 @@ type bibleRoutes struct {
 	maxRangeVerses int
 }
 
-// serve answers the Bibles routes, once admitGET has let the request in.
-func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, rt *route) {
+// Config is what New needs.
+type Config struct {
+	Log      *slog.Logger
+	Authz    *authz.Authz
+	Packs    *packs.Packs
+	Composed *cache.LRU[*represent.Resource] // composed ranges, by composedKey
+	// MaxRangeVerses is the largest range composed (DefaultMaxRangeVerses
+	// when zero).
+	MaxRangeVerses int
+}
+
+// New returns the Bibles routes.
+func New(cfg Config) *Routes {
+	if cfg.MaxRangeVerses <= 0 {
+		cfg.MaxRangeVerses = DefaultMaxRangeVerses
+	}
+	return &Routes{log: cfg.Log, authz: cfg.Authz, packs: cfg.Packs, composed: cfg.Composed, maxRangeVerses: cfg.MaxRangeVerses}
+}
+
+// Serve answers the Bibles routes, once the edge's gate has let the
+// request in.
+func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, rt *Route) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return
 	}
-	id, p := parsePathID(rt.bible)
-	if p == idInvalid {
+	id, p := params.PathID(rt.Bible)
+	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
 		return
 	}
 	bv := st.Bibles[id]
-	if p == idNone || bv == nil {
+	if p == params.IDNone || bv == nil {
 		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
-	if rt.kind == routePassage {
-		s.passage(ctx, t, app, st, bv, rt.passage)
+	if rt.Kind == KindPassage {
+		s.passage(ctx, t, app, st, bv, rt.Passage)
 		return
 	}
 	var ref *publish.PackRef
 	var slot *packs.Slot
 	var name string
-	switch rt.kind {
-	case routeBible, routeIndex, routeBooks:
+	switch rt.Kind {
+	case KindBible, KindIndex, KindBooks:
 		ref = &bv.Entry.Pack
 		name = publish.NameBible
-		if rt.kind == routeIndex {
+		if rt.Kind == KindIndex {
 			name = publish.NameIndex
 		}
-		if rt.kind == routeBooks {
+		if rt.Kind == KindBooks {
 			name = publish.NameBooks
 			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
 				canon, ok := bible.ParseCanon(string(c))
@@ -70,7 +119,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			}
 		}
 	default:
-		book, ok := bible.ParseBookID(respond.UnsafeString(rt.book))
+		book, ok := bible.ParseBookID(respond.UnsafeString(rt.Book))
 		if !ok {
 			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
@@ -80,35 +129,35 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			respond.Answer(ctx, respond.NotFound, "Book not found.")
 			return
 		}
-		if rt.kind == routeBook || rt.kind == routeChapters {
+		if rt.Kind == KindBook || rt.Kind == KindChapters {
 			ref, name = &bk.Entry.Pack, publish.NameBook
-			if rt.kind == routeChapters {
+			if rt.Kind == KindChapters {
 				name = publish.NameChapters
 			}
 			break
 		}
-		if !bible.ValidSegment(respond.UnsafeString(rt.chapter)) {
+		if !bible.ValidSegment(respond.UnsafeString(rt.Chapter)) {
 			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 			return
 		}
-		ch := bv.Chapter(book, respond.UnsafeString(rt.chapter))
+		ch := bv.Chapter(book, respond.UnsafeString(rt.Chapter))
 		if ch == nil {
 			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
 			return
 		}
 		ref, slot = &ch.Pack, &ch.Slot
-		switch rt.kind {
-		case routeChapter:
+		switch rt.Kind {
+		case KindChapter:
 			name = publish.NameChapter
-		case routeVerses:
+		case KindVerses:
 			name = publish.NameVerses
-		case routeVerse:
-			if !bible.ValidSegment(respond.UnsafeString(rt.verse)) {
+		case KindVerse:
+			if !bible.ValidSegment(respond.UnsafeString(rt.Verse)) {
 				respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
 				return
 			}
 			var nb [64]byte
-			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
+			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.Verse)), false, "Verse not found.")
 			return
 		}
 	}
@@ -117,7 +166,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
+func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
 	private := !t.IsOpen(bv.ID)
 	args := ctx.QueryArgs()
 	html := false
@@ -129,12 +178,12 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
 		return
 	}
-	headings, hSet, ok := parseBool(args.Peek("include_headings"))
+	headings, hSet, ok := params.Bool(args.Peek("include_headings"))
 	if !ok {
 		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
-	notes, nSet, ok := parseBool(args.Peek("include_notes"))
+	notes, nSet, ok := params.Bool(args.Peek("include_notes"))
 	if !ok {
 		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
 		return
@@ -208,19 +257,4 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	}
 	var nb [64]byte
 	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
-}
-
-// parseBool reads a boolean query parameter the way the reference service
-// (FastAPI) does; set is false when absent.
-func parseBool(b []byte) (v, set, ok bool) {
-	if len(b) == 0 {
-		return false, false, true
-	}
-	switch {
-	case respond.EqualFoldASCII(b, "true"), respond.EqualFoldASCII(b, "1"), respond.EqualFoldASCII(b, "yes"), respond.EqualFoldASCII(b, "on"):
-		return true, true, true
-	case respond.EqualFoldASCII(b, "false"), respond.EqualFoldASCII(b, "0"), respond.EqualFoldASCII(b, "no"), respond.EqualFoldASCII(b, "off"):
-		return false, true, true
-	}
-	return false, false, false
 }
