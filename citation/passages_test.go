@@ -280,3 +280,19 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexLengths: a Bible's index answers the chapters' lengths, so
+// "-end" ends where the Bible's chapter ends.
+func TestIndexLengths(t *testing.T) {
+	x := &bible.Index{Books: []bible.Book{{ID: "ROM", Chapters: []bible.Chapter{
+		{ID: "7", Verses: []bible.Verse{{ID: "1"}, {ID: "2"}, {ID: "3a"}, {ID: "3b"}}},
+	}}}}
+	r := NewResolver("en", []Book{{ID: "ROM", Chapters: 16}}, nil)
+	got, err := r.Resolve("Rom 7:2-end", IndexLengths{x})
+	if err != nil || strings.Join(got.IDs(), ",") != "ROM.7.2-3" {
+		t.Errorf("Rom 7:2-end = %v (%v), want ROM.7.2-3", got.IDs(), err)
+	}
+	if _, err := r.Resolve("Rom 8:1", IndexLengths{x}); err == nil || !strings.Contains(err.Error(), "this Bible has no Romans 8") {
+		t.Errorf("Rom 8:1: %v", err)
+	}
+}
