@@ -44,21 +44,27 @@ func Identity(from, to *Scheme, r bible.Ref) bool {
 	return true
 }
 
-// AppendInto appends to dst the passages of Bible book b (numbered by
-// to) that hold the text of r (a verse, range or chapter of from's
+// Books finds a book of a Bible's index; *bible.Index is one.
+type Books interface {
+	Book(id bible.BookID) *bible.Book
+}
+
+// AppendInto appends to dst the passages of the Bible x (numbered by to)
+// that hold the text of r (a verse, range or chapter of from's
 // numbering), and returns the extended slice. They are Map's runs, each
 // trimmed to the verses b has, with b's own ids: a title counted as verse
 // 0 by the scheme is no verse of a Bible that prints it as a heading (the
 // WEB's psalms), and a verse the translation omits (the BSB's MAT 17:21)
 // is none either; a run of which b has no verse is left out. A chapter
 // of from that is exactly one chapter of b answers that chapter's id
-// ("eng LXX PSA.22" is PSA.23). b may be nil (the Bible lacks the book):
-// nothing is appended.
+// (lxx PSA.22 is PSA.23 of an English Bible). A run in a book x lacks is
+// left out too (vul DAG.3.24 is org S3Y.1.1 and DAG.3.24: a Bible with
+// either book answers it).
 //
 // When Identity holds, r itself is appended and nothing is allocated
 // (given a dst with room: a caller passes a stack buffer); the caller's
-// own lookup answers a verse b lacks.
-func AppendInto(dst []bible.Ref, from, to *Scheme, r bible.Ref, b *bible.Book) ([]bible.Ref, error) {
+// own lookup answers a verse x lacks.
+func AppendInto(dst []bible.Ref, from, to *Scheme, r bible.Ref, x Books) ([]bible.Ref, error) {
 	if Identity(from, to, r) {
 		return append(dst, r), nil
 	}
@@ -68,13 +74,13 @@ func AppendInto(dst []bible.Ref, from, to *Scheme, r bible.Ref, b *bible.Book) (
 	}
 	n := len(dst)
 	for _, run := range runs {
-		if t, ok := trim(b, run); ok {
+		if t, ok := trim(x.Book(run.Book), run); ok {
 			dst = append(dst, t)
 		}
 	}
 	if r.Kind() == bible.KindChapter && len(dst) == n+1 {
-		if c, ok := wholeChapter(b, dst[n]); ok {
-			dst[n] = bible.Ref{Book: b.ID, Chapter: c}
+		if c, ok := wholeChapter(x.Book(dst[n].Book), dst[n]); ok {
+			dst[n] = bible.Ref{Book: dst[n].Book, Chapter: c}
 		}
 	}
 	return dst, nil
@@ -129,7 +135,7 @@ func refVerse(r bible.Ref) Verse {
 // of one chapter of b.
 func wholeChapter(b *bible.Book, r bible.Ref) (string, bool) {
 	end := r.End()
-	if end.Chapter != r.Chapter {
+	if b == nil || end.Chapter != r.Chapter {
 		return "", false
 	}
 	for _, ch := range b.Chapters {

@@ -10,7 +10,7 @@ import (
 // bookOf is a Bible's book numbered by s: every verse from 1 to the
 // chapter's last (a title counted as verse 0 is a heading, as in the
 // WEB), without the verses listed in omit ("MAT.17.21").
-func bookOf(s *Scheme, book bible.BookID, omit ...string) *bible.Book {
+func bookOf(s *Scheme, book bible.BookID, omit ...string) *bible.Index {
 	skip := map[string]bool{}
 	for _, o := range omit {
 		skip[o] = true
@@ -26,7 +26,7 @@ func bookOf(s *Scheme, book bible.BookID, omit ...string) *bible.Book {
 		}
 		b.Chapters = append(b.Chapters, ch)
 	}
-	return b
+	return &bible.Index{Books: []bible.Book{*b}}
 }
 
 func TestIdentity(t *testing.T) {
@@ -94,7 +94,7 @@ func TestAppendInto(t *testing.T) {
 		name     string
 		from, to *Scheme
 		ref      string
-		b        *bible.Book
+		b        *bible.Index
 		want     string
 	}{
 		{"Hebrew 51:12 in an English Bible", org, eng, "PSA.51.12", engPsa, "PSA.51.10"},
@@ -114,7 +114,9 @@ func TestAppendInto(t *testing.T) {
 		{"a verse the Bible omits", org, eng, "MAT.17.21", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.21"}, // Identity: the caller's lookup answers it
 		{"a run around an omitted verse", lxx, eng, "MAT.17.20-22", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.20-22"},
 		{"Romans 16:25-27 from the Vulgate to a Russian Bible", std(t, Vul), std(t, RSO), "ROM.16.25-27", bookOf(std(t, RSO), "ROM"), "ROM.14.24-26"},
-		{"a book the Bible lacks", eng, org, "PSA.51.10", nil, ""},
+		{"a book the Bible lacks", eng, org, "PSA.51.10", bookOf(org, "GEN"), ""},
+		{"the Song of the Three in a Bible with S3Y", std(t, Vul), org, "DAG.3.24", bookOf(org, "S3Y"), "S3Y.1.1"},
+		{"the Song of the Three in a Bible with Greek Daniel", std(t, Vul), org, "DAG.3.24", bookOf(std(t, Vul), "DAG"), "DAG.3.24"},
 	} {
 		got, err := AppendInto(nil, tc.from, tc.to, bible.MustParseRef(tc.ref), tc.b)
 		if err != nil || join(got) != tc.want {

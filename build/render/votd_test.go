@@ -55,7 +55,7 @@ func TestVerseOfTheDayInSharedBibles(t *testing.T) {
 		{"UHB", "hbo-uhb", "hbo", eng, false, 178}, // no New Testament
 		{"UHB in Hebrew numbering", "hbo-uhb", "hbo", org, true, 178},
 	} {
-		index := map[bible.BookID]*bible.Book{}
+		index := &bible.Index{}
 		texts := map[string]string{}
 		for _, pb := range parseBible(t, tc.dir) {
 			if !books[bible.BookID(pb.ID)] {
@@ -65,7 +65,7 @@ func TestVerseOfTheDayInSharedBibles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			index[b.Index.ID] = &b.Index
+			index.Books = append(index.Books, b.Index)
 			for ci, ch := range b.Chapters {
 				for vi, v := range ch.Verses {
 					texts[b.Index.Chapters[ci].Verses[vi].PassageID] = bible.ComposeText(v)
@@ -75,12 +75,12 @@ func TestVerseOfTheDayInSharedBibles(t *testing.T) {
 		absent, mapped := 0, 0
 		for _, d := range days {
 			r := bible.MustParseRef(d.PassageID)
-			b := index[r.Book]
+			b := index.Book(r.Book)
 			if b == nil {
 				absent++
 				continue
 			}
-			refs, err := versification.AppendInto(nil, eng, tc.scheme, r, b)
+			refs, err := versification.AppendInto(nil, eng, tc.scheme, r, index)
 			if err != nil || len(refs) == 0 {
 				t.Errorf("%s: day %d, %s: %v (%v)", tc.name, d.Day, d.PassageID, refs, err)
 				continue
