@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,4 +109,41 @@ func readPassage(t *testing.T, s publish.Store, m *publish.Manifest, id int32, r
 		}
 	}
 	return bible.Passage{}, false
+}
+
+// TestImportNumberingSwitch re-imports a Bible in its other numbering:
+// the same text, so no --replace is needed, and bible.json records the
+// choice until an import names the other one.
+func TestImportNumberingSwitch(t *testing.T) {
+	content, src := t.TempDir(), t.TempDir()
+	var b strings.Builder
+	b.WriteString("\\id MAL\n\\c 3\n\\p\n")
+	for v := 1; v <= 18; v++ {
+		b.WriteString("\\v " + strconv.Itoa(v) + " Verse " + strconv.Itoa(v) + " of the third chapter.\n")
+	}
+	b.WriteString("\\c 4\n\\p\n")
+	for v := 1; v <= 6; v++ {
+		b.WriteString("\\v " + strconv.Itoa(v) + " \\va 3:" + strconv.Itoa(18+v) + "\\va* Verse " + strconv.Itoa(v) + " of the fourth chapter.\n")
+	}
+	os.WriteFile(filepath.Join(src, "MAL.usfm"), []byte(b.String()), 0o644)
+	imp := []string{"import", "--content", content, "--id", "5", "--language", "hbo", "--abbreviation", "S", "--title", "Sample", "--license", "1"}
+	bibleJSON := func() string {
+		data, _ := os.ReadFile(filepath.Join(content, "bibles", "5", "bible.json"))
+		return string(data)
+	}
+	if _, err := runCLI(t, append(imp, src)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, append(imp, "--numbering", "alternate", src)...); err != nil || !strings.Contains(bibleJSON(), `"numbering": "alternate"`) {
+		t.Fatalf("to the alternate numbering: %v, %s", err, bibleJSON())
+	}
+	if _, err := runCLI(t, append(imp, src)...); err != nil || !strings.Contains(bibleJSON(), `"numbering": "alternate"`) {
+		t.Errorf("an import naming no numbering keeps it: %v, %s", err, bibleJSON())
+	}
+	if _, err := runCLI(t, append(imp, "--numbering", "verse", src)...); err != nil || !strings.Contains(bibleJSON(), `"numbering": "verse"`) {
+		t.Errorf("back to the verse numbering: %v, %s", err, bibleJSON())
+	}
+	if _, err := runCLI(t, append(imp, "--numbering", "hebrew", src)...); err == nil {
+		t.Error("--numbering hebrew accepted")
+	}
 }
