@@ -31,6 +31,7 @@ type adminCmds struct {
 	Licenses      licensesCmd      `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
 	Users         usersCmd         `cmd:"" help:"Platform accounts, development user tokens and permission grants."`
 	Organizations organizationsCmd `cmd:"" help:"Organizations of the developer portal."`
+	Staff         staffCmd         `cmd:"" help:"Accounts marked as the operator's staff, who move apps to live on /developers/staff."`
 	Trending      trendingCmd      `cmd:"" help:"The operator's block-list of trending phrases."`
 	Seed          seedCmd          `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
 }
