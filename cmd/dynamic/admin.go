@@ -143,26 +143,43 @@ func (c *appsListCmd) Run(ctx context.Context) error {
 
 type appsArchiveCmd struct {
 	dbFlag
-	App string `help:"App id." required:""`
+	output `kong:"-"`
+	App    string `help:"App id." required:""`
 }
 
 func (c *appsArchiveCmd) Run(ctx context.Context) error {
-	return (&appsStatusCmd{dbFlag: c.dbFlag, App: c.App, Status: access.StatusArchived}).Run(ctx)
+	return (&appsStatusCmd{dbFlag: c.dbFlag, output: c.output, App: c.App, Status: access.StatusArchived}).Run(ctx)
 }
 
 type appsStatusCmd struct {
 	dbFlag
+	output `kong:"-"`
 	App    string `help:"App id." required:""`
 	Status string `help:"development, live or archived." required:"" enum:"development,live,archived"`
 }
 
+// Run sets the status and says what it changed: a move out of archived
+// (which the portal never makes) is the operator's alone.
 func (c *appsStatusCmd) Run(ctx context.Context) error {
 	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.SetAppStatus(ctx, strings.ToLower(c.App), c.Status)
+	id := strings.ToLower(c.App)
+	a, err := db.App(ctx, id)
+	if err != nil {
+		return fmt.Errorf("app %s: %w", c.App, err)
+	}
+	if a.Status == c.Status {
+		fmt.Fprintf(c.out(), "app %s (%s) is %s already; nothing changed.\n", a.ID, a.Name, a.Status)
+		return nil
+	}
+	if err := db.SetAppStatus(ctx, id, c.Status); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.out(), "app %s (%s): %s -> %s; every edge follows within seconds.\n", a.ID, a.Name, a.Status, c.Status)
+	return nil
 }
 
 type keysCmd struct {

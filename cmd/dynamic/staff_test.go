@@ -45,3 +45,31 @@ func TestStaffCommands(t *testing.T) {
 		t.Errorf("staff after removal: %q", out)
 	}
 }
+
+// TestAppsStatusSays: the operator's other way to move an app to live says
+// what it changed, or that nothing did.
+func TestAppsStatusSays(t *testing.T) {
+	url := pgtest.URL(t)
+	out, err := run(t, "apps", "create", "--database-url", url, "--name", "Reader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := regexp.MustCompile(`app_id=(\S+)`).FindStringSubmatch(out)[1]
+	for _, tt := range []struct {
+		args []string
+		want string // "" for an error
+	}{
+		{[]string{"apps", "status", "--app", app, "--status", "live"}, "(Reader): development -> live; every edge follows"},
+		{[]string{"apps", "status", "--app", app, "--status", "live"}, "is live already; nothing changed"},
+		{[]string{"apps", "archive", "--app", app}, "live -> archived"},
+		{[]string{"apps", "status", "--app", "f0000000-0000-4000-8000-000000000000", "--status", "live"}, ""},
+	} {
+		out, err := run(t, append(tt.args, "--database-url", url)...)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("%q: no error; printed %q", tt.args, out)
+		case tt.want != "" && (err != nil || !strings.Contains(out, tt.want)):
+			t.Errorf("%q: %q %v, want %q", tt.args, out, err, tt.want)
+		}
+	}
+}
