@@ -61,8 +61,9 @@ type portalRoutes struct {
 	keys       KeyStore
 	agreements AgreementStore
 	content    Published
-	// issuer is the platform's public origin, for invitation links and
-	// the first curl.
+	// issuer is the platform's configured public origin ("": the one
+	// the browser reached it at), for invitation links and the first
+	// curl.
 	issuer string
 }
 
@@ -342,7 +343,7 @@ func (s *portalRoutes) postInvite(ctx *fasthttp.RequestCtx) {
 		s.pageFail(ctx, err)
 		return
 	}
-	v.page.InviteLink = strings.TrimSuffix(s.issuer, "/") + devJoin + "?token=" + token
+	v.page.InviteLink = strings.TrimSuffix(publicOrigin(ctx, s.issuer), "/") + devJoin + "?token=" + token
 	v.page.InviteEmail, v.page.InviteRole = email, string(role)
 	s.render(ctx, v, http.StatusOK, "portal-invited.html")
 }
