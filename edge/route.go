@@ -60,6 +60,10 @@ func parseRoute(p []byte, rt *route) bool {
 		if bytes.IndexByte(seg[2], '-') >= 0 {
 			rt.class = metrics.ClassPassageRange
 		}
+	case n == 3 && lit(1, "map"):
+		rt.Kind, rt.class, rt.Passage = content.KindMap, metrics.ClassIndex, seg[2]
+	case n == 2 && lit(1, "references"):
+		rt.Kind, rt.class = content.KindReferences, metrics.ClassIndex
 	case n >= 3 && lit(1, "books"):
 		rt.Book = seg[2]
 		switch {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -65,76 +66,120 @@ func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bib
 // Compose puts a range together. Its error is a *respond.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
 func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
+	return s.ComposeRefs(ctx, bv, []bible.Ref{r}, html, headings, notes)
+}
+
+// ComposeRefs puts the passages refs together as one passage, in order:
+// its id is theirs joined by ',', its reference theirs joined by "; ",
+// and its content keeps the pieces apart (a line between them in text;
+// each piece's own paragraphs in HTML). At most maxRangeVerses verses in
+// all. Errors as Compose's.
+func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := bv.Index(ctx, s.packs)
 	if err != nil {
 		return nil, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
 	}
+	var content, labels []string
+	var mod time.Time
+	total := 0
+	for _, r := range refs {
+		p, err := s.piece(ctx, bv, idx, r, &total)
+		if err != nil {
+			return nil, err
+		}
+		if html {
+			content = append(content, bible.ComposeHTML(p.segs, headings, notes))
+		} else {
+			content = append(content, bible.ComposeText(p.segs))
+		}
+		labels = append(labels, p.label)
+		if p.mod.After(mod) {
+			mod = p.mod
+		}
+	}
+	sep := "\n"
+	if html {
+		sep = ""
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(bible.Passage{ID: JoinIDs(refs), Content: strings.Join(content, sep), Reference: strings.Join(labels, "; ")}); err != nil {
+		return nil, err
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+}
+
+// piece is one passage of a composed answer.
+type piece struct {
+	segs  []bible.Segment
+	label string
+	mod   time.Time
+}
+
+// piece reads the segments of r (a verse, range or chapter) from its
+// chapters' packs, adding its verses to *total, which may not pass
+// maxRangeVerses.
+func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r bible.Ref, total *int) (piece, error) {
 	book := idx.Book(r.Book)
 	bk := bv.Books[string(r.Book)]
 	if book == nil || bk == nil {
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+		return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
 	}
 	span, err := book.Span(r)
 	var missing *bible.MissingError
 	switch {
 	case errors.As(err, &missing):
 		if missing.Verse == "" {
-			return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
+			return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
 		}
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
+		return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
 	case errors.Is(err, bible.ErrBackwards):
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
+		return piece{}, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
 	case err != nil:
-		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.ID, err)
+		return piece{}, fmt.Errorf("locate %s in bible %d: %w", r, bv.ID, err)
 	}
-	if n := span.Len(); n > s.maxRangeVerses {
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.maxRangeVerses)}
+	n := span.Len()
+	if *total+n > s.maxRangeVerses {
+		return piece{}, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
+			"The passage range %s spans %d verses; at most %d can be requested at once.", r, *total+n, s.maxRangeVerses)}
 	}
+	*total += n
 
-	var segs []bible.Segment
-	var mod time.Time
+	var p piece
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
 		ch := &book.Chapters[c]
 		ce := bv.Chapter(r.Book, ch.ID)
 		if ce == nil {
-			return nil, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, r.Book, ch.ID)
+			return piece{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, r.Book, ch.ID)
 		}
 		pv, err := s.packs.Get(ctx, ce.Pack)
 		if err != nil {
-			return nil, err
+			return piece{}, err
 		}
 		var verses [][]bible.Segment
 		if err := pv.Pack().Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
-			return nil, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
+			return piece{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
 		}
 		from, to := span.Verses(c)
 		for _, v := range verses[from : to+1] {
-			segs = append(segs, v...)
+			p.segs = append(p.segs, v...)
 		}
-		if ce.Pack.Modified.After(mod) {
-			mod = ce.Pack.Modified
+		if ce.Pack.Modified.After(p.mod) {
+			p.mod = ce.Pack.Modified
 		}
-	}
-	var content string
-	if html {
-		content = bible.ComposeHTML(segs, headings, notes)
-	} else {
-		content = bible.ComposeText(segs)
 	}
 	// The reference uses the chapter's title where its id is not a number
 	// (PS2 "1_1" is Psalm "151").
 	label := r
 	label.Chapter = ChapterLabel(&book.Chapters[span.FirstChapter])
 	label.EndChapter = ChapterLabel(&book.Chapters[span.LastChapter])
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(bible.Passage{ID: r.String(), Content: content, Reference: label.Label(book.Title, "")}); err != nil {
-		return nil, err
+	if !r.IsRange() {
+		label.EndChapter = ""
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+	p.label = label.Label(book.Title, "")
+	return p, nil
 }
 
 // ChapterLabel is how a chapter is named in a passage's reference: its

@@ -34,6 +34,8 @@ const (
 	KindVerses
 	KindVerse
 	KindPassage
+	KindMap        // /map/{passage_id}: a passage's ids in another numbering
+	KindReferences // /references?query=: a citation resolved
 )
 
 // Route is a parsed /v1/bibles/… path. Its segments point into the
@@ -93,8 +95,15 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
-	if rt.Kind == KindPassage {
+	switch rt.Kind {
+	case KindPassage:
 		s.passage(ctx, t, app, st, bv, rt.Passage)
+		return
+	case KindMap:
+		s.mapIDs(ctx, st, bv, rt.Passage)
+		return
+	case KindReferences:
+		s.references(ctx, bv)
 		return
 	}
 	var ref *publish.PackRef
@@ -123,6 +132,16 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 		if !ok {
 			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
 			return
+		}
+		if rt.Kind == KindVerse {
+			from, mapped, ok := s.readFrom(ctx, st)
+			if !ok {
+				return
+			}
+			if mapped {
+				s.mappedVerse(ctx, bv, from, book, rt)
+				return
+			}
 		}
 		bk := bv.Books[string(book)]
 		if bk == nil {
@@ -189,11 +208,15 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 		return
 	}
 
+	from, mapped, ok := s.readFrom(ctx, st)
+	if !ok {
+		return
+	}
 	// A range composed before is found by the id as sent, before any
 	// parsing. Only valid ids were composed, so a hit is valid too.
 	var kb [128]byte
 	var key []byte
-	if bytes.IndexByte(pid, '-') >= 0 {
+	if !mapped && bytes.IndexByte(pid, '-') >= 0 {
 		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
 		if res, ok := s.composed.Find(key); ok {
 			if t.CheckLicence(ctx, app, bv.ID) {
@@ -206,6 +229,9 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	// request only (what the composed cache keeps is built anew).
 	r, err := bible.ParseRef(respond.UnsafeString(pid))
 	if err != nil {
+		if s.meant(ctx, bv, string(pid)) {
+			return
+		}
 		var bad *bible.ParseError
 		errors.As(err, &bad)
 		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
@@ -214,6 +240,17 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	if !t.CheckLicence(ctx, app, bv.ID) {
 		return
 	}
+	if mapped {
+		s.mappedPassage(ctx, st, bv, from, r, html, headings, notes, hSet, nSet, private)
+		return
+	}
+	s.passageRef(ctx, st, bv, r, key, html, headings, notes, hSet, nSet, private)
+}
+
+// passageRef serves the passage r of bv; key is its composed-range key
+// when r is a range.
+func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, r bible.Ref, key []byte,
+	html, headings, notes, hSet, nSet, private bool) {
 	if r.Kind() == bible.KindRange {
 		s.composed.Missed()
 		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)

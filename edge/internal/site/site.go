@@ -44,6 +44,8 @@ type Bible struct {
 	index *bible.Index // decoded on first need (range composition)
 
 	Search Slot // the Bible's search index, loaded by the search routes
+	Scheme Slot // the Bible's versification, loaded by the content routes
+	Cite   Slot // the resolver of citations of its books, made by the content routes
 }
 
 // Book is one book of a Bible.

@@ -1,0 +1,102 @@
+package content
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
+)
+
+// MapFrom is the "from" of a map answer: the passage as asked, and whose
+// numbering it was taken in.
+type MapFrom struct {
+	ID            string `json:"id"`
+	Versification string `json:"versification"`
+	BibleID       int32  `json:"bible_id,omitempty"`
+}
+
+// MapAnswer is the answer of /v1/bibles/{id}/map/{passage_id}: the
+// passage ids of the Bible that hold the text of the passage as another
+// numbering names it.
+type MapAnswer struct {
+	ID            string   `json:"id"`  // the ids joined by ','
+	IDs           []string `json:"ids"` // one per run, in order
+	Reference     string   `json:"reference"`
+	Versification string   `json:"versification"` // the Bible's own
+	From          MapFrom  `json:"from"`
+}
+
+// mapIDs serves /v1/bibles/{id}/map/{passage_id}. Like the index, it
+// reads ids only, so it needs no licence to the Bible.
+func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, pid []byte) {
+	from, set, ok := s.readFrom(ctx, st)
+	if !ok {
+		return
+	}
+	if !set {
+		respond.Invalid(ctx, "query", "from_bible_id", "Field required: from_bible_id or from_versification", "missing")
+		return
+	}
+	r, err := bible.ParseRef(string(pid))
+	if err != nil {
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		return
+	}
+	refs, err := s.Into(ctx, nil, bv, from, r)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		return
+	}
+	idx, err := bv.Index(ctx, s.packs)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		return
+	}
+	to, err := s.Scheme(ctx, bv)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		return
+	}
+	a := MapAnswer{ID: JoinIDs(refs), Reference: references(idx, refs), Versification: schemeName(to),
+		From: MapFrom{ID: r.String(), Versification: from.Name, BibleID: from.Bible}}
+	for _, x := range refs {
+		a.IDs = append(a.IDs, x.String())
+	}
+	s.writeJSON(ctx, a)
+}
+
+// references names refs as people read them, with the Bible's book
+// titles, joined by "; ".
+func references(idx *bible.Index, refs []bible.Ref) string {
+	labels := make([]string, 0, len(refs))
+	for _, r := range refs {
+		title := string(r.Book)
+		if b := idx.Book(r.Book); b != nil {
+			title = b.Title
+		}
+		labels = append(labels, r.Label(title, ""))
+	}
+	return strings.Join(labels, "; ")
+}
+
+// writeJSON answers v as uncacheable JSON: an answer computed per request
+// from the build.
+func (s *Routes) writeJSON(ctx *fasthttp.RequestCtx, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "encode", fmt.Errorf("encode %T: %w", v, err))
+		return
+	}
+	respond.JSON(ctx, fasthttp.StatusOK, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}

@@ -1,0 +1,232 @@
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/params"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/versification"
+)
+
+// From is the numbering a request's passage id is taken in: another
+// Bible's (from_bible_id) or a standard scheme (from_versification).
+type From struct {
+	Scheme *versification.Scheme
+	Bible  int32  // the Bible named by from_bible_id, 0 for a scheme
+	Name   string // the scheme's name (a standard one or "custom")
+}
+
+// schemeNames is the message of an unknown from_versification.
+var schemeNames = "Input should be " + quoteList(versification.Names)
+
+func quoteList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		switch {
+		case i == len(names)-1 && i > 0:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + n + "'")
+	}
+	return b.String()
+}
+
+// readFrom reads from_bible_id and from_versification. set is false when
+// the request names neither (nothing is allocated then); ok is false when
+// it has answered (422 for a malformed or unknown value, 404 for a Bible
+// id that names no Bible of the build).
+//
+// The other Bible need not be licensed to the app: only its numbering is
+// read, which the Bible resource shows to every app.
+func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set, ok bool) {
+	args := ctx.QueryArgs()
+	bid, name := args.Peek("from_bible_id"), args.Peek("from_versification")
+	if len(bid) == 0 && len(name) == 0 {
+		return From{}, false, true
+	}
+	if len(bid) > 0 && len(name) > 0 {
+		respond.Invalid(ctx, "query", "from_versification", "Give from_bible_id or from_versification, not both", "value_error")
+		return From{}, true, false
+	}
+	if len(name) > 0 {
+		sc, found := versification.Standard(string(name))
+		if !found {
+			respond.Invalid(ctx, "query", "from_versification", schemeNames, "enum")
+			return From{}, true, false
+		}
+		return From{Scheme: sc, Name: string(name)}, true, true
+	}
+	id, p := params.PathID(bid)
+	if p == params.IDInvalid {
+		respond.Invalid(ctx, "query", "from_bible_id", "Input should be a valid 32-bit integer", "int_parsing")
+		return From{}, true, false
+	}
+	other := st.Bibles[id]
+	if p == params.IDNone || other == nil {
+		respond.Answer(ctx, respond.NotFound, fmt.Sprintf("Bible %s of from_bible_id not found.", bid))
+		return From{}, true, false
+	}
+	sc, err := s.Scheme(ctx, other)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "versification", err)
+		return From{}, true, false
+	}
+	return From{Scheme: sc, Bible: id, Name: schemeName(sc)}, true, true
+}
+
+// schemeName is the name a Bible's scheme goes by.
+func schemeName(sc *versification.Scheme) string {
+	if n := versification.Identify(sc); n != "" {
+		return n
+	}
+	return versification.Custom
+}
+
+// Scheme returns the Bible's versification, read from its pack through
+// the pack tiers the first time and kept with the build.
+func (s *Routes) Scheme(ctx context.Context, bv *site.Bible) (*versification.Scheme, error) {
+	return site.Make(&bv.Scheme, func() (*versification.Scheme, error) {
+		r, err := s.packs.Entry(ctx, nil, &bv.Entry.Pack, []byte(publish.NameVersification))
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || !r.Has(represent.CodingIdentity) {
+			return nil, fmt.Errorf("bible %d: pack has no versification", bv.ID)
+		}
+		sc, err := versification.Decode(r.Reps[represent.CodingIdentity].Body())
+		if err != nil {
+			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+		}
+		return sc, nil
+	})
+}
+
+// Into answers r, taken in f's numbering, as the passages of bv that hold
+// its text, with bv's own ids (versification.AppendInto), appended to
+// dst. Its error is a *respond.Problem for the client, or an internal
+// error.
+func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f From, r bible.Ref) ([]bible.Ref, error) {
+	if r.Kind() == bible.KindIntro {
+		return append(dst, r), nil // an introduction has no verses to number
+	}
+	idx, err := bv.Index(ctx, s.packs)
+	if err != nil {
+		return dst, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
+	}
+	to, err := s.Scheme(ctx, bv)
+	if err != nil {
+		return dst, err
+	}
+	n := len(dst)
+	dst, err = versification.AppendInto(dst, f.Scheme, to, r, idx)
+	var missing *versification.MissingError
+	switch {
+	case errors.As(err, &missing):
+		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("Chapter not found in the %s numbering.", f.Name)}
+	case errors.Is(err, versification.ErrNotNumbered):
+		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("The %s numbering does not number %s.", f.Name, r)}
+	case errors.Is(err, bible.ErrBackwards):
+		return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
+	case errors.Is(err, versification.ErrTooLong):
+		return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
+			"The passage %s spans more than %d verses; at most %d can be requested at once.", r, versification.MaxMapVerses, s.maxRangeVerses)}
+	case err != nil:
+		return dst, fmt.Errorf("map %s from %s into bible %d: %w", r, f.Name, bv.ID, err)
+	}
+	if len(dst) == n {
+		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("This Bible has no verse of %s in the %s numbering.", r, f.Name)}
+	}
+	return dst, nil
+}
+
+// JoinIDs is the passage ids of refs joined by ',': the id of a passage
+// of several pieces.
+func JoinIDs(refs []bible.Ref) string {
+	var b strings.Builder
+	for i, r := range refs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(r.String())
+	}
+	return b.String()
+}
+
+// mappedPassage serves the passage r taken in from's numbering: the
+// passage of bv that holds its text, or its pieces in order.
+func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, from From, r bible.Ref,
+	html, headings, notes, hSet, nSet, private bool) {
+	var rb [4]bible.Ref
+	refs, err := s.Into(ctx, rb[:0], bv, from, r)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "map passage", err)
+		return
+	}
+	var kb [128]byte
+	if len(refs) == 1 && refs[0].Kind() != bible.KindRange {
+		s.passageRef(ctx, st, bv, refs[0], nil, html, headings, notes, hSet, nSet, private)
+		return
+	}
+	if !html {
+		headings, notes = false, false // passage rule 1
+	}
+	key := string(composedKey(kb[:0], st.Build, bv.ID, []byte(JoinIDs(refs)), html, headings, notes))
+	if res, ok := s.composed.Find([]byte(key)); ok {
+		represent.Serve(ctx, res, private)
+		return
+	}
+	s.composed.Missed()
+	res, err := s.ComposeRefs(ctx, bv, refs, html, headings, notes)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
+		return
+	}
+	s.composed.Add(key, res, res.Size())
+	represent.Serve(ctx, res, private)
+}
+
+// mappedVerse serves the verse route for a verse taken in from's
+// numbering: the verse of bv that holds its text. A verse that is several
+// verses of bv (a psalm's title counted as two verses) has no one verse
+// to answer: 400 names the passage to ask for instead.
+func (s *Routes) mappedVerse(ctx *fasthttp.RequestCtx, bv *site.Bible, from From, book bible.BookID, rt *Route) {
+	chapter, verse := respond.UnsafeString(rt.Chapter), respond.UnsafeString(rt.Verse)
+	if !bible.ValidSegment(chapter) {
+		respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+		return
+	}
+	if !bible.ValidSegment(verse) {
+		respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+		return
+	}
+	r := bible.Ref{Book: book, Chapter: chapter, Verse: verse}
+	var rb [4]bible.Ref
+	refs, err := s.Into(ctx, rb[:0], bv, from, r)
+	if err != nil {
+		respond.Fail(ctx, s.log, respond.Unavailable, "map verse", err)
+		return
+	}
+	if len(refs) != 1 || refs[0].Kind() != bible.KindVerse {
+		respond.Answer(ctx, respond.Unacceptable, fmt.Sprintf(
+			"%s of the %s numbering is %s of this Bible, more than one verse: ask for the passage %[3]s.", r, from.Name, JoinIDs(refs)))
+		return
+	}
+	ch := bv.Chapter(book, refs[0].Chapter)
+	if ch == nil {
+		respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+		return
+	}
+	var nb [64]byte
+	s.packs.Serve(ctx, s.log, &ch.Slot, &ch.Pack, publish.AppendVerseName(nb[:0], refs[0].Verse), false, "Verse not found.")
+}
