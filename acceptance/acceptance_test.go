@@ -69,6 +69,9 @@ func TestAcceptance(t *testing.T) {
 func runRules(t *testing.T, e *env, fx *fixtures, root string, st *stack) {
 	keyRules(e)
 	contentRules(e, fx)
+	mappingRules(e)
+	votdInRules(e)
+	listRules(e)
 	licenceRules(e)
 	httpRules(e)
 	dynamicRules(e, fx)

@@ -11,6 +11,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/content"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
@@ -43,6 +44,7 @@ type catalogue struct {
 	compute    *compose.Computations // bounds the answers composed on demand
 	publicURL  string                // scheme and host of absolute URLs (font sources); "": the request's
 	pageTokens pageTokens            // seals the collections' page tokens
+	bibles     *content.Routes       // the verse of the day in a Bible's numbering
 }
 
 type catRoute uint8
@@ -208,9 +210,9 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 	case catFontStylesheet:
 		s.fontStylesheet(ctx, c, param)
 	case catVOTDs:
-		s.votdCalendar(ctx, c)
+		s.votdCalendar(ctx, st, c)
 	case catVOTD:
-		s.votd(ctx, c, param)
+		s.votd(ctx, st, c, param)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -16,7 +17,11 @@ import (
 
 // votdCalendar is GET /v1/verse-of-the-days: the site pack's own entry,
 // served as published.
-func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, st *site.Site, c *catalog) {
+	if b := ctx.QueryArgs().Peek("bible_id"); len(b) > 0 {
+		s.bibles.VerseOfDayIn(ctx, st, b, 0) // in that Bible's numbering
+		return
+	}
 	if c.site == nil {
 		serveComposed(ctx, s.composed, []byte(`{"data":[]}`), c.mod, false, false)
 		return
@@ -28,7 +33,7 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 // votd is GET /v1/verse-of-the-days/{day}, day 1..366 in canonical form
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
-func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
+func (s *catalogue) votd(ctx *fasthttp.RequestCtx, st *site.Site, c *catalog, day []byte) {
 	n, p := params.PathID(day)
 	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
@@ -41,6 +46,10 @@ func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	res := c.votdDay[int(n)]
 	if res == nil {
 		respond.Answer(ctx, respond.NotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
+		return
+	}
+	if b := ctx.QueryArgs().Peek("bible_id"); len(b) > 0 {
+		s.bibles.VerseOfDayIn(ctx, st, b, int(n)) // in that Bible's numbering
 		return
 	}
 	represent.Serve(ctx, res, false)

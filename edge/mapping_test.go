@@ -3,6 +3,7 @@ package edge
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -53,10 +54,49 @@ func TestMappedRoutes(t *testing.T) {
 		{name: "a reference as people write it", path: b + "/passages/" + url.PathEscape("John 3:16"), headers: []string{key}, status: 404,
 			body: []string{"JHN.3.16"}},
 		{name: "no reference at all", path: b + "/passages/xyz", headers: []string{key}, status: 422},
+		{name: "a malformed id stays 422", path: b + "/passages/JHN-3", headers: []string{key}, status: 422},
+		{name: "list", path: b + "/passages/JHN.3.16,JHN.3.18-19", headers: []string{key}, status: 200,
+			body: []string{`"id":"JHN.3.16,JHN.3.18-19"`, `"reference":"John 3:16; John 3:18-19"`}},
+		{name: "list of a chapter and a verse", path: b + "/passages/PSA.1,JHN.1.1?format=html", headers: []string{key}, status: 200,
+			body: []string{`"id":"PSA.1,JHN.1.1"`}},
+		{name: "list with an introduction", path: b + "/passages/JHN.3.16,JHN.INTRO", headers: []string{key}, status: 422},
+		{name: "list too long", path: b + "/passages/" + strings.Repeat("PSA.1,", 40) + "PSA.1", headers: []string{key}, status: 400},
+		{name: "list in another numbering", path: b + "/passages/PSA.3.2,PSA.3.4?from_versification=org", headers: []string{key}, status: 200,
+			body: []string{`"id":"PSA.3.1,PSA.3.3"`}},
+		{name: "a citation with a list", path: b + "/passages/" + url.PathEscape("John 3:16, 18"), headers: []string{key}, status: 404,
+			body: []string{"JHN.3.16,JHN.3.18"}},
+		{name: "verse of the day in a Bible", path: "/v1/verse-of-the-days/2?bible_id=9002", headers: []string{key}, status: 200,
+			body: []string{`{"day":2,"passage_id":"JHN.3.16","bible_id":9002}`}},
+		{name: "verse of the day in a chapter the Bible lacks", path: "/v1/verse-of-the-days/2?bible_id=9003", headers: []string{key}, status: 404},
+		{name: "verse of the day the Bible lacks", path: "/v1/verse-of-the-days/19?bible_id=9002", headers: []string{key}, status: 404},
+		{name: "verse of the day, Bible with the book", path: "/v1/verse-of-the-days/19?bible_id=9001", headers: []string{key}, status: 200,
+			body: []string{`"passage_id":"TOB.1.3"`}},
+		{name: "verse of the day, bad Bible id", path: "/v1/verse-of-the-days/2?bible_id=x", headers: []string{key}, status: 422},
+		{name: "verse of the day, unknown Bible", path: "/v1/verse-of-the-days/2?bible_id=424242", headers: []string{key}, status: 404},
+		{name: "calendar in a Bible", path: "/v1/verse-of-the-days?bible_id=9002", headers: []string{key}, status: 200,
+			body: []string{`{"day":1,"passage_id":"GEN.1.1","bible_id":9002}`, `{"day":20,`}},
 	})
 
+	// The calendar in a Bible lists the days whose verse it has, each
+	// one a passage it serves.
+	resp, body := e.do(t, "GET", "/v1/verse-of-the-days?bible_id=9002", key)
+	var cal struct {
+		Data []struct {
+			Day       int
+			PassageID string `json:"passage_id"`
+		}
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(body, &cal) != nil || len(cal.Data) == 0 || len(cal.Data) > 366-24 {
+		t.Fatalf("calendar in 9002: %d, %d days, want 1 to %d", resp.StatusCode, len(cal.Data), 366-24)
+	}
+	for _, d := range cal.Data {
+		if r, _ := e.do(t, "GET", "/v1/bibles/9002/passages/"+d.PassageID, key); r.StatusCode != 200 {
+			t.Errorf("day %d: 9002 answers %s with %d", d.Day, d.PassageID, r.StatusCode)
+		}
+	}
+
 	// Without the parameter, the passage is the one asked for.
-	resp, body := e.do(t, "GET", b+"/passages/PSA.3.2", key)
+	resp, body = e.do(t, "GET", b+"/passages/PSA.3.2", key)
 	var p struct{ ID string }
 	if resp.StatusCode != 200 || json.Unmarshal(body, &p) != nil || p.ID != "PSA.3.2" {
 		t.Errorf("PSA.3.2 without from: %d %s", resp.StatusCode, body)

@@ -244,6 +244,7 @@ func New(cfg Config) (*Server, error) {
 	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
 	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
+	s.catalogue.bibles = s.bibles
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
 		composed: s.composed, searched: s.searched, compute: s.compute, pageTokens: s.pageTokens, trending: &s.trending}
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}

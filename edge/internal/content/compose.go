@@ -47,14 +47,14 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 	return append(dst, publish.Variant(html, headings, notes)...)
 }
 
-// composeRange answers a verse range that was not pre-rendered by putting
+// composeRange answers a verse range (or a list of passages) that was not pre-rendered by putting
 // together the pre-rendered segments of its verses, and caches the answer
 // under key (composedKey). The caller has looked the key up already.
-func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, r bible.Ref, html, headings, notes, private bool) {
+func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
-	res, err := s.Compose(ctx, bv, r, html, headings, notes)
+	res, err := s.ComposeRefs(ctx, bv, refs, html, headings, notes)
 	if err != nil {
 		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
 		return
@@ -71,7 +71,7 @@ func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html,
 
 // ComposeRefs puts the passages refs together as one passage, in order:
 // its id is theirs joined by ',', its reference theirs joined by "; ",
-// and its content keeps the pieces apart (a line between them in text;
+// and its content keeps the pieces apart (a blank line between them in text;
 // each piece's own paragraphs in HTML). At most maxRangeVerses verses in
 // all. Errors as Compose's.
 func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
@@ -97,7 +97,7 @@ func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.R
 			mod = p.mod
 		}
 	}
-	sep := "\n"
+	sep := "\n\n" // paragraphs are one line apart
 	if html {
 		sep = ""
 	}

@@ -216,7 +216,7 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	// parsing. Only valid ids were composed, so a hit is valid too.
 	var kb [128]byte
 	var key []byte
-	if !mapped && bytes.IndexByte(pid, '-') >= 0 {
+	if !mapped && (bytes.IndexByte(pid, '-') >= 0 || bytes.IndexByte(pid, ',') >= 0) {
 		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
 		if res, ok := s.composed.Find(key); ok {
 			if t.CheckLicence(ctx, app, bv.ID) {
@@ -229,6 +229,9 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	// request only (what the composed cache keeps is built anew).
 	r, err := bible.ParseRef(respond.UnsafeString(pid))
 	if err != nil {
+		if bytes.IndexByte(pid, ',') >= 0 && s.list(ctx, t, app, st, bv, from, mapped, pid, key, html, headings, notes, private) {
+			return
+		}
 		if s.meant(ctx, bv, string(pid)) {
 			return
 		}
@@ -253,7 +256,7 @@ func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bi
 	html, headings, notes, hSet, nSet, private bool) {
 	if r.Kind() == bible.KindRange {
 		s.composed.Missed()
-		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
+		s.composeRange(ctx, string(key), bv, []bible.Ref{r}, html, headings, notes, private)
 		return
 	}
 	intro := r.Kind() == bible.KindIntro

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 )
@@ -71,7 +74,7 @@ func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible,
 	for _, x := range refs {
 		a.IDs = append(a.IDs, x.String())
 	}
-	s.writeJSON(ctx, a)
+	s.writeJSON(ctx, a, bv.Entry.Pack.Modified)
 }
 
 // references names refs as people read them, with the Bible's book
@@ -88,9 +91,9 @@ func references(idx *bible.Index, refs []bible.Ref) string {
 	return strings.Join(labels, "; ")
 }
 
-// writeJSON answers v as uncacheable JSON: an answer computed per request
-// from the build.
-func (s *Routes) writeJSON(ctx *fasthttp.RequestCtx, v any) {
+// writeJSON answers v, computed from the build, as JSON with the edge's
+// HTTP semantics (ETag, conditional requests, encodings), modified at mod.
+func (s *Routes) writeJSON(ctx *fasthttp.RequestCtx, v any, mod time.Time) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -98,5 +101,5 @@ func (s *Routes) writeJSON(ctx *fasthttp.RequestCtx, v any) {
 		respond.Fail(ctx, s.log, respond.Unavailable, "encode", fmt.Errorf("encode %T: %w", v, err))
 		return
 	}
-	respond.JSON(ctx, fasthttp.StatusOK, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	compose.Serve(ctx, s.composed, "", bytes.TrimSuffix(buf.Bytes(), []byte("\n")), mod, represent.CachePublic, false)
 }

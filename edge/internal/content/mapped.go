@@ -147,6 +147,26 @@ func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f Fr
 	if len(dst) == n {
 		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("This Bible has no verse of %s in the %s numbering.", r, f.Name)}
 	}
+	// Runs AppendInto trimmed are the Bible's verses; a passage no scheme
+	// renumbers comes back as asked, and is checked here.
+	for _, x := range dst[n:] {
+		b := idx.Book(x.Book)
+		if b == nil {
+			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+		}
+		_, err := b.Span(x)
+		var missing *bible.MissingError
+		switch {
+		case errors.As(err, &missing) && missing.Verse == "":
+			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
+		case errors.As(err, &missing):
+			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
+		case errors.Is(err, bible.ErrBackwards):
+			return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
+		case err != nil:
+			return dst, fmt.Errorf("locate %s in bible %d: %w", x, bv.ID, err)
+		}
+	}
 	return dst, nil
 }
 
@@ -173,27 +193,24 @@ func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site
 		respond.Fail(ctx, s.log, respond.Unavailable, "map passage", err)
 		return
 	}
-	var kb [128]byte
 	if len(refs) == 1 && refs[0].Kind() != bible.KindRange {
 		s.passageRef(ctx, st, bv, refs[0], nil, html, headings, notes, hSet, nSet, private)
 		return
 	}
-	if !html {
-		headings, notes = false, false // passage rule 1
-	}
-	key := string(composedKey(kb[:0], st.Build, bv.ID, []byte(JoinIDs(refs)), html, headings, notes))
-	if res, ok := s.composed.Find([]byte(key)); ok {
+	s.composeKept(ctx, st, bv, refs, html, headings, notes, private)
+}
+
+// composeKept serves refs composed as one passage, from the composed
+// cache under their canonical ids when kept there.
+func (s *Routes) composeKept(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
+	var kb [128]byte
+	key := composedKey(kb[:0], st.Build, bv.ID, []byte(JoinIDs(refs)), html, headings, notes)
+	if res, ok := s.composed.Find(key); ok {
 		represent.Serve(ctx, res, private)
 		return
 	}
 	s.composed.Missed()
-	res, err := s.ComposeRefs(ctx, bv, refs, html, headings, notes)
-	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
-		return
-	}
-	s.composed.Add(key, res, res.Size())
-	represent.Serve(ctx, res, private)
+	s.composeRange(ctx, string(key), bv, refs, html, headings, notes, private)
 }
 
 // mappedVerse serves the verse route for a verse taken in from's

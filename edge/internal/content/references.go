@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -84,13 +85,18 @@ func (s *Routes) references(ctx *fasthttp.RequestCtx, bv *site.Bible) {
 		respond.Fail(ctx, s.log, respond.Unavailable, "resolve citation", err)
 		return
 	}
-	s.writeJSON(ctx, Resolved{Query: q, ID: JoinIDs(res.Passages), IDs: res.IDs(), Reference: res.Reference})
+	s.writeJSON(ctx, Resolved{Query: q, ID: JoinIDs(res.Passages), IDs: res.IDs(), Reference: res.Reference}, bv.Entry.Pack.Modified)
 }
 
 // meant answers a passage id that is no USFM id (JHN.3.16) but a
 // reference as people write it ("John 3:16"): 404 naming the id meant,
-// when the resolver reads one. ok is false when it reads none.
+// when the resolver reads one. ok is false when it reads none. Only an id
+// with a character USFM ids never hold (a space, ':', ',', …) is read: a
+// malformed USFM id ("JHN-3") stays the 422 it is.
 func (s *Routes) meant(ctx *fasthttp.RequestCtx, bv *site.Bible, pid string) bool {
+	if !strings.ContainsFunc(pid, notUSFM) {
+		return false
+	}
 	res, err := s.resolve(ctx, bv, pid)
 	if err != nil || len(res.Passages) == 0 {
 		return false
@@ -98,4 +104,9 @@ func (s *Routes) meant(ctx *fasthttp.RequestCtx, bv *site.Bible, pid string) boo
 	respond.Answer(ctx, respond.NotFound, fmt.Sprintf(
 		"Passage not found: %q is not a passage id; the passage id of %s is %s.", pid, res.Reference, JoinIDs(res.Passages)))
 	return true
+}
+
+// notUSFM reports whether c is a character no USFM passage id holds.
+func notUSFM(c rune) bool {
+	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_')
 }

@@ -1,0 +1,122 @@
+package acceptance
+
+import (
+	"net/url"
+	"strings"
+)
+
+var passageMapSchema = tObject{req: map[string]schema{
+	"id": s, "ids": tArray{min: 1, of: s}, "reference": s, "versification": s,
+	"from": tObject{req: map[string]schema{"id": s, "versification": s}, opt: map[string]schema{"bible_id": i32}},
+}}
+
+var referencesSchema = tObject{req: map[string]schema{
+	"query": s, "id": s, "ids": tArray{min: 1, of: s}, "reference": s,
+}}
+
+// mappingRules: passage ids taken in another numbering (issue: across
+// translations), the map route and citations resolved. The fixtures'
+// Bibles number as English Bibles do; the Hebrew numbering (org) counts
+// Psalm 3's title as verse 1, so its PSA.3.2 is their PSA.3.1, the case
+// of the WEB's PSA.51.10 that is the UHB's PSA.51.12, seen from the other
+// side.
+func mappingRules(e *env) {
+	e.rule("edge/map.passage-from-versification", func(c *C) {
+		r := c.get("/v1/bibles/9001/passages/PSA.3.2?from_versification=org", nil)
+		c.status(r, 200)
+		p := obj(c.json(r, passageSchema))
+		own := obj(c.json(c.get("/v1/bibles/9001/passages/PSA.3.1", nil), passageSchema))
+		if str(p["id"]) != "PSA.3.1" || str(p["content"]) != str(own["content"]) || str(p["reference"]) != str(own["reference"]) {
+			c.Errorf("org PSA.3.2 = %v, want the Bible's own PSA.3.1 %v", p, own)
+		}
+	})
+	e.rule("edge/map.range-and-verse-route", func(c *C) {
+		r := c.get("/v1/bibles/9001/passages/PSA.3.2-4?from_versification=org&format=html", nil)
+		c.status(r, 200)
+		if id := str(obj(c.json(r, passageSchema))["id"]); id != "PSA.3.1-3" {
+			c.Errorf("org PSA.3.2-4: id %q, want PSA.3.1-3", id)
+		}
+		v := c.get("/v1/bibles/9001/books/PSA/chapters/3/verses/2?from_versification=org", nil)
+		c.status(v, 200)
+		if id := str(obj(c.json(v, verseSchema))["passage_id"]); id != "PSA.3.1" {
+			c.Errorf("verse route, org PSA 3:2: passage_id %q, want PSA.3.1", id)
+		}
+	})
+	e.rule("edge/map.from-bible-id", func(c *C) {
+		r := c.get("/v1/bibles/9001/passages/JHN.3.16?from_bible_id=9002", nil)
+		c.status(r, 200)
+		if id := str(obj(c.json(r, passageSchema))["id"]); id != "JHN.3.16" {
+			c.Errorf("JHN.3.16 from 9002: id %q", id)
+		}
+	})
+	e.rule("edge/map.ids", func(c *C) {
+		r := c.get("/v1/bibles/9001/map/PSA.3.2-4?from_versification=org", nil)
+		c.status(r, 200)
+		m := obj(c.json(r, passageMapSchema))
+		if str(m["id"]) != "PSA.3.1-3" || str(m["versification"]) != "eng" || str(obj(m["from"])["versification"]) != "org" {
+			c.Errorf("map org PSA.3.2-4 = %v, want PSA.3.1-3 in eng", m)
+		}
+	})
+	e.rule("edge/map.errors", func(c *C) {
+		c.wantLoc(c.get("/v1/bibles/9001/passages/JHN.3.16?from_versification=kjv", nil), "from_versification")
+		c.wantLoc(c.get("/v1/bibles/9001/passages/JHN.3.16?from_bible_id=x", nil), "from_bible_id")
+		c.errMessage(c.get("/v1/bibles/9001/passages/JHN.3.16?from_bible_id=424242", nil), 404)
+		c.errMessage(c.get("/v1/bibles/9001/passages/PSA.3.1?from_versification=org", nil), 404)
+		c.wantLoc(c.get("/v1/bibles/9001/map/PSA.3.2", nil), "from_bible_id")
+	})
+	e.rule("edge/references.resolve", func(c *C) {
+		r := c.get("/v1/bibles/9001/references?query="+url.QueryEscape("John 3:16-17, 19; Ps 1:1-end"), nil)
+		c.status(r, 200)
+		v := obj(c.json(r, referencesSchema))
+		if str(v["id"]) != "JHN.3.16-17,JHN.3.19,PSA.1.1-6" {
+			c.Errorf("references = %v", v)
+		}
+		c.wantLoc(c.get("/v1/bibles/9001/references?query="+url.QueryEscape("John 3:16; Hezekiah 4"), nil), "query")
+		c.wantLoc(c.get("/v1/bibles/9001/references", nil), "query")
+	})
+	e.rule("edge/references.passage-names-the-id-meant", func(c *C) {
+		m := c.errMessage(c.get("/v1/bibles/9001/passages/"+url.PathEscape("John 3:16"), nil), 404)
+		if !strings.Contains(m, "JHN.3.16") {
+			c.Errorf("message %q does not name JHN.3.16", m)
+		}
+	})
+}
+
+var votdInSchema = tObject{req: map[string]schema{"day": i32, "passage_id": s, "bible_id": i32}}
+
+// votdInRules: the verse of the day in one Bible's numbering.
+func votdInRules(e *env) {
+	e.rule("catalog/votd.in-a-bible", func(c *C) {
+		r := c.get("/v1/verse-of-the-days/2?bible_id=9002", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, votdInSchema))
+		if str(v["passage_id"]) != "JHN.3.16" || num(v["bible_id"]) != 9002 {
+			c.Errorf("day 2 in 9002 = %v, want JHN.3.16", v)
+		}
+		cal := obj(c.json(c.get("/v1/verse-of-the-days?bible_id=9002", nil), tObject{req: map[string]schema{"data": tArray{min: 1, of: votdInSchema}}}))
+		for _, d := range cal["data"].([]any) {
+			if id := str(obj(d)["passage_id"]); strings.HasPrefix(id, "TOB.") {
+				c.Errorf("the calendar in 9002, which has no Tobit, lists %s", id)
+			}
+		}
+		c.wantLoc(c.get("/v1/verse-of-the-days/2?bible_id=x", nil), "bible_id")
+		c.errMessage(c.get("/v1/verse-of-the-days/2?bible_id=424242", nil), 404)
+	})
+}
+
+// listRules: a passage id that is a list of passages.
+func listRules(e *env) {
+	e.rule("edge/passage.list", func(c *C) {
+		r := c.get("/v1/bibles/9001/passages/JHN.3.16,JHN.3.18-19", nil)
+		c.status(r, 200)
+		p := obj(c.json(r, passageSchema))
+		one := obj(c.json(c.get("/v1/bibles/9001/passages/JHN.3.16", nil), passageSchema))
+		two := obj(c.json(c.get("/v1/bibles/9001/passages/JHN.3.18-19", nil), passageSchema))
+		want := str(one["content"]) + "\n\n" + str(two["content"])
+		if str(p["id"]) != "JHN.3.16,JHN.3.18-19" || str(p["content"]) != want {
+			c.Errorf("list = %v, want id JHN.3.16,JHN.3.18-19 and content %q", p, want)
+		}
+		c.wantLoc(c.get("/v1/bibles/9001/passages/JHN.3.16,JHN.INTRO", nil), "passage_id_path")
+		c.errMessage(c.get("/v1/bibles/9001/passages/"+strings.Repeat("PSA.1,", 40)+"PSA.1", nil), 400)
+	})
+}
