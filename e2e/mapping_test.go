@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/build/buildtest"
+	"github.com/bibleplatform/platform/edge"
+	"github.com/bibleplatform/platform/internal/repotest"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// sharedBooks copies the named books of a shared Bible's sources into a
+// directory of their own, so that a test imports those books only.
+func sharedBooks(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	src := repotest.Shared(t, "bibles", dir)
+	out := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, n), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestMappingAcrossBibles publishes the WEB's Psalms and Malachi and the
+// UHB's in its Hebrew numbering, and asks each Bible for passages in the
+// other's numbering: the WEB's PSA.51.10 ("Create in me a clean heart")
+// is the UHB's PSA.51.12, its Malachi 4 the UHB's 3:19-24.
+func TestMappingAcrossBibles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports and publishes two books of two shared Bibles")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	content := filepath.Join(t.TempDir(), "content")
+	buildtest.AddLicenses(t, content, 1)
+	if err := os.WriteFile(filepath.Join(content, "verse_of_the_day.json"), []byte(`[{"day": 5, "passage_id": "PSA.3.3"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Import(content, sharedBooks(t, "eng-web", "20-PSAeng-web.usfm.gz", "40-MALeng-web.usfm.gz"), build.BibleMeta{
+		ID: 206, Abbreviation: "WEB", Title: "World English Bible", LanguageTag: "en", LicenseID: 1,
+	}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Import(content, sharedBooks(t, "hbo-uhb", "19-PSA.usfm.gz", "39-MAL.usfm.gz"), build.BibleMeta{
+		ID: 8001, Abbreviation: "UHB", Title: "unfoldingWord Hebrew Bible", LanguageTag: "hbo", LicenseID: 1,
+		Versification: "org", Numbering: build.NumberingAlternate,
+	}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	store, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := publishContent(ctx, content, store, publish.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e := startEdge(t, ctx, store, edge.Config{})
+	// The UHB is licensed too: its text is compared.
+	if err := e.srv.SetAccess(&access.Snapshot{Version: 2, Generated: time.Now(), Apps: []access.App{{
+		ID: "00000000-0000-4000-8000-000000000001", Name: "e2e", Status: "live",
+		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001},
+		RateLimit: access.Rate{PerSecond: 1e6, Burst: 1e6},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the build", func() bool { code, _ := e.get("/v1/bibles/8001"); return code == 200 })
+
+	type passage struct{ ID, Content, Reference string }
+	get := func(path string) passage {
+		t.Helper()
+		var p passage
+		if err := json.Unmarshal([]byte(e.mustGet(t, path)), &p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return p
+	}
+	for _, c := range []struct{ path, want, same string }{
+		{"/v1/bibles/8001/passages/PSA.51.10?from_bible_id=206", "PSA.51.12", "/v1/bibles/8001/passages/PSA.51.12"},
+		{"/v1/bibles/206/passages/PSA.51.12?from_bible_id=8001", "PSA.51.10", "/v1/bibles/206/passages/PSA.51.10"},
+		{"/v1/bibles/8001/passages/MAL.4?from_bible_id=206", "MAL.3.19-24", "/v1/bibles/8001/passages/MAL.3.19-24"},
+		{"/v1/bibles/206/passages/MAL.3.19-24?from_versification=org", "MAL.4.1-6", "/v1/bibles/206/passages/MAL.4.1-6"},
+		{"/v1/bibles/8001/passages/PSA.51.1-2?from_bible_id=206", "PSA.51.3-4", "/v1/bibles/8001/passages/PSA.51.3-4"},
+	} {
+		got, want := get(c.path), get(c.same)
+		if got.ID != c.want || got.Content != want.Content || got.Reference != want.Reference {
+			t.Errorf("%s = %+v\nwant %s: %+v", c.path, got, c.want, want)
+		}
+	}
+	if m := e.mustGet(t, "/v1/bibles/8001/map/PSA.51.10?from_bible_id=206"); !strings.Contains(m, `"ids":["PSA.51.12"]`) {
+		t.Errorf("map PSA.51.10 from the WEB into the UHB = %s", m)
+	}
+	// The calendar is in English numbering: its PSA.3.3 is Hebrew 3:4.
+	for day, want := range map[int]string{5: "PSA.3.4"} {
+		if d := e.mustGet(t, "/v1/verse-of-the-days/"+strconv.Itoa(day)+"?bible_id=8001"); !strings.Contains(d, `"passage_id":"`+want+`"`) {
+			t.Errorf("day %d in the UHB = %s, want %s", day, d, want)
+		}
+	}
+}
