@@ -72,6 +72,7 @@ func runRules(t *testing.T, e *env, fx *fixtures, root string, st *stack) {
 	mappingRules(e)
 	votdInRules(e)
 	listRules(e)
+	parallelRules(e)
 	licenceRules(e)
 	httpRules(e)
 	dynamicRules(e, fx)

@@ -1,6 +1,7 @@
 package acceptance
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -118,5 +119,29 @@ func listRules(e *env) {
 		}
 		c.wantLoc(c.get("/v1/bibles/9001/passages/JHN.3.16,JHN.INTRO", nil), "passage_id_path")
 		c.errMessage(c.get("/v1/bibles/9001/passages/"+strings.Repeat("PSA.1,", 40)+"PSA.1", nil), 400)
+	})
+}
+
+var parallelSchema = tObject{req: map[string]schema{
+	"id":   s,
+	"from": tObject{req: map[string]schema{"versification": s}, opt: map[string]schema{"bible_id": i32}},
+	"data": tArray{min: 1, of: tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s, "reference": s}}},
+}}
+
+// parallelRules: one passage in several Bibles.
+func parallelRules(e *env) {
+	e.rule("edge/passages.parallel", func(c *C) {
+		r := c.get("/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=9002&format=html", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, parallelSchema))
+		data := v["data"].([]any)
+		for i, id := range []int{9001, 9002} {
+			own := obj(c.json(c.get(fmt.Sprintf("/v1/bibles/%d/passages/JHN.3.16?format=html", id), nil), passageSchema))
+			got := obj(data[i])
+			if num(got["bible_id"]) != int64(id) || str(got["content"]) != str(own["content"]) {
+				c.Errorf("parallel item %d = %v, want Bible %d's own JHN.3.16 %v", i, got, id, own)
+			}
+		}
+		c.wantLoc(c.get("/v1/passages/JHN.3.16", nil), "bible_ids[]")
 	})
 }

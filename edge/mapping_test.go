@@ -65,6 +65,21 @@ func TestMappedRoutes(t *testing.T) {
 			body: []string{`"id":"PSA.3.1,PSA.3.3"`}},
 		{name: "a citation with a list", path: b + "/passages/" + url.PathEscape("John 3:16, 18"), headers: []string{key}, status: 404,
 			body: []string{"JHN.3.16,JHN.3.18"}},
+		{name: "parallel", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=9002", headers: []string{key}, status: 200,
+			body: []string{`"id":"JHN.3.16","from":{"versification":"eng","bible_id":9001}`, `"bible_id":9001,"id":"JHN.3.16"`, `"bible_id":9002,"id":"JHN.3.16"`}},
+		{name: "parallel in another numbering", path: "/v1/passages/PSA.3.2?bible_ids[]=9001&from_versification=org&format=html", headers: []string{key}, status: 200,
+			body: []string{`"bible_id":9001,"id":"PSA.3.1"`}},
+		{name: "parallel, one Bible lacks it", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=9003", headers: []string{key}, status: 404,
+			body: []string{"Bible 9003"}},
+		{name: "parallel, not licensed", path: "/v1/passages/JHN.3.16?bible_ids[]=" + itoa(int(keys.UnlicensedBibleID)),
+			headers: []string{"X-SVC-App-Key: " + keys.UnlicensedAppKey}, status: 403, body: []string{itoa(int(keys.UnlicensedBibleID))}},
+		{name: "parallel, no Bibles", path: "/v1/passages/JHN.3.16", headers: []string{key}, status: 422},
+		{name: "parallel, too many", path: "/v1/passages/JHN.3.16?" + strings.Repeat("bible_ids[]=9001&", 11), headers: []string{key}, status: 422},
+		{name: "parallel, twice", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=9001", headers: []string{key}, status: 422},
+		{name: "parallel, unknown", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=424242", headers: []string{key}, status: 404},
+		{name: "parallel, bad id", path: "/v1/passages/JHN.3.16?bible_ids[]=x", headers: []string{key}, status: 422},
+		{name: "parallel, bad passage", path: "/v1/passages/JHN.3.x-?bible_ids[]=9001", headers: []string{key}, status: 422},
+		{name: "parallel, deeper path", path: "/v1/passages/JHN.3.16/x?bible_ids[]=9001", headers: []string{key}, status: 404},
 		{name: "verse of the day in a Bible", path: "/v1/verse-of-the-days/2?bible_id=9002", headers: []string{key}, status: 200,
 			body: []string{`{"day":2,"passage_id":"JHN.3.16","bible_id":9002}`}},
 		{name: "verse of the day in a chapter the Bible lacks", path: "/v1/verse-of-the-days/2?bible_id=9003", headers: []string{key}, status: 404},
@@ -101,4 +116,31 @@ func TestMappedRoutes(t *testing.T) {
 	if resp.StatusCode != 200 || json.Unmarshal(body, &p) != nil || p.ID != "PSA.3.2" {
 		t.Errorf("PSA.3.2 without from: %d %s", resp.StatusCode, body)
 	}
+}
+
+// FuzzPassageIDs: whatever passage id, list, citation or numbering a
+// client sends to the passage, map and parallel routes, the edge answers
+// a client error or a passage, never a panic or a server error.
+func FuzzPassageIDs(f *testing.F) {
+	for _, s := range []string{"JHN.3.16", "PSA.3.2-4", "JHN.3.16,JHN.3.18-19", "PSA.1,JHN.1.1", "John 3:16, 18",
+		"JHN.INTRO", "PSA.3.0", "MAL.4", "JHN.3.16-JHN.2.1", ",", "JHN.3.16,,", "PS2.1_1"} {
+		for _, q := range []string{"", "from_versification=org", "from_versification=lxx", "from_bible_id=9002", "format=html"} {
+			f.Add(s, q)
+		}
+	}
+	srv, keys := fixtureEdge(f, nil)
+	e := &testEdge{srv: srv, client: newTestEdgeClient(f, srv)}
+	key := "X-SVC-App-Key: " + keys.AppKey
+	f.Fuzz(func(t *testing.T, id, query string) {
+		p := url.PathEscape(id) + "?" + url.PathEscape(query)
+		for _, path := range []string{"/v1/bibles/9001/passages/" + p, "/v1/bibles/9001/map/" + p,
+			"/v1/passages/" + p + "&bible_ids[]=9001&bible_ids[]=9002"} {
+			resp, body := e.do(t, "GET", path, key)
+			switch resp.StatusCode {
+			case 200, 400, 404, 422:
+			default:
+				t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+			}
+		}
+	})
 }

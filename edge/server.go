@@ -362,6 +362,8 @@ var (
 	prefixBible = []byte("/v1/bibles/")
 )
 
+var prefixPassages = []byte("/v1/passages/")
+
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metrics.Class {
 	if wire.RefuseAmbiguousFraming(ctx) {
 		return metrics.ClassOther
@@ -387,6 +389,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 			s.bibles.Serve(ctx, adm, t, st, &rt.Route)
 		}
 		return rt.class
+	}
+	if bytes.HasPrefix(path, prefixPassages) { // parallel passages (package content)
+		id := path[len(prefixPassages):]
+		if t, st, ok := s.gate.admitGET(ctx, len(id) > 0 && bytes.IndexByte(id, '/') < 0); ok {
+			s.bibles.Parallel(ctx, adm, t, st, id)
+		}
+		return metrics.ClassPassage
 	}
 	// The developer surface: the OpenAPI document, the reader page and
 	// its assets (openapi.go, reader.go). Public, no App Key.

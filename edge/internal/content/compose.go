@@ -75,17 +75,34 @@ func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html,
 // each piece's own paragraphs in HTML). At most maxRangeVerses verses in
 // all. Errors as Compose's.
 func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
+	p, mod, err := s.passageOf(ctx, bv, refs, html, headings, notes)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+}
+
+// passageOf is the passage ComposeRefs answers, and when its newest
+// chapter was published.
+func (s *Routes) passageOf(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (bible.Passage, time.Time, error) {
+	var mod time.Time
 	idx, err := bv.Index(ctx, s.packs)
 	if err != nil {
-		return nil, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
+		return bible.Passage{}, mod, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
 	}
 	var content, labels []string
-	var mod time.Time
 	total := 0
 	for _, r := range refs {
 		p, err := s.piece(ctx, bv, idx, r, &total)
 		if err != nil {
-			return nil, err
+			return bible.Passage{}, mod, err
 		}
 		if html {
 			content = append(content, bible.ComposeHTML(p.segs, headings, notes))
@@ -101,14 +118,7 @@ func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.R
 	if html {
 		sep = ""
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(bible.Passage{ID: JoinIDs(refs), Content: strings.Join(content, sep), Reference: strings.Join(labels, "; ")}); err != nil {
-		return nil, err
-	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+	return bible.Passage{ID: JoinIDs(refs), Content: strings.Join(content, sep), Reference: strings.Join(labels, "; ")}, mod, nil
 }
 
 // piece is one passage of a composed answer.

@@ -187,24 +187,8 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
 func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
 	private := !t.IsOpen(bv.ID)
-	args := ctx.QueryArgs()
-	html := false
-	switch f := args.Peek("format"); {
-	case len(f) == 0, string(f) == "text":
-	case string(f) == "html":
-		html = true
-	default:
-		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
-		return
-	}
-	headings, hSet, ok := params.Bool(args.Peek("include_headings"))
+	html, headings, notes, hSet, nSet, ok := readVariant(ctx)
 	if !ok {
-		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
-		return
-	}
-	notes, nSet, ok := params.Bool(args.Peek("include_notes"))
-	if !ok {
-		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
 
@@ -297,4 +281,27 @@ func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bi
 	}
 	var nb [64]byte
 	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+}
+
+// readVariant reads a passage's format and include toggles; ok is false
+// when it has answered 422. hSet and nSet say whether the toggles were
+// given.
+func readVariant(ctx *fasthttp.RequestCtx) (html, headings, notes, hSet, nSet, ok bool) {
+	args := ctx.QueryArgs()
+	switch f := args.Peek("format"); {
+	case len(f) == 0, string(f) == "text":
+	case string(f) == "html":
+		html = true
+	default:
+		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		return
+	}
+	if headings, hSet, ok = params.Bool(args.Peek("include_headings")); !ok {
+		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+	if notes, nSet, ok = params.Bool(args.Peek("include_notes")); !ok {
+		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+	}
+	return
 }

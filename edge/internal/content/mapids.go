@@ -3,7 +3,6 @@ package content
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,11 +46,8 @@ func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible,
 		respond.Invalid(ctx, "query", "from_bible_id", "Field required: from_bible_id or from_versification", "missing")
 		return
 	}
-	r, err := bible.ParseRef(string(pid))
-	if err != nil {
-		var bad *bible.ParseError
-		errors.As(err, &bad)
-		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+	r, ok := parsePassageID(ctx, pid)
+	if !ok {
 		return
 	}
 	refs, err := s.Into(ctx, nil, bv, from, r)

@@ -67,14 +67,8 @@ func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set,
 		}
 		return From{Scheme: sc, Name: string(name)}, true, true
 	}
-	id, p := params.PathID(bid)
-	if p == params.IDInvalid {
-		respond.Invalid(ctx, "query", "from_bible_id", "Input should be a valid 32-bit integer", "int_parsing")
-		return From{}, true, false
-	}
-	other := st.Bibles[id]
-	if p == params.IDNone || other == nil {
-		respond.Answer(ctx, respond.NotFound, fmt.Sprintf("Bible %s of from_bible_id not found.", bid))
+	other, ok := queryBible(ctx, st, "from_bible_id", bid)
+	if !ok {
 		return From{}, true, false
 	}
 	sc, err := s.Scheme(ctx, other)
@@ -82,7 +76,38 @@ func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set,
 		respond.Fail(ctx, s.log, respond.Unavailable, "versification", err)
 		return From{}, true, false
 	}
-	return From{Scheme: sc, Bible: id, Name: schemeName(sc)}, true, true
+	return From{Scheme: sc, Bible: other.ID, Name: schemeName(sc)}, true, true
+}
+
+// queryBible finds the Bible a query parameter names: 422 when the value
+// is no 32-bit integer, 404 when it names no Bible of the build (the
+// spec's rule: malformed is 422, well-formed naming nothing 404). ok is
+// false when it has answered.
+func queryBible(ctx *fasthttp.RequestCtx, st *site.Site, param string, raw []byte) (*site.Bible, bool) {
+	id, p := params.PathID(raw)
+	if p == params.IDInvalid {
+		respond.Invalid(ctx, "query", param, "Input should be a valid 32-bit integer", "int_parsing")
+		return nil, false
+	}
+	bv := st.Bibles[id]
+	if p == params.IDNone || bv == nil {
+		respond.Answer(ctx, respond.NotFound, fmt.Sprintf("Bible %s of %s not found.", raw, param))
+		return nil, false
+	}
+	return bv, true
+}
+
+// parsePassageID reads a passage id of the path; ok is false when it has
+// answered 422.
+func parsePassageID(ctx *fasthttp.RequestCtx, pid []byte) (bible.Ref, bool) {
+	r, err := bible.ParseRef(string(pid))
+	if err != nil {
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		return bible.Ref{}, false
+	}
+	return r, true
 }
 
 // schemeName is the name a Bible's scheme goes by.

@@ -7,7 +7,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
-	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -33,14 +32,8 @@ type DayIn struct {
 // left out of the calendar, and is 404 asked alone. Like the calendar, it
 // reads ids only: no licence to the Bible is needed.
 func (s *Routes) VerseOfDayIn(ctx *fasthttp.RequestCtx, st *site.Site, bibleID []byte, day int) {
-	id, p := params.PathID(bibleID)
-	if p == params.IDInvalid {
-		respond.Invalid(ctx, "query", "bible_id", "Input should be a valid 32-bit integer", "int_parsing")
-		return
-	}
-	bv := st.Bibles[id]
-	if p == params.IDNone || bv == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible not found.")
+	bv, ok := queryBible(ctx, st, "bible_id", bibleID)
+	if !ok {
 		return
 	}
 	days, err := s.calendar(ctx, st)
