@@ -62,6 +62,11 @@ func TestMappingAcrossBibles(t *testing.T) {
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := build.Import(content, sharedBooks(t, "spa-rv1909", "40-MALspaRV1909.usfm.gz"), build.BibleMeta{
+		ID: 1909, Abbreviation: "RV1909", Title: "Reina-Valera 1909", LanguageTag: "es", LicenseID: 1,
+	}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	store, err := publish.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +78,7 @@ func TestMappingAcrossBibles(t *testing.T) {
 	// The UHB is licensed too: its text is compared.
 	if err := e.srv.SetAccess(&access.Snapshot{Version: 2, Generated: time.Now(), Apps: []access.App{{
 		ID: "00000000-0000-4000-8000-000000000001", Name: "e2e", Status: "live",
-		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001},
+		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001, 1909},
 		RateLimit: access.Rate{PerSecond: 1e6, Burst: 1e6},
 	}}}); err != nil {
 		t.Fatal(err)
@@ -103,6 +108,28 @@ func TestMappingAcrossBibles(t *testing.T) {
 	}
 	if m := e.mustGet(t, "/v1/bibles/8001/map/PSA.51.10?from_bible_id=206"); !strings.Contains(m, `"ids":["PSA.51.12"]`) {
 		t.Errorf("map PSA.51.10 from the WEB into the UHB = %s", m)
+	}
+	// Malachi 4 across the three Bibles: each answers its own text for
+	// the WEB's chapter, the UHB as its 3:19-24.
+	var par struct {
+		Data []struct {
+			BibleID int32 `json:"bible_id"`
+			ID      string
+			Content string
+		}
+	}
+	if err := json.Unmarshal([]byte(e.mustGet(t, "/v1/passages/MAL.4?bible_ids[]=206&bible_ids[]=1909&bible_ids[]=8001")), &par); err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []string{"MAL.4", "MAL.4", "MAL.3.19-24"}
+	for i, bible := range []int32{206, 1909, 8001} {
+		if i >= len(par.Data) || par.Data[i].BibleID != bible || par.Data[i].ID != wantIDs[i] {
+			t.Fatalf("parallel MAL.4 item %d = %+v, want Bible %d's %s", i, par.Data, bible, wantIDs[i])
+		}
+		own := get("/v1/bibles/" + strconv.Itoa(int(bible)) + "/passages/" + wantIDs[i])
+		if par.Data[i].Content != own.Content {
+			t.Errorf("parallel MAL.4 in %d differs from its own %s", bible, wantIDs[i])
+		}
 	}
 	// The calendar is in English numbering: its PSA.3.3 is Hebrew 3:4.
 	for day, want := range map[int]string{5: "PSA.3.4"} {

@@ -11,7 +11,7 @@ import (
 // has the segments the handler reads.
 func FuzzRoute(f *testing.F) {
 	for _, s := range []string{"9001", "9001/index", "9001/books/JHN/chapters/3/verses/16", "9001/passages/JHN.3.16",
-		"9001//books", "9001/books/", "/", "", "a/b/c/d/e/f/g/h/i"} {
+		"9001/map/PSA.51.10", "9001/references", "9001/map", "9001//books", "9001/books/", "/", "", "a/b/c/d/e/f/g/h/i"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -22,7 +22,7 @@ func FuzzRoute(f *testing.F) {
 		if len(rt.Bible) == 0 || strings.Contains(string(rt.Bible), "/") {
 			t.Fatalf("%q: bible segment %q", p, rt.Bible)
 		}
-		if rt.Kind == content.KindPassage && len(rt.Passage) == 0 {
+		if (rt.Kind == content.KindPassage || rt.Kind == content.KindMap) && len(rt.Passage) == 0 {
 			t.Fatalf("%q: empty passage", p)
 		}
 		if rt.Kind >= content.KindBook && rt.Kind <= content.KindVerse && len(rt.Book) == 0 {
