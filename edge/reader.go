@@ -110,8 +110,6 @@ var (
 	valDeny         = []byte("DENY")
 )
 
-const immutableCache = "public, max-age=31536000, immutable"
-
 var valNoCache = []byte("no-cache")
 
 // devSurface answers the developer surface, public and without a key: the
@@ -193,6 +191,6 @@ func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
 		represent.Serve(ctx, a.res, false)
 		// The URL names the content: immutable, on a 304 too (RFC 9110
 		// §15.4.5 wants the 200's Cache-Control there).
-		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCacheImmutable)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -20,7 +22,7 @@ import (
 // unifiedVerses is how many verses unified search lists: the first page of
 // verse search. The wire format has no paging for it; an app that wants
 // more asks search-verses.
-const unifiedVerses = defaultPageSize
+const unifiedVerses = paging.DefaultSize
 
 // searchResults is GET /v1-beta/search-results: verses of one Bible and
 // topics together, {"verses": [{"reference"}], "topics": [...],
@@ -63,7 +65,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	}
 	var bibleID int32
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
-		id, ok := parseInt32(b)
+		id, ok := params.Int32(b)
 		if !ok || id <= 0 {
 			respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 			return

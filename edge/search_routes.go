@@ -10,6 +10,8 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -72,7 +74,7 @@ type searchAPI struct {
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*represent.Resource]
 	compute    *compose.Computations // bounds the answers computed on demand
-	pageTokens pageTokens
+	pageTokens paging.Tokens
 	metrics    searchMetrics
 	trending   *searchTrends
 }
@@ -142,7 +144,7 @@ func validSearchRange(r []byte) bool {
 			return false
 		}
 		for _, c := range part {
-			if !isAlpha(c) && (i == 0 || c < '0' || c > '9') {
+			if !params.Alpha(c) && (i == 0 || c < '0' || c > '9') {
 				return false
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
@@ -17,7 +18,7 @@ import (
 
 // searchCache is the Cache-Control of topic search and suggestions: they
 // depend only on the build and the request, like the catalogues.
-const searchCache = catalogCache
+const searchCache = represent.CachePublic
 
 // topicJSON is a topic as the wire format has it: no passages.
 type topicJSON struct {
@@ -85,7 +86,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 	}
 	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
 	s.compute.Serve(ctx, key, func() bool {
-		if !serveRemembered(ctx, s.searched, key, false, false) {
+		if !compose.Remembered(ctx, s.searched, key, false) {
 			return false
 		}
 		s.metrics.observe(time.Since(start), -1)

@@ -16,6 +16,8 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -35,8 +37,8 @@ type searchRequest struct {
 	query  string
 	bible  int32
 	intent string
-	page   page // size and offset; fields unused
-	text   bool // fields[]=text
+	page   paging.Page // size and offset; fields unused
+	text   bool        // fields[]=text
 	app    string
 }
 
@@ -56,7 +58,7 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return r, false
 	}
-	id, ok := parseInt32(b)
+	id, ok := params.Int32(b)
 	if !ok || id <= 0 {
 		respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 		return r, false
@@ -72,7 +74,7 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 		}
 		r.text = true
 	}
-	r.page.size = defaultPageSize
+	r.page.Size = paging.DefaultSize
 	switch ps := args.Peek("page_size"); {
 	case len(ps) == 0 && !args.Has("page_size"):
 	default:
@@ -81,11 +83,11 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return r, false
 		}
-		if n < 1 || n > maxPageSize {
+		if n < 1 || n > paging.MaxSize {
 			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return r, false
 		}
-		r.page.size = n
+		r.page.Size = n
 	}
 	return r, true
 }
@@ -147,16 +149,16 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 		return
 	}
 	private := !t.IsOpen(bv.ID)
-	qh := queryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
+	qh := paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.pageTokens.open(tok, qh)
+		off, msg := s.pageTokens.Open(tok, qh)
 		if msg != "" {
 			respond.Answer(ctx, respond.Unacceptable, msg)
 			return
 		}
-		req.page.offset = off
+		req.page.Offset = off
 	}
-	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.offset, req.page.size, req.text)
+	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
 	s.compute.Serve(ctx, key, func() bool {
 		res, ok := s.searched.Get(key)
 		if !ok {
@@ -176,7 +178,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
 			return
 		}
-		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
+		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
 		body := s.searchBody(x, r, req, qh)
 		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
 		s.remember(key, res, r.Total)
@@ -190,7 +192,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 // (trending.go), under the Bible's language; further pages of the same
 // search count nothing.
 func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
-	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.offset == 0 {
+	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
 }
@@ -225,7 +227,7 @@ const foundSuffix = "\x00found"
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.
 func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
-	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
+	from, to := min(req.page.Offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
 	b = append(b, `{"verses":[`...)
 	for i, v := range r.Verses[from:to] {
@@ -266,9 +268,9 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 		b = append(b, `,"search_instead_for":`...)
 		b = appendJSONString(b, r.SearchInsteadFor)
 	}
-	if end := req.page.offset + req.page.size; end < r.Total {
+	if end := req.page.Offset + req.page.Size; end < r.Total {
 		b = append(b, `,"next_page_token":"`...)
-		b = append(b, s.pageTokens.issue(end, qh)...)
+		b = append(b, s.pageTokens.Issue(end, qh)...)
 		b = append(b, '"')
 	}
 	return append(b, '}')

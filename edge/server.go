@@ -23,11 +23,13 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/catalog"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/content"
 	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -160,9 +162,9 @@ type Server struct {
 	site       atomic.Pointer[site.Site]
 	gate       gate            // the checks every GET route group starts with
 	bibles     *content.Routes // the Bibles routes
-	catalogue  *catalogue      // the catalogue routes
+	catalog    *catalog.Routes // the catalogue routes
 	searchAPI  *searchAPI      // the search routes
-	pageTokens pageTokens      // seals search's page tokens, as the catalogue's
+	pageTokens paging.Tokens   // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -237,10 +239,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
-	s.pageTokens = newPageTokens(cfg.PageTokenKey)
+	s.pageTokens = paging.NewTokens(cfg.PageTokenKey)
 	s.compute = compose.NewComputations(0)
-	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
-		compute: s.compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+	s.catalog = catalog.New(catalog.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed,
+		Compute: s.compute, PublicURL: cfg.PublicURL, PageTokens: s.pageTokens})
 	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
 	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
@@ -263,7 +265,7 @@ func New(cfg Config) (*Server, error) {
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := site.New(id, m)
-	s.catalogue.prepareCatalog(st)
+	s.catalog.Prepare(st)
 	s.site.Store(st)
 	go s.searchAPI.loadSearchIndexes(st)
 	go s.searchAPI.loadSearchAids(st)
@@ -392,8 +394,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
 		return metrics.ClassDev
 	}
-	if class, ok := s.catalogue.serve(ctx, adm, path); ok {
-		return class
+	if r, param, ok := catalog.Parse(path); ok {
+		if t, st, ok := s.gate.admitGET(ctx, r.Known()); ok {
+			s.catalog.Serve(ctx, adm, t, st, r, param)
+		}
+		return r.Class()
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
