@@ -11,7 +11,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -32,6 +31,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/searchapi"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
@@ -59,7 +59,7 @@ type Config struct {
 	DynamicTimeout time.Duration
 	// SearchReportInterval is how often counted searches are reported to
 	// dynamic, TrendingRefresh how often the trending snapshot is fetched
-	// (trending.go); zero means the defaults.
+	// (edge/internal/searchapi); zero means the defaults.
 	SearchReportInterval time.Duration
 	TrendingRefresh      time.Duration
 
@@ -122,12 +122,17 @@ type Config struct {
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
 // flags' defaults.
 const (
-	DefaultRatePerSecond     = 20 // burst: twice the rate
-	DefaultWholePackMax      = packs.DefaultWholeMax
-	DefaultMaxRangeVerses    = content.DefaultMaxRangeVerses
-	DefaultPackCacheBytes    = 1 << 30
-	DefaultComposeCacheBytes = 64 << 20
-	DefaultDynamicTimeout    = 30 * time.Second
+	DefaultRatePerSecond  = 20 // burst: twice the rate
+	DefaultWholePackMax   = packs.DefaultWholeMax
+	DefaultMaxRangeVerses = content.DefaultMaxRangeVerses
+	// DefaultSearchReportInterval is how often counted searches are
+	// reported to dynamic, DefaultTrendingRefresh how often the trending
+	// snapshot is fetched.
+	DefaultSearchReportInterval = searchapi.DefaultSearchReportInterval
+	DefaultTrendingRefresh      = searchapi.DefaultTrendingRefresh
+	DefaultPackCacheBytes       = 1 << 30
+	DefaultComposeCacheBytes    = 64 << 20
+	DefaultDynamicTimeout       = 30 * time.Second
 )
 
 // DefaultIDOnlyRate is the allowance of requests that name their app only
@@ -141,7 +146,7 @@ type Server struct {
 	log      *slog.Logger
 	packs    *packs.Packs
 	composed *cache.LRU[*represent.Resource]
-	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
+	searched *cache.LRU[*represent.Resource] // search answers (edge/internal/searchapi)
 	compute  *compose.Computations           // the bound on answers composed on demand
 	authz    *authz.Authz
 	gateway  *gateway.Gateway
@@ -149,7 +154,7 @@ type Server struct {
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
-	trending searchTrends
+	trending *searchapi.Trends
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
@@ -159,13 +164,24 @@ type Server struct {
 	// the edge token (ErrEdgeTokenRejected); /readyz says so.
 	tokenRejected atomic.Bool
 
-	site       atomic.Pointer[site.Site]
-	gate       gate            // the checks every GET route group starts with
-	bibles     *content.Routes // the Bibles routes
-	catalog    *catalog.Routes // the catalogue routes
-	searchAPI  *searchAPI      // the search routes
-	pageTokens paging.Tokens   // seals search's page tokens, as the catalogue's
+	site    atomic.Pointer[site.Site]
+	gate    gate              // the checks every GET route group starts with
+	bibles  *content.Routes   // the Bibles routes
+	catalog *catalog.Routes   // the catalogue routes
+	search  *searchapi.Routes // the search routes
 }
+
+// RunSearchQueries reports counted searches and refreshes the trending
+// snapshot until ctx ends. Without a dynamic service it returns at once.
+func (s *Server) RunSearchQueries(ctx context.Context) { s.trending.Run(ctx) }
+
+// ReportSearchQueries sends the searches counted since the last report to
+// dynamic. On failure they are kept (within the counter's bound) for the
+// next report.
+func (s *Server) ReportSearchQueries(ctx context.Context) error { return s.trending.Report(ctx) }
+
+// RefreshTrending fetches the trending phrases from dynamic.
+func (s *Server) RefreshTrending(ctx context.Context) error { return s.trending.Refresh(ctx) }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
 // and access data (SetAccess).
@@ -239,23 +255,20 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
-	s.pageTokens = paging.NewTokens(cfg.PageTokenKey)
+	pageTokens := paging.NewTokens(cfg.PageTokenKey) // the catalogue's and search's
 	s.compute = compose.NewComputations(0)
 	s.catalog = catalog.New(catalog.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed,
-		Compute: s.compute, PublicURL: cfg.PublicURL, PageTokens: s.pageTokens})
-	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
-	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
+		Compute: s.compute, PublicURL: cfg.PublicURL, PageTokens: pageTokens})
+	s.trending = searchapi.NewTrends(searchapi.TrendsConfig{Log: s.log, DynamicURL: cfg.DynamicURL, EdgeToken: cfg.EdgeToken,
+		Timeout: cfg.DynamicTimeout, ReportEvery: cfg.SearchReportInterval, RefreshEvery: cfg.TrendingRefresh})
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
-	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
-		composed: s.composed, searched: s.searched, compute: s.compute, pageTokens: s.pageTokens, trending: &s.trending}
+	s.search = searchapi.New(searchapi.Config{Log: s.log, Authz: s.authz, Site: &s.site, Packs: s.packs,
+		Composed: s.composed, Searched: s.searched, Compute: s.compute, PageTokens: pageTokens, Trends: s.trending})
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
 	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
 		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DynamicURL != "" {
-		s.trending.client = &http.Client{}
 	}
 	return s, nil
 }
@@ -267,8 +280,7 @@ func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := site.New(id, m)
 	s.catalog.Prepare(st)
 	s.site.Store(st)
-	go s.searchAPI.loadSearchIndexes(st)
-	go s.searchAPI.loadSearchAids(st)
+	s.search.Prepare(st)
 }
 
 // SetAccess swaps in an access snapshot.
@@ -402,7 +414,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
-	if s.searchAPI.serve(ctx, adm, path) {
+	if op, ok := searchapi.Parse(path); ok {
+		if t, st, ok := s.gate.admitGET(ctx, op.Known()); ok {
+			s.search.Serve(ctx, adm, t, st, op)
+		}
 		return metrics.ClassSearch
 	}
 	if gateway.IsPath(path) {

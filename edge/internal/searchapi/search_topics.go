@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"encoding/json"
@@ -51,7 +51,7 @@ func (a *topicAnswer) didYouMean() []string {
 // findTopics searches the topics of the first language range whose topics
 // answer the query (as typed or corrected). mod is the Last-Modified of
 // the answer.
-func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges []string, query string) (topicAnswer, time.Time, error) {
+func (s *Routes) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges []string, query string) (topicAnswer, time.Time, error) {
 	var ans topicAnswer
 	mod := st.Manifest.Created
 	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
@@ -74,7 +74,7 @@ func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges [
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
 // "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *authz.App) {
+func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -119,7 +119,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 // foundTopicsIn is the language whose topics answered the topic search
 // cached under key, "" when it found none (or that mark was evicted: then
 // the search is not counted, the safe side).
-func (s *searchAPI) foundTopicsIn(st *site.Site, key string, ranges []string) string {
+func (s *Routes) foundTopicsIn(st *site.Site, key string, ranges []string) string {
 	for _, tag := range aidsIn(st).languages(st.Manifest) {
 		for _, r := range ranges {
 			if lang.MatchRange(r, tag) {

@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
@@ -102,7 +102,7 @@ type licensed struct {
 	bibles, openBibles int
 }
 
-func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
+func (s *Routes) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
 	var l licensed
 	var firstErr error
 	for _, bv := range st.Bibles {

@@ -1,10 +1,11 @@
-package edge
+package searchapi
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -45,7 +46,7 @@ type searchRequest struct {
 // parseSearchVerses checks the parameters as the clients check them
 // (query 1-100 characters, bible_id a positive int32, page_size 1-99,
 // user_intent one of four) and writes the 422 itself.
-func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
 	q, ok := searchQuery(ctx)
@@ -131,9 +132,9 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 }
 
 // searchVerses serves verse search. Authentication, app status and rate
-// limit come first (search_routes.go), as for every content route; then
+// limit come first (Routes.Serve), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
@@ -191,7 +192,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 // countVerseSearch counts a first page that found verses for trending
 // (trending.go), under the Bible's language; further pages of the same
 // search count nothing.
-func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
+func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
 	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
@@ -199,7 +200,7 @@ func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, r
 
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
-func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
+func (s *Routes) remember(key string, res *represent.Resource, found int) {
 	s.searched.Add(key, res, res.Size())
 	if found > 0 {
 		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
@@ -209,7 +210,7 @@ func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
 // foundBefore is 1 when the answer cached under key found something, 0
 // when it found nothing (or that mark was evicted: then the search is
 // not counted, the safe side).
-func (s *searchAPI) foundBefore(key string) int {
+func (s *Routes) foundBefore(key string) int {
 	if _, ok := s.searched.Peek(key + foundSuffix); ok {
 		return 1
 	}
@@ -218,7 +219,7 @@ func (s *searchAPI) foundBefore(key string) int {
 
 // trendingClient is the hashed address trending counts the request's
 // client by.
-func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
+func (s *Routes) trendingClient(ctx *fasthttp.RequestCtx) string {
 	return trendingClient(s.authz.ClientAddr(ctx))
 }
 
@@ -226,7 +227,7 @@ const foundSuffix = "\x00found"
 
 // searchBody writes the answer: verses, user_intent, did_you_mean (always
 // present), search_instead_for and next_page_token when they apply.
-func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
 	from, to := min(req.page.Offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
 	b = append(b, `{"verses":[`...)
@@ -279,7 +280,7 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 // searchIndex returns the Bible's decoded search index (nil when its
 // build has none), loading it through the pack tiers (memory, disk cache,
 // store) on first need and keeping it with the build's view of the Bible.
-func (s *searchAPI) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
+func (s *Routes) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
 	if bv.Entry.Search == nil {
 		return nil, nil
 	}
@@ -301,7 +302,7 @@ func (s *searchAPI) searchIndex(ctx context.Context, bv *site.Bible) (*search.In
 // loadSearchIndexes loads a new build's search indexes in the background,
 // so that the first search of each Bible does not wait for it and the
 // disk cache holds them for an edge that restarts during a store outage.
-func (s *searchAPI) loadSearchIndexes(st *site.Site) {
+func (s *Routes) loadSearchIndexes(st *site.Site) {
 	for _, bv := range st.Bibles {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
@@ -344,7 +345,8 @@ func (m *searchMetrics) observe(d time.Duration, total int) {
 	}
 }
 
-func (s *searchAPI) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
+// WriteMetrics adds the search routes' figures to /metrics.
+func (s *Routes) WriteMetrics(w io.Writer) {
 	m := &s.metrics
 	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
 	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")

@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ const unifiedVerses = paging.DefaultSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
