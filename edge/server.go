@@ -25,6 +25,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/catalog"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/content"
+	"github.com/bibleplatform/platform/edge/internal/dev"
 	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
@@ -150,7 +151,7 @@ type Server struct {
 	compute  *compose.Computations           // the bound on answers composed on demand
 	authz    *authz.Authz
 	gateway  *gateway.Gateway
-	dev      *devSurface
+	dev      *dev.Surface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
@@ -264,7 +265,7 @@ func New(cfg Config) (*Server, error) {
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
 	s.search = searchapi.New(searchapi.Config{Log: s.log, Authz: s.authz, Site: &s.site, Packs: s.packs,
 		Composed: s.composed, Searched: s.searched, Compute: s.compute, PageTokens: pageTokens, Trends: s.trending})
-	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
+	s.dev = dev.New(s.log, cfg.ReaderAppKey)
 	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
 		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
 	if err != nil {
@@ -402,8 +403,8 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 		return rt.class
 	}
 	// The developer surface: the OpenAPI document, the reader page and
-	// its assets (openapi.go, reader.go). Public, no App Key.
-	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
+	// its assets (edge/internal/dev). Public, no App Key.
+	if s.dev.Serve(ctx, path) {
 		return metrics.ClassDev
 	}
 	if r, param, ok := catalog.Parse(path); ok {

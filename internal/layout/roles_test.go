@@ -30,6 +30,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/searchapi": {"edge/internal/authz", "edge/internal/cache", "edge/internal/catalog", "edge/internal/compose",
 		"edge/internal/metrics", "edge/internal/outage", "edge/internal/packs", "edge/internal/paging", "edge/internal/params",
 		"edge/internal/represent", "edge/internal/respond", "edge/internal/site", "lang", "publish", "search", "topic", "trending", "wire"},
+	"edge/internal/dev":     {"edge/internal/compose", "edge/internal/represent", "edge/internal/respond", "openapi", "publish"},
 	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire"},
 	"edge/internal/outage":  {},
 	"edge/internal/conn":    {"edge/internal/respond", "wire"},
