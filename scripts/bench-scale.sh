@@ -17,7 +17,8 @@
 # Environment: BIN (built binaries), SCALE_DIR (work dir, reused between
 # runs: the store, its mix, MinIO's data), BENCH_ROUNDS (3), BENCH_SECONDS
 # (10), BENCH_WARMUP (30 s of the scale mix after the cold run), BENCH_CONNS
-# (64), SCALE_REQUESTS (length of the scale sequence, 3,000,000), STORES.
+# (64), SCALE_REQUESTS (length of the scale sequence, 3,000,000), STORES,
+# EDGE_ARGS.
 # (The knobs are not ROUNDS and SECONDS: SECONDS is bash's own clock.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,9 @@ BENCH_WARMUP=${BENCH_WARMUP:-30}
 BENCH_CONNS=${BENCH_CONNS:-64}
 SCALE_REQUESTS=${SCALE_REQUESTS:-3000000}
 STORES=${STORES:-dir minio}
+# EDGE_ARGS: more edge serve flags (split on spaces), to measure another
+# setting than the defaults, e.g. "--whole-pack-max 1".
+EDGE_ARGS=${EDGE_ARGS:-}
 # A free port unless EDGE_PORT names one: other benchmarks may run on the
 # machine, and an answer from their edge would be measured as ours.
 free_port() {
@@ -199,10 +203,13 @@ for store in $STORES; do
 	GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
 		--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
 		--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
-		--no-access-log 2>"$dir/edge.$store.log" &
+		--no-access-log $EDGE_ARGS 2>"$dir/edge.$store.log" &
 	edge_pid=$!
 	wait_ready
-	echo "== $store store: $url" >&2
+	# The bound the edge set itself: a soft memory limit of --pack-cache +
+	# --compose-cache + 256 MiB, which it logs.
+	limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
+	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
 	pos=0 hot_pos=0
 	measure "$store.cold" "$dir/scale.paths" $pos "$BENCH_SECONDS"
 	pos=$((pos + sent))
@@ -239,8 +246,6 @@ for store in $STORES; do
 		"$p" "$(med "$store.cold" 2)" "$p" "$(med "$store.cold" 3)")")
 done
 rm -f "$dir/ratios.txt"
-# The bound the edge sets itself: a soft memory limit of --pack-cache +
-# --compose-cache + 256 MiB (their defaults here).
-echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak; the edge's memory limit is 1344 MiB)"
+echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak; the edge's memory limit is ${limit_mb:-unknown} MiB)"
 echo "${summary[*]}"
 bench_machine_after
