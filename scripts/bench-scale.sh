@@ -73,10 +73,10 @@ if [ ! -s "$dir/store/CURRENT" ]; then
 	rm -rf "$dir/imported" "$dir/content"
 fi
 build=$(cat "$dir/store/CURRENT")
-if [ "$(cat "$dir/mix.build" 2>/dev/null)" != "$build" ]; then
+if [ "$(cat "$dir/mix.build" 2>/dev/null)" != "$build $SCALE_REQUESTS" ]; then
 	go run ./tools/benchmix -mix scale -store "$dir/store" -n "$SCALE_REQUESTS" -out "$dir" -key "$key" \
 		-access fixtures/access.json
-	echo "$build" >"$dir/mix.build"
+	echo "$build $SCALE_REQUESTS" >"$dir/mix.build"
 fi
 
 # The edge gets CPU 0, wrk (and MinIO, standing in for a store on other
