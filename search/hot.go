@@ -20,6 +20,10 @@ import (
 //     them instead of decoding every posting before them;
 //   - scratch arrays over every verse, reused between queries.
 
+// shortcuts turns on what this file adds to the query path; without it
+// every query takes the general one, which TestShortcuts compares with.
+var shortcuts = true
+
 // hotClause is the precomputed clause of a common word.
 type hotClause struct {
 	alts, syn []uint32
@@ -69,7 +73,7 @@ func (x *Index) hotClauses() {
 
 // hotClause returns the precomputed clause c is, or nil.
 func (x *Index) hotClause(c clause) *hotClause {
-	if c.phrase || len(c.alts) != 1 || len(c.alts[0]) == 0 {
+	if !shortcuts || c.phrase || len(c.alts) != 1 || len(c.alts[0]) == 0 {
 		return nil
 	}
 	hc := x.hot[x.stem[c.alts[0][0]]]
@@ -82,7 +86,7 @@ func (x *Index) hotClause(c clause) *hotClause {
 // hotUnion returns the union of alts when they are a common word's stem
 // group.
 func (x *Index) hotUnion(alts []uint32) (hits, bool) {
-	if len(alts) == 0 {
+	if !shortcuts || len(alts) == 0 {
 		return hits{}, false
 	}
 	hc := x.hot[x.stem[alts[0]]]
@@ -96,7 +100,7 @@ func (x *Index) hotUnion(alts []uint32) (hits, bool) {
 // run would rank first, without scoring the others. It returns nil when
 // the query is not one, or when more verses are wanted than the head has.
 func (x *Index) runHot(q *query, want int) *Result {
-	if len(q.clauses) != 1 || want > proximityK {
+	if !shortcuts || len(q.clauses) != 1 || want > proximityK {
 		return nil
 	}
 	hc := x.hotClause(q.clauses[0])
@@ -114,6 +118,32 @@ func (x *Index) runHot(q *query, want int) *Result {
 	slices.Sort(r.matched)
 	r.matched = slices.Compact(r.matched)
 	return r
+}
+
+// posList holds a frequent word's positions, decoded: those in the
+// verse of its i-th posting are pos[start[i]:start[i+1]].
+type posList struct {
+	start []uint32
+	pos   []uint16
+}
+
+// frequentPositions decodes the positions of the frequent words, which
+// phrases of common words and proximity read in thousands of verses.
+func (x *Index) frequentPositions() {
+	x.freqPos = make(map[uint32]posList, len(x.frequent))
+	var buf []uint32
+	for w := range x.frequent {
+		pl := posList{start: make([]uint32, 1, x.df[w]+1), pos: make([]uint16, 0, x.count[w])}
+		p := postings{b: x.post[w]}
+		for p.next(true) {
+			buf = p.positions(buf[:0])
+			for _, v := range buf {
+				pl.pos = append(pl.pos, uint16(v))
+			}
+			pl.start = append(pl.start, uint32(len(pl.pos)))
+		}
+		x.freqPos[w] = pl
+	}
 }
 
 // skipEvery is the postings between two skip entries.
@@ -161,7 +191,11 @@ type cursor struct {
 }
 
 func (x *Index) cursor(w uint32) cursor {
-	return cursor{post: x.post[w], sk: x.skips[w], p: postings{b: x.post[w]}}
+	c := cursor{post: x.post[w], p: postings{b: x.post[w]}}
+	if shortcuts {
+		c.sk = x.skips[w]
+	}
+	return c
 }
 
 // seek moves to the first posting of a verse at or after d and reports
@@ -268,7 +302,7 @@ func (s *scratch) each(f func(d int32)) {
 // verse's BM25 score offered to a heap of the best k. The ranking is
 // run's, the memory a query allocates that of its answer.
 func (x *Index) runOne(q *query, want int) *Result {
-	if len(q.clauses) != 1 || q.clauses[0].phrase {
+	if !shortcuts || len(q.clauses) != 1 || q.clauses[0].phrase {
 		return nil
 	}
 	c := q.clauses[0]

@@ -49,6 +49,7 @@ type Index struct {
 	// hot, skips and scratch make queries cheaper (hot.go): the clauses
 	// of common words by stem group, skip entries by word, reused arrays.
 	hot     map[uint32]*hotClause
+	freqPos map[uint32]posList
 	skips   [][]skip
 	scratch sync.Pool
 	cite    *citation.Resolver
@@ -240,6 +241,7 @@ func (x *Index) derive() {
 		}
 	}
 	x.hotClauses()
+	x.frequentPositions()
 	x.skipLists()
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))

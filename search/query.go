@@ -557,22 +557,43 @@ func (x *Index) phrase(c clause) hits {
 	return h
 }
 
-// intersect returns the documents in both sorted lists.
+// intersect returns the documents in both sorted lists, galloping
+// through the longer one.
 func intersect(a, b []int32) []int32 {
-	out := make([]int32, 0, min(len(a), len(b)))
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	out := make([]int32, 0, len(a))
 	j := 0
 	for _, d := range a {
-		for j < len(b) && b[j] < d {
-			j++
+		var found bool
+		if j, found = gallop(b, j, d); found {
+			out = append(out, d)
 		}
 		if j == len(b) {
 			break
 		}
-		if b[j] == d {
-			out = append(out, d)
-		}
 	}
 	return out
+}
+
+// gallop returns the index of the first of list[from:] at or after d and
+// whether it is d: a few steps when it is near, a binary search of a
+// range that doubles when it is far.
+func gallop(list []int32, from int, d int32) (int, bool) {
+	for end := min(from+4, len(list)); from < end; from++ {
+		if list[from] >= d {
+			return from, list[from] == d
+		}
+	}
+	lo, step := from, 1
+	for lo+step < len(list) && list[lo+step] < d {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step+1, len(list))
+	i, found := slices.BinarySearch(list[lo:hi], d)
+	return lo + i, found
 }
 
 // positions holds, for each of a list of verses, where a word occurs in
@@ -588,16 +609,32 @@ func (p positions) of(j int) []uint32 { return p.buf[p.start[j]:p.start[j+1]] }
 // of u's, u being the union of alts).
 func (x *Index) positionsIn(alts []uint32, u hits, docs []int32) positions {
 	p := positions{start: make([]int, len(docs)+1)}
+	at := make([]int, len(docs)) // where each of docs is in u
 	k := 0
 	for j, d := range docs {
-		i, _ := slices.BinarySearch(u.doc[k:], d)
-		k += i
+		k, _ = gallop(u.doc, k, d)
+		at[j] = k
 		p.start[j+1] = p.start[j] + int(u.tf[k])
 	}
 	p.buf = make([]uint32, p.start[len(docs)])
 	fill := make([]int, len(docs))
 	copy(fill, p.start[:len(docs)])
 	for _, w := range alts {
+		if pl, ok := x.freqPos[w]; ok && shortcuts {
+			h, k := x.frequent[w], 0
+			for j, d := range docs {
+				if len(alts) == 1 {
+					k = at[j] // u is w's postings
+				} else if k, ok = gallop(h.doc, k, d); !ok {
+					continue
+				}
+				for _, v := range pl.pos[pl.start[k]:pl.start[k+1]] {
+					p.buf[fill[j]] = uint32(v)
+					fill[j]++
+				}
+			}
+			continue
+		}
 		c := x.cursor(w)
 		for j, d := range docs {
 			if c.seek(d) {
@@ -784,13 +821,11 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		out := acc[:0]
 		j := 0
 		for _, a := range acc {
-			for j < len(h.doc) && h.doc[j] < a.doc {
-				j++
-			}
-			if j == len(h.doc) {
-				break
-			}
-			if h.doc[j] != a.doc {
+			var found bool
+			if j, found = gallop(h.doc, j, a.doc); !found {
+				if j == len(h.doc) {
+					break
+				}
 				continue
 			}
 			a.score += x.bm25(h.idf, h.tf[j], a.doc)
@@ -804,13 +839,11 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		j := 0
 		for i := range acc {
 			a := &acc[i]
-			for j < len(h.doc) && h.doc[j] < a.doc {
-				j++
-			}
-			if j == len(h.doc) {
+			var found bool
+			if j, found = gallop(h.doc, j, a.doc); j == len(h.doc) {
 				break
 			}
-			if h.doc[j] == a.doc {
+			if found {
 				a.score += x.bm25(h.idf, h.tf[j], a.doc)
 				a.mask |= 1 << k
 			}
