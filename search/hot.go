@@ -146,6 +146,53 @@ func (x *Index) frequentPositions() {
 	}
 }
 
+// phraseDecoded finds the phrase c in the verses cand (those holding all
+// its words) as phrase does, when each of its words is one frequent word:
+// reading the decoded positions in place, one verse at a time, instead of
+// gathering them first. ok is false when c is not such a phrase.
+func (x *Index) phraseDecoded(c clause, cand []int32) (h hits, ok bool) {
+	if !shortcuts {
+		return h, false
+	}
+	pls := make([]posList, len(c.alts))
+	docs := make([][]int32, len(c.alts))
+	for i, alts := range c.alts {
+		if len(alts) != 1 {
+			return h, false
+		}
+		if pls[i], ok = x.freqPos[alts[0]]; !ok {
+			return h, false
+		}
+		docs[i] = x.frequent[alts[0]].doc
+	}
+	at := make([]int, len(c.alts))
+	of := func(i int, d int32) []uint16 {
+		at[i], _ = gallop(docs[i], at[i], d)
+		return pls[i].pos[pls[i].start[at[i]]:pls[i].start[at[i]+1]]
+	}
+	rest := make([][]uint16, len(c.alts))
+	for _, d := range cand {
+		n := 0
+		first := of(0, d)
+		for i := 1; i < len(c.alts); i++ {
+			rest[i] = of(i, d)
+		}
+		for _, p0 := range first {
+			found := true
+			for i := 1; i < len(rest) && found; i++ {
+				found = slices.Contains(rest[i], p0+uint16(i)) && int(p0)+i <= 0xffff
+			}
+			if found {
+				n++
+			}
+		}
+		if n > 0 {
+			h.add(d, uint32(n))
+		}
+	}
+	return h, true
+}
+
 // skipEvery is the postings between two skip entries.
 const skipEvery = 16
 

@@ -535,6 +535,9 @@ func (x *Index) phrase(c clause) hits {
 	if len(cand) == 0 {
 		return h
 	}
+	if h, ok := x.phraseDecoded(c, cand); ok {
+		return h
+	}
 	pos := make([]positions, len(c.alts))
 	for i, alts := range c.alts {
 		pos[i] = x.positionsIn(alts, us[i], cand)
