@@ -109,7 +109,7 @@ func (x *Index) runHot(q *query, want int) *Result {
 	}
 	want = min(want, len(hc.head))
 	r := &Result{Intent: IntentText, Total: len(hc.ch.doc)}
-	r.Verses = hc.head[:want:want]
+	r.Verses = slices.Clone(hc.head[:want]) // the caller may change its answer
 	r.masks = make([]uint32, want)
 	for i := range r.masks {
 		r.masks[i] = 1
