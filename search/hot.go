@@ -7,7 +7,8 @@ import (
 )
 
 // What a query needs of the common words, made once when the index is
-// loaded rather than on every query (docs/search.md, "Speed"):
+// loaded rather than on every query (docs/search.md, "Speed of computed
+// queries"):
 //
 //   - the clause of each common word (its stem group and synonyms) with
 //     its verses, weighted counts and inverse document frequency, as
@@ -15,10 +16,14 @@ import (
 //     ranking: the impact-ordered head of its postings. A query of one
 //     such word is answered from the head, whatever the word's number of
 //     verses; a query of several reads the decoded lists;
+//   - the frequent words' positions, decoded, which phrases of common
+//     words read in place;
 //   - skip entries in the postings of words in many verses, so that
 //     reading the positions of a few verses (phrases, proximity) jumps to
 //     them instead of decoding every posting before them;
-//   - scratch arrays over every verse, reused between queries.
+//   - scratch arrays over every verse, reused between queries, in which a
+//     query of one word or prefix adds up its counts before a heap keeps
+//     the best verses.
 
 // shortcuts turns on what this file adds to the query path; without it
 // every query takes the general one, which TestShortcuts compares with.
