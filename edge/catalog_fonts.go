@@ -14,6 +14,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: fonts: collection, font, stylesheet and files.
@@ -87,7 +88,7 @@ func (f *fontItem) resource(base string) fontJSON {
 // that is not a host name is answered 400 here.
 func (s *catalogue) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
-		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
+		respond.Answer(ctx, problem.Unacceptable, problem.HostNotAHostName)
 	}
 	return base, private, ok
 }
@@ -119,7 +120,7 @@ func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		Data []fontJSON `json:"data"`
 	}{list})
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "encode fonts", err)
+		respond.Fail(ctx, s.log, problem.Internal, "encode fonts", err)
 		return
 	}
 	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
@@ -128,12 +129,12 @@ func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := parsePathID(id)
 	if p == idInvalid {
-		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt32("path", "font_id"))
 		return nil
 	}
 	f := c.fontByID[n]
 	if p == idNone || f == nil {
-		respond.Answer(ctx, respond.NotFound, "Font not found.")
+		respond.Answer(ctx, problem.NotFound, problem.FontNotFound)
 	}
 	return f
 }
@@ -146,7 +147,7 @@ func (s *catalogue) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	body, err := json.Marshal(f.resource(base))
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "encode font", err)
+		respond.Fail(ctx, s.log, problem.Internal, "encode font", err)
 		return
 	}
 	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
@@ -224,7 +225,7 @@ func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
-		respond.Answer(ctx, respond.NotFound, "Font file not found.")
+		respond.Answer(ctx, problem.NotFound, problem.FontFileNotFound)
 		return
 	}
 	if cur := fontHash(ref); string(hash) != cur {
@@ -235,7 +236,7 @@ func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.packs.serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
+	s.packs.serve(ctx, s.log, nil, &ref, entry, false, problem.FontFileNotFound)
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

@@ -10,6 +10,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: languages (GET /v1/languages, /v1/languages/{id}).
@@ -22,14 +23,14 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	if args.Has("country") {
 		cc := args.Peek("country")
 		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
-			respond.Invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
+			respond.Invalid(ctx, problem.Country("query", "country"))
 			return
 		}
 		country = strings.ToUpper(string(cc))
 	}
 	avail, _, ok := parseBool(args.Peek("bibles_available"))
 	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
-		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "bibles_available"))
 		return
 	}
 	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
@@ -94,7 +95,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
-		respond.Answer(ctx, respond.NotFound, "Language not found.")
+		respond.Answer(ctx, problem.NotFound, problem.LanguageNotFound)
 		return
 	}
 	if canon != string(id) {
@@ -108,13 +109,13 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {
 			Message string `json:"message"`
-		}{"The canonical id of this language is " + canon + "."})
+		}{string(problem.CanonicalLanguage(canon))})
 		ctx.SetBody(b)
 		return
 	}
 	it := c.langByID[canon]
 	if it == nil {
-		respond.Answer(ctx, respond.NotFound, "Language not found.")
+		respond.Answer(ctx, problem.NotFound, problem.LanguageNotFound)
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))

@@ -15,6 +15,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue paths (docs/catalogue.md).
@@ -171,7 +172,7 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
 		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
-		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
+		respond.Answer(ctx, problem.Unavailable, problem.CatalogueDown)
 		return
 	}
 	switch r {

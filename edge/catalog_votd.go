@@ -1,13 +1,12 @@
 package edge
 
 import (
-	"strconv"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: verse of the day (GET /v1/verse_of_the_days…).
@@ -20,7 +19,7 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, problem.NoVOTDCalendar)
 }
 
 // votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form
@@ -29,16 +28,16 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	n, p := parsePathID(day)
 	if p == idInvalid {
-		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt("path", "day"))
 		return
 	}
 	if p == idNone {
-		respond.Answer(ctx, respond.NotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
+		respond.Answer(ctx, problem.NotFound, problem.NoSuchDay)
 		return
 	}
 	res := c.votdDay[int(n)]
 	if res == nil {
-		respond.Answer(ctx, respond.NotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
+		respond.Answer(ctx, problem.NotFound, problem.NoVerseOfDay(int(n)))
 		return
 	}
 	represent.Serve(ctx, res, false)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // DefaultMaxRangeVerses is the largest verse range the edge composes: a
@@ -57,14 +57,14 @@ func (s *bibleRoutes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *bib
 	}
 	res, err := s.compose(ctx, bv, r, html, headings, notes)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)
 		return
 	}
 	s.composed.add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
 }
 
-// compose puts a range together. Its error is a *respond.Problem for the client,
+// compose puts a range together. Its error is a *problem.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
 func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := s.bibleIndex(ctx, bv)
@@ -74,24 +74,16 @@ func (s *bibleRoutes) compose(ctx context.Context, bv *bibleView, r bible.Ref, h
 	book := idx.Book(r.Book)
 	bk := bv.books[string(r.Book)]
 	if book == nil || bk == nil {
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+		return nil, problem.New(problem.NotFound, problem.BookNotFound(r.Book))
 	}
 	span, err := book.Span(r)
-	var missing *bible.MissingError
-	switch {
-	case errors.As(err, &missing):
-		if missing.Verse == "" {
-			return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
-		}
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
-	case errors.Is(err, bible.ErrBackwards):
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
-	case err != nil:
+	if p, ok := problem.Passage(err); ok {
+		return nil, p
+	} else if err != nil {
 		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.id, err)
 	}
 	if n := span.Len(); n > s.maxRangeVerses {
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.maxRangeVerses)}
+		return nil, problem.New(problem.Unacceptable, problem.RangeTooLong(r, n, s.maxRangeVerses))
 	}
 
 	var segs []bible.Segment

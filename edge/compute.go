@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // computations bound the answers the edge composes on demand (catalogue
@@ -97,5 +98,5 @@ func (c *computations) finish(key string, f *flight[struct{}], err error) {
 
 func (c *computations) busy(ctx *fasthttp.RequestCtx) {
 	c.refused.Add(1)
-	respond.Answer(ctx, respond.Overloaded, "The service is busy computing other answers; retry after the number of seconds in Retry-After.")
+	respond.Generic(ctx, problem.Overloaded)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -33,12 +34,12 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 	}
 	id, p := parsePathID(rt.bible)
 	if p == idInvalid {
-		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt32("path", "bible_id_path"))
 		return
 	}
 	bv := st.bibles[id]
 	if p == idNone || bv == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible not found.")
+		respond.Answer(ctx, problem.NotFound, problem.BiblePathNotFound(string(rt.bible)))
 		return
 	}
 	if rt.kind == routePassage {
@@ -60,7 +61,7 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
 				canon, ok := bible.ParseCanon(string(c))
 				if !ok {
-					respond.Invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
+					respond.Invalid(ctx, problem.OneOf([]string{"new_testament", "old_testament", "deuterocanon"}, "query", "canon"))
 					return
 				}
 				name = publish.BooksName(canon)
@@ -69,12 +70,12 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 	default:
 		book, ok := bible.ParseBookID(respond.UnsafeString(rt.book))
 		if !ok {
-			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
+			respond.Invalid(ctx, problem.Length(3, "path", "book_id"))
 			return
 		}
 		bk := bv.books[string(book)]
 		if bk == nil {
-			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BookNotFound(book))
 			return
 		}
 		if rt.kind == routeBook || rt.kind == routeChapters {
@@ -85,12 +86,12 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			break
 		}
 		if !bible.ValidSegment(respond.UnsafeString(rt.chapter)) {
-			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+			respond.Invalid(ctx, problem.ChapterOrVerseID("path", "chapter_id"))
 			return
 		}
 		ch := bv.chapter(book, respond.UnsafeString(rt.chapter))
 		if ch == nil {
-			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			respond.Answer(ctx, problem.NotFound, problem.ChapterNotFound(book, string(rt.chapter)))
 			return
 		}
 		ref, slot = &ch.Pack, &ch.pack
@@ -101,30 +102,30 @@ func (s *bibleRoutes) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *a
 			name = publish.NameVerses
 		case routeVerse:
 			if !bible.ValidSegment(respond.UnsafeString(rt.verse)) {
-				respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+				respond.Invalid(ctx, problem.ChapterOrVerseID("path", "verse_id"))
 				return
 			}
 			var nb [64]byte
-			s.packs.serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, "Verse not found.")
+			s.packs.serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.verse)), false, problem.VerseNotFound)
 			return
 		}
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
+	s.packs.serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, problem.NotFound.Text())
 }
 
 // serve answers with one entry of one pack (404 with missing when there is
 // none, 503 when the pack cannot be loaded); name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (p *packs) serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing string) {
+func (p *packs) serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *packSlot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
 	res, err := p.entry(ctx, slot, ref, name)
 	if err != nil {
-		respond.Fail(ctx, log, respond.Unavailable, "cannot load pack", err)
+		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
-		respond.Answer(ctx, respond.NotFound, missing)
+		respond.Answer(ctx, problem.NotFound, missing)
 		return
 	}
 	represent.Serve(ctx, res, private)
@@ -140,17 +141,17 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	case string(f) == "html":
 		html = true
 	default:
-		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		respond.Invalid(ctx, problem.OneOf([]string{"text", "html"}, "query", "format"))
 		return
 	}
 	headings, hSet, ok := parseBool(args.Peek("include_headings"))
 	if !ok {
-		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "include_headings"))
 		return
 	}
 	notes, nSet, ok := parseBool(args.Peek("include_notes"))
 	if !ok {
-		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "include_notes"))
 		return
 	}
 
@@ -173,7 +174,7 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	if err != nil {
 		var bad *bible.ParseError
 		errors.As(err, &bad)
-		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		respond.Invalid(ctx, problem.PassageID(bad, "path", "passage_id_path"))
 		return
 	}
 	if !t.CheckLicence(ctx, app, bv.id) {
@@ -211,17 +212,17 @@ func (s *bibleRoutes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *aut
 	} else {
 		bk := bv.books[string(r.Book)]
 		if bk == nil {
-			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BookNotFound(r.Book))
 			return
 		}
 		if !intro {
-			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			respond.Answer(ctx, problem.NotFound, problem.ChapterNotFound(r.Book, r.Chapter))
 			return
 		}
 		ref, verse = &bk.entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.packs.serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, problem.PassageNotFound)
 }
 
 // parseBool reads a boolean query parameter the way the reference service

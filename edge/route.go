@@ -10,6 +10,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 type routeKind uint8
@@ -198,7 +199,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	}
 	loc = append(loc, ctx.RequestURI()...)
 	ctx.Response.Header.SetBytesV("Location", loc)
-	respond.Message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
+	respond.Message(ctx, fasthttp.StatusPermanentRedirect, problem.UseHTTPS)
 	return true
 }
 

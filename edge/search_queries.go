@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/topic"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // searchQueries is GET /v1-beta/search-queries: as-you-type suggestions
@@ -26,7 +27,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	args := ctx.QueryArgs()
 	trending, _, ok := parseBool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
-		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "trending"))
 		return
 	}
 	if trending {
@@ -70,7 +71,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			return len(found) > 0
 		})
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if len(found) == 0 {

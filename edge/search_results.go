@@ -13,6 +13,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // unifiedVerses is how many verses unified search lists: the first page of
@@ -46,7 +47,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		case "topics":
 			wantTopics = true
 		default:
-			respond.Invalid(ctx, "query", "fields[]", "Input should be 'verses' or 'topics'", "enum")
+			respond.Invalid(ctx, problem.OneOf([]string{"verses", "topics"}, "query", "fields[]"))
 			return
 		}
 	}
@@ -63,24 +64,24 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
 		id, ok := parseInt32(b)
 		if !ok || id <= 0 {
-			respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, problem.NotPositiveInt32("query", "bible_id"))
 			return
 		}
 		bibleID = id
 	}
 	switch {
 	case wantVerses && bibleID == 0:
-		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
 		return
 	case wantTopics && ranges == nil && bibleID == 0:
-		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return
 	}
 	var bv *bibleView
 	private := false
 	if bibleID != 0 {
 		if bv = st.bibles[bibleID]; bv == nil {
-			respond.Answer(ctx, respond.NotFound, "Bible not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BibleNotFound(bibleID))
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
@@ -94,11 +95,11 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	if bv != nil {
 		var err error
 		if x, err = s.searchIndex(ctx, bv); err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.id))
 			return
 		}
 	}
@@ -151,7 +152,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		if wantTopics {
 			ans, tmod, err := s.findTopics(ctx, st, ranges, query)
 			if err != nil {
-				respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+				respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 				return
 			}
 			out.Topics = ans.topicsJSON()

@@ -3,12 +3,12 @@ package edge
 import (
 	"bytes"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -108,17 +108,17 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
-		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return nil, false
 	}
 	if len(raw) > maxLanguageRanges {
-		respond.Invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
+		respond.Invalid(ctx, problem.TooManyItems(maxLanguageRanges, "query", "language_ranges[]"))
 		return nil, false
 	}
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			respond.Invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
+			respond.Invalid(ctx, problem.LanguageRange("query", "language_ranges[]"))
 			return nil, false
 		}
 		out[i] = string(r)

@@ -11,6 +11,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/topic"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // searchCache is the Cache-Control of topic search and suggestions: they
@@ -94,7 +95,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 	}, func() {
 		ans, mod, err := s.findTopics(ctx, st, ranges, query)
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		body, _ := json.Marshal(struct {

@@ -13,10 +13,10 @@ import (
 // edge package itself wires the roles and may import any of them; no role
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
-	"edge/internal/respond":   {"wire", "publish"},
+	"edge/internal/respond":   {"wire", "wire/problem", "publish"},
 	"edge/internal/represent": {"edge/internal/respond", "publish"},
 	"edge/internal/conn":      {"edge/internal/respond", "wire"},
-	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
+	"edge/internal/authz":     {"edge/internal/respond", "access", "wire", "wire/problem"},
 	"edge/internal/metrics":   {},
 }
 
