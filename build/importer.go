@@ -225,9 +225,9 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckReferences(content, []*ContentBible{{Dir: dir, Meta: meta}}); err != nil {
+	if err := CheckReferences(content, &ContentBible{Dir: dir, Meta: meta}); err != nil {
 		// Not an import error: the licence or organization may be added
-		// next. The build refuses to start without them.
+		// next. Until then the build leaves this Bible out.
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d cannot be built yet: %w", meta.ID, err))
 	}
 	if _, known := directionOf(meta.LanguageTag); !known && meta.TextDirection == "" {

@@ -24,7 +24,10 @@ var (
 	pathLanguages     = []byte("/v1/languages")
 	pathOrganizations = []byte("/v1/organizations")
 	pathFonts         = []byte("/v1/fonts")
-	pathVOTD          = []byte("/v1/verse_of_the_days")
+	pathVOTD          = []byte("/v1/verse-of-the-days")
+	// pathVOTDAlias is the spec's path, kept for ever as a deprecated alias
+	// of the live service's canonical one (live-routes.md).
+	pathVOTDAlias = []byte("/v1/verse_of_the_days")
 )
 
 // catalogue answers the catalogue routes (docs/catalogue.md). It holds
@@ -89,7 +92,7 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		return catOrganizations, nil, true
 	case bytes.Equal(p, pathFonts):
 		return catFonts, nil, true
-	case bytes.Equal(p, pathVOTD):
+	case bytes.Equal(p, pathVOTD), bytes.Equal(p, pathVOTDAlias):
 		return catVOTDs, nil, true
 	}
 	if rest, ok := sub(pathLanguages); ok {
@@ -125,7 +128,11 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		}
 		return catNone, nil, true
 	}
-	if rest, ok := sub(pathVOTD); ok {
+	rest, ok := sub(pathVOTD)
+	if !ok {
+		rest, ok = sub(pathVOTDAlias)
+	}
+	if ok {
 		if len(rest) == 0 || bytes.IndexByte(rest, '/') >= 0 {
 			return catNone, nil, true
 		}
@@ -144,6 +151,12 @@ func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 		return metrics.ClassOther, false
 	}
 	s.route(ctx, adm, r, param)
+	if bytes.HasPrefix(path, pathVOTDAlias) {
+		// Every answer of the alias, errors included, names its successor
+		// (RFC 9745 Deprecation, RFC 8288 Link); it has no Sunset.
+		ctx.Response.Header.Set("Deprecation", "true")
+		ctx.Response.Header.Set("Link", `</v1/verse-of-the-days>; rel="successor-version"`)
+	}
 	return catClasses[r], true
 }
 

@@ -9,9 +9,10 @@ import (
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
-// Catalogue handlers: verse of the day (GET /v1/verse_of_the_days…).
+// Catalogue handlers: verse of the day (GET /v1/verse-of-the-days…, and
+// the deprecated alias /v1/verse_of_the_days…).
 
-// votdCalendar is GET /v1/verse_of_the_days: the site pack's own entry,
+// votdCalendar is GET /v1/verse-of-the-days: the site pack's own entry,
 // served as published.
 func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	if c.site == nil {
@@ -22,7 +23,7 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, problem.NoVOTDCalendar)
 }
 
-// votd is GET /v1/verse_of_the_days/{day}, day 1..366 in canonical form
+// votd is GET /v1/verse-of-the-days/{day}, day 1..366 in canonical form
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
 func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {

@@ -21,9 +21,9 @@ import (
 // more asks search-verses.
 const unifiedVerses = defaultPageSize
 
-// searchResults is GET /v1-beta/search-results: verses of one Bible and
-// topics together, {"verses": [{"reference"}], "topics": [...],
-// "user_intent", "did_you_mean": [], "search_instead_for"}. fields[]
+// searchResults is GET /v1-beta/search-results and /v1/search-unified:
+// verses of one Bible and topics together, {"verses": [{"reference"}],
+// "topics": [...], "user_intent", "did_you_mean": [], "search_instead_for"}. fields[]
 // (verses, topics; none or both: all) picks what is searched; user_intent
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
@@ -127,12 +127,14 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		type verseJSON struct {
 			Reference string `json:"reference"`
 		}
+		// All five keys are always present, as the live service sends them;
+		// search_instead_for is null when there is nothing to say.
 		out := struct {
 			Verses           []verseJSON `json:"verses"`
 			Topics           []topicJSON `json:"topics"`
 			UserIntent       string      `json:"user_intent"`
 			DidYouMean       []string    `json:"did_you_mean"`
-			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+			SearchInsteadFor *string     `json:"search_instead_for"`
 		}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
 		mod := st.manifest.Created
 		total := 0
@@ -145,7 +147,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			if intent != search.IntentTopical {
 				out.UserIntent = r.Intent
 			}
-			out.SearchInsteadFor = r.SearchInsteadFor
+			out.SearchInsteadFor = nonEmpty(r.SearchInsteadFor)
 			out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
 			mod = bv.entry.Search.Pack.Modified
 		}
@@ -157,8 +159,8 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			}
 			out.Topics = ans.topicsJSON()
 			total += len(out.Topics)
-			if out.SearchInsteadFor == "" && len(out.Verses) == 0 {
-				out.SearchInsteadFor = ans.res.SearchInsteadFor
+			if out.SearchInsteadFor == nil && len(out.Verses) == 0 {
+				out.SearchInsteadFor = nonEmpty(ans.res.SearchInsteadFor)
 			}
 			out.DidYouMean = appendNew(out.DidYouMean, ans.res.DidYouMean...)
 			if tmod.After(mod) {
@@ -178,6 +180,14 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		s.metrics.observe(time.Since(start), total)
 		s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), total)
 	})
+}
+
+// nonEmpty is s, or nil (JSON null) when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // appendNew appends the strings of add that list does not hold yet.

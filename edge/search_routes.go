@@ -46,7 +46,7 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 		return opQueries, true
 	case "topics":
 		return opTopics, true
-	case "results":
+	case "results", "unified":
 		return opResults, true
 	case "verses":
 		return opVerses, true
@@ -104,7 +104,9 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 
 // searchRanges reads language_ranges[]: one or more, each "*" or a
 // language range as the clients check it, ^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$.
-// At most maxLanguageRanges are looked at.
+// At most maxLanguageRanges are looked at. A value of that type that is not
+// such a range is 400, as on the Bibles collection (spec, errors: a
+// well-typed but unacceptable value).
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
@@ -118,7 +120,7 @@ func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			respond.Invalid(ctx, problem.LanguageRange("query", "language_ranges[]"))
+			respond.Answer(ctx, problem.Unacceptable, problem.BadSearchRange(string(r)))
 			return nil, false
 		}
 		out[i] = string(r)

@@ -70,7 +70,9 @@ func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []stri
 }
 
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
-// "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
+// "did_you_mean": [...], "search_instead_for": "…" or null, "total_size"},
+// all four always present as the live service sends them; every topic found
+// is in the one page, so total_size is their number. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
 func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
 	start := time.Now()
@@ -98,11 +100,13 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
+		topics := ans.topicsJSON()
 		body, _ := json.Marshal(struct {
 			Topics           []topicJSON `json:"topics"`
 			DidYouMean       []string    `json:"did_you_mean"`
-			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
-		}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
+			SearchInsteadFor *string     `json:"search_instead_for"`
+			TotalSize        int         `json:"total_size"`
+		}{topics, ans.didYouMean(), nonEmpty(ans.res.SearchInsteadFor), len(topics)})
 		serveComposedCache(ctx, s.searched, key, body, mod, searchCache, false)
 		if len(ans.res.Topics) > 0 {
 			// Which language answered, for trending when the answer is

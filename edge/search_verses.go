@@ -221,8 +221,9 @@ func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
 
 const foundSuffix = "\x00found"
 
-// searchBody writes the answer: verses, user_intent, did_you_mean (always
-// present), search_instead_for and next_page_token when they apply.
+// searchBody writes the answer: verses, user_intent, did_you_mean,
+// search_instead_for and next_page_token, always present as the live
+// service sends them; the last two are null when they do not apply.
 func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
 	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
@@ -260,15 +261,19 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 		}
 		b = appendJSONString(b, d)
 	}
-	b = append(b, ']')
+	b = append(b, `],"search_instead_for":`...)
 	if r.SearchInsteadFor != "" {
-		b = append(b, `,"search_instead_for":`...)
 		b = appendJSONString(b, r.SearchInsteadFor)
+	} else {
+		b = append(b, "null"...)
 	}
+	b = append(b, `,"next_page_token":`...)
 	if end := req.page.offset + req.page.size; end < r.Total {
-		b = append(b, `,"next_page_token":"`...)
+		b = append(b, '"')
 		b = append(b, s.pageTokens.issue(end, qh)...)
 		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
 	}
 	return append(b, '}')
 }

@@ -131,11 +131,6 @@ func ChapterOrVerseID(loc ...string) Detail {
 	return Detail{loc, Text("String should have 1 to " + strconv.Itoa(bible.MaxIDLen) + " letters, digits or '_'"), "string_pattern_mismatch"}
 }
 
-// LanguageRange: a language_ranges[] value that is not a range (RFC 4647).
-func LanguageRange(loc ...string) Detail {
-	return Detail{loc, "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch"}
-}
-
 // LanguageTag: a language that is not a tag (letters, digits, hyphens).
 func LanguageTag(loc ...string) Detail {
 	return Detail{loc, "String should be a language tag", "string_pattern_mismatch"}

@@ -117,6 +117,13 @@ func BadLanguageRange(r string) Text {
 	return Text("The language range " + strconv.Quote(r) + " may hold only letters, digits, hyphens and *.")
 }
 
+// BadSearchRange: a language_ranges[] value of search that is not "*"
+// nor a range as the clients check it
+// (^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$).
+func BadSearchRange(r string) Text {
+	return Text("The language range " + strconv.Quote(r) + " should be * or letters, then parts of letters and digits after hyphens, as en or zh-Hant-TW.")
+}
+
 // CanonicalLanguage is the body of the redirect to a language's canonical
 // id.
 func CanonicalLanguage(id string) Text {
