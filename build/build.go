@@ -444,7 +444,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if n, ok := meta.BookNames[j.id]; ok {
 		n.apply(pb.Headers)
 	}
-	rb, err := render.Render(pb, render.Options{Language: meta.LanguageTag, File: j.file})
+	rb, err := render.Render(pb, meta.renderOptions(j.file))
 	if err != nil {
 		return bookError{err}
 	}

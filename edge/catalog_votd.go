@@ -3,6 +3,7 @@ package edge
 import (
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
@@ -20,19 +21,19 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	s.packs.serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, problem.NoVOTDCalendar)
+	s.packs.Serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, problem.NoVOTDCalendar)
 }
 
 // votd is GET /v1/verse-of-the-days/{day}, day 1..366 in canonical form
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
 func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
-	n, p := parsePathID(day)
-	if p == idInvalid {
+	n, p := params.PathID(day)
+	if p == params.IDInvalid {
 		respond.Invalid(ctx, problem.NotInt("path", "day"))
 		return
 	}
-	if p == idNone {
+	if p == params.IDNone {
 		respond.Answer(ctx, problem.NotFound, problem.NoSuchDay)
 		return
 	}

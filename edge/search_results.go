@@ -9,8 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/wire/problem"
@@ -28,7 +30,7 @@ const unifiedVerses = defaultPageSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -77,19 +79,19 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return
 	}
-	var bv *bibleView
+	var bv *site.Bible
 	private := false
 	if bibleID != 0 {
-		if bv = st.bibles[bibleID]; bv == nil {
+		if bv = st.Bibles[bibleID]; bv == nil {
 			respond.Answer(ctx, problem.NotFound, problem.BibleNotFound(bibleID))
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
 		// passage rule applies (403, private).
-		if wantVerses && !t.CheckLicence(ctx, app, bv.id) {
+		if wantVerses && !t.CheckLicence(ctx, app, bv.ID) {
 			return
 		}
-		private = wantVerses && !t.IsOpen(bv.id)
+		private = wantVerses && !t.IsOpen(bv.ID)
 	}
 	var x *search.Index
 	if bv != nil {
@@ -99,21 +101,21 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.id))
+			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
 			return
 		}
 	}
 	if ranges == nil {
 		ranges = []string{x.Language()}
 	}
-	key := "results/" + st.build + "/" + strconv.Itoa(int(bibleID)) + "/" + intent + "/" + strconv.FormatBool(wantVerses) +
+	key := "results/" + st.Build + "/" + strconv.Itoa(int(bibleID)) + "/" + intent + "/" + strconv.FormatBool(wantVerses) +
 		"/" + strconv.FormatBool(wantTopics) + "/" + strings.Join(ranges, ",") + "\x00" + query
 	lang := ""
 	if x != nil && wantVerses {
 		lang = x.Language()
 	}
-	s.compute.serve(ctx, key, func() bool {
-		res, ok := s.searched.get(key)
+	s.compute.Serve(ctx, key, func() bool {
+		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
 		}
@@ -136,7 +138,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			DidYouMean       []string    `json:"did_you_mean"`
 			SearchInsteadFor *string     `json:"search_instead_for"`
 		}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
-		mod := st.manifest.Created
+		mod := st.Manifest.Created
 		total := 0
 		if wantVerses {
 			r := x.Search(query, intent, unifiedVerses)
@@ -149,7 +151,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			}
 			out.SearchInsteadFor = nonEmpty(r.SearchInsteadFor)
 			out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
-			mod = bv.entry.Search.Pack.Modified
+			mod = bv.Entry.Search.Pack.Modified
 		}
 		if wantTopics {
 			ans, tmod, err := s.findTopics(ctx, st, ranges, query)
@@ -174,7 +176,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			}
 		}
 		body, _ := json.Marshal(out)
-		res := newComposedResource(body, publish.JSON, mod, answerCodecs)
+		res := compose.NewResource(body, publish.JSON, mod, compose.Quick)
 		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)

@@ -6,8 +6,12 @@ import (
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
@@ -63,11 +67,11 @@ type searchAPI struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	gate       *gate
-	site       *atomic.Pointer[site]
-	packs      *packs
-	composed   *lru[*represent.Resource]
-	searched   *lru[*represent.Resource]
-	compute    *computations // bounds the answers computed on demand
+	site       *atomic.Pointer[site.Site]
+	packs      *packs.Packs
+	composed   *cache.LRU[*represent.Resource]
+	searched   *cache.LRU[*represent.Resource]
+	compute    *compose.Computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics
 	trending   *searchTrends

@@ -220,10 +220,11 @@ func TestTopicsDuringStoreOutage(t *testing.T) {
 	// asks for Spanish before the outage).
 	st := first.srv.site.Load()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		st.aids.mu.Lock()
-		n := len(st.aids.byTag)
-		st.aids.mu.Unlock()
-		if n == len(st.aids.languages(st.manifest)) {
+		a := aidsIn(st)
+		a.mu.Lock()
+		n := len(a.byTag)
+		a.mu.Unlock()
+		if n == len(a.languages(st.Manifest)) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -13,11 +13,21 @@ import (
 // edge package itself wires the roles and may import any of them; no role
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
-	"edge/internal/respond":   {"wire", "wire/problem", "publish"},
-	"edge/internal/represent": {"edge/internal/respond", "publish"},
-	"edge/internal/conn":      {"edge/internal/respond", "wire"},
-	"edge/internal/authz":     {"edge/internal/respond", "access", "wire", "wire/problem"},
-	"edge/internal/metrics":   {},
+	"edge/internal/respond":   {"wire", "publish", "wire/problem"},
+	"edge/internal/cache":     {"edge/internal/metrics"},
+	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
+	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
+		"edge/internal/respond", "publish", "internal/atomicfile", "wire/problem"},
+	"edge/internal/site":    {"edge/internal/packs", "edge/internal/represent", "bible", "publish"},
+	"edge/internal/params":  {"edge/internal/respond"},
+	"edge/internal/compose": {"edge/internal/cache", "edge/internal/represent", "edge/internal/respond", "publish", "wire/problem"},
+	"edge/internal/content": {"edge/internal/authz", "edge/internal/cache", "edge/internal/compose", "edge/internal/packs",
+		"edge/internal/params", "edge/internal/represent", "edge/internal/respond", "edge/internal/site", "bible", "publish", "wire/problem"},
+	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire", "wire/problem"},
+	"edge/internal/outage":  {},
+	"edge/internal/conn":    {"edge/internal/respond", "wire"},
+	"edge/internal/authz":   {"edge/internal/respond", "access", "wire", "wire/problem"},
+	"edge/internal/metrics": {},
 }
 
 func TestEdgeRoleImports(t *testing.T) {
