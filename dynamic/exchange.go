@@ -138,7 +138,7 @@ func (p *pages) page(ctx *fasthttp.RequestCtx, status int, name string, callback
 	var buf bytes.Buffer
 	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
 		p.log.Error("dynamic: render page", "page", name, "err", err)
-		ctx.Error("Internal error.", http.StatusInternalServerError)
+		ctx.Error(string(problem.Internal.Text()), http.StatusInternalServerError)
 		return
 	}
 	formAction := "'self'"
@@ -181,8 +181,7 @@ func (x *exchangeRoutes) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
 			"This link does not belong to any permission request.")
 	default:
 		x.log.Error("dynamic: data exchange", "err", err)
-		x.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
-			"The request could not be completed. Please try again later.")
+		x.errorPage(ctx, http.StatusInternalServerError, string(problem.PageFailedTitle), string(problem.PageFailed))
 	}
 }
 

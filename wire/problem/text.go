@@ -73,6 +73,13 @@ const (
 	PasskeyRefused        Text = "The passkey was not accepted."
 )
 
+// The server-rendered pages' texts that more than one page shows.
+const (
+	FormExpired     Text = "The form had expired. Please try again."
+	PageFailedTitle Text = "Something went wrong"
+	PageFailed      Text = "The request could not be completed. Please try again later."
+)
+
 // NotLicensed: the app may not read Bible id (spec: the 403 names the
 // refused Bible).
 func NotLicensed(id int32) Text {
