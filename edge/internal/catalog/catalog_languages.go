@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
@@ -18,12 +19,12 @@ import (
 
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
-func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *Routes) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	args := ctx.QueryArgs()
 	country := ""
 	if args.Has("country") {
 		cc := args.Peek("country")
-		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
+		if len(cc) != 2 || !params.Alpha(cc[0]) || !params.Alpha(cc[1]) {
 			respond.Invalid(ctx, problem.Country("query", "country"))
 			return
 		}
@@ -34,8 +35,8 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 		respond.Invalid(ctx, problem.NotBool("query", "bibles_available"))
 		return
 	}
-	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
-	p, ok := s.parsePage(ctx, languageFields, qh)
+	qh := paging.QueryHash("languages", c.build, country, strconv.FormatBool(avail))
+	p, ok := paging.Parse(ctx, s.pageTokens, languageFields, qh)
 	if !ok {
 		return
 	}
@@ -62,13 +63,13 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 			}
 			list = keep
 		}
-		from, to, next := p.window(len(list))
-		var e envelope
-		e.begin()
+		from, to, next := p.Window(len(list))
+		var e paging.Envelope
+		e.Begin()
 		for _, it := range list[from:to] {
-			e.item(p, len(languageFields), langFrag(it, prefs))
+			e.Item(p, len(languageFields), langFrag(it, prefs))
 		}
-		serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+		serveComposedAs(ctx, s.composed, reqKey, e.End(s.nextToken(next, qh), len(list), true), c.mod, false, true)
 	})
 	if ctx.Response.StatusCode() < 400 {
 		ctx.Response.Header.Set("Content-Language", prefs.Locale())
@@ -93,7 +94,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 
 // language is GET /v1/languages/{id}: a non-canonical id redirects (301)
 // to the canonical one (spec, Languages).
-func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
 		respond.Answer(ctx, problem.NotFound, problem.LanguageNotFound)
@@ -110,7 +111,7 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 		b, _ := json.Marshal(struct {
 			Message string `json:"message"`
-		}{string(problem.CanonicalLanguage(canon))})
+		}{"The canonical id of this language is " + canon + "."})
 		ctx.SetBody(b)
 		return
 	}
@@ -120,11 +121,11 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	reqKey := requestKey("language", c, prefs, page{}, canon)
+	reqKey := requestKey("language", c, prefs, paging.Page{}, canon)
 	s.compute.Serve(ctx, reqKey, func() bool {
 		return serveRemembered(ctx, s.composed, reqKey, false, true)
 	}, func() {
-		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
+		body := paging.AppendObject(nil, paging.Page{}, len(languageFields), langFrag(it, prefs))
 		serveComposedAs(ctx, s.composed, reqKey, body, c.mod, false, true)
 	})
 	if ctx.Response.StatusCode() < 400 {
@@ -133,5 +134,3 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 }
 
 const jsonType = "application/json; charset=utf-8"
-
-func isAlpha(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
