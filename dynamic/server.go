@@ -25,6 +25,7 @@ import (
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Config is what a Server needs.
@@ -363,7 +364,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 	m, route := s.route(ctx, string(ctx.Path()))
 	if m == nil {
 		// Every error in the spec's JSON shape, an unknown path too.
-		message(ctx, fasthttp.StatusNotFound, "Not found: no such route.")
+		refuse(ctx, problem.NotFound, problem.NoRoute)
 		return route
 	}
 	method := string(ctx.Method())
@@ -381,7 +382,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 		}
 		slices.Sort(allow)
 		ctx.Response.Header.Set("Allow", strings.Join(allow, ", "))
-		message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+		refuse(ctx, problem.NotAllowed, problem.NotAllowed.Text())
 		return route
 	}
 	h(ctx)
@@ -538,13 +539,13 @@ func (r *requests) user(ctx *fasthttp.RequestCtx) (string, bool) {
 	scheme, tok, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform"`)
-		message(ctx, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
+		refuse(ctx, problem.Unauthenticated, problem.BearerRequired)
 		return "", false
 	}
 	id, err := r.verifyUser(r.ctx, strings.TrimSpace(tok))
 	if err != nil {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
-		message(ctx, http.StatusUnauthorized, "The bearer token is not valid.")
+		refuse(ctx, problem.Unauthenticated, problem.Unauthenticated.Text())
 		return "", false
 	}
 	return id, true
@@ -648,7 +649,7 @@ func (g *grantCheck) has(ctx context.Context, user, app, perm string) (bool, err
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		message(ctx, http.StatusInternalServerError, "Internal error.")
+		refuse(ctx, problem.Internal, problem.Internal.Text())
 		return
 	}
 	writeBody(ctx, status, b)
@@ -668,12 +669,13 @@ func noContent(ctx *fasthttp.RequestCtx, status int) {
 	ctx.Response.SkipBody = true
 }
 
-func message(ctx *fasthttp.RequestCtx, status int, msg string) {
+func message(ctx *fasthttp.RequestCtx, status int, msg problem.Text) {
 	writeBody(ctx, status, wire.AppendMessage(nil, msg))
 }
 
-// detail is one entry of a 422 body (DESIGN.md).
-type detail = wire.Detail
+// detail is one entry of a 422 body (DESIGN.md), made by one of
+// wire/problem's rules.
+type detail = problem.Detail
 
 func validation(ctx *fasthttp.RequestCtx, d ...detail) {
 	writeBody(ctx, http.StatusUnprocessableEntity, wire.AppendValidation(nil, d...))

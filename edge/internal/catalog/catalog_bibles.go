@@ -13,6 +13,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: the Bibles collection (GET /v1/bibles).
@@ -23,26 +24,26 @@ func (s *Routes) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
-		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return
 	}
 	ranges := make([]string, len(rawRanges))
 	for i, r := range rawRanges {
 		if !lang.ValidRange(string(r)) {
-			respond.Answer(ctx, respond.Unacceptable, "The language range "+strconv.Quote(string(r))+" may hold only letters, digits, hyphens and *.")
+			respond.Answer(ctx, problem.Unacceptable, problem.BadLanguageRange(string(r)))
 			return
 		}
 		ranges[i] = string(r)
 	}
 	all, _, ok := params.Bool(args.Peek("all_available"))
 	if !ok || args.Has("all_available") && len(args.Peek("all_available")) == 0 {
-		respond.Invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "all_available"))
 		return
 	}
 	licence, hasLicence := int32(0), args.Has("license_id")
 	if hasLicence {
 		if licence, ok = params.Int32(args.Peek("license_id")); !ok {
-			respond.Invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, problem.NotInt32("query", "license_id"))
 			return
 		}
 	}

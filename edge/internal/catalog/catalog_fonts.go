@@ -17,6 +17,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: fonts: collection, font, stylesheet and files.
@@ -90,7 +91,7 @@ func (f *fontItem) resource(base string) fontJSON {
 // that is not a host name is answered 400 here.
 func (s *Routes) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
-		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
+		respond.Answer(ctx, problem.Unacceptable, problem.HostNotAHostName)
 	}
 	return base, private, ok
 }
@@ -122,7 +123,7 @@ func (s *Routes) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 		Data []fontJSON `json:"data"`
 	}{list})
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "encode fonts", err)
+		respond.Fail(ctx, s.log, problem.Internal, "encode fonts", err)
 		return
 	}
 	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
@@ -131,12 +132,12 @@ func (s *Routes) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *Routes) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := params.PathID(id)
 	if p == params.IDInvalid {
-		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt32("path", "font_id"))
 		return nil
 	}
 	f := c.fontByID[n]
 	if p == params.IDNone || f == nil {
-		respond.Answer(ctx, respond.NotFound, "Font not found.")
+		respond.Answer(ctx, problem.NotFound, problem.FontNotFound)
 	}
 	return f
 }
@@ -149,7 +150,7 @@ func (s *Routes) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	body, err := json.Marshal(f.resource(base))
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "encode font", err)
+		respond.Fail(ctx, s.log, problem.Internal, "encode font", err)
 		return
 	}
 	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
@@ -227,7 +228,7 @@ func (s *Routes) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) 
 	}
 	ref, found := st.Manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
-		respond.Answer(ctx, respond.NotFound, "Font file not found.")
+		respond.Answer(ctx, problem.NotFound, problem.FontFileNotFound)
 		return
 	}
 	if cur := fontHash(ref); string(hash) != cur {
@@ -238,7 +239,7 @@ func (s *Routes) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) 
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.packs.Serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
+	s.packs.Serve(ctx, s.log, nil, &ref, entry, false, problem.FontFileNotFound)
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: languages (GET /v1/languages, /v1/languages/{id}).
@@ -24,14 +25,14 @@ func (s *Routes) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	if args.Has("country") {
 		cc := args.Peek("country")
 		if len(cc) != 2 || !params.Alpha(cc[0]) || !params.Alpha(cc[1]) {
-			respond.Invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
+			respond.Invalid(ctx, problem.Country("query", "country"))
 			return
 		}
 		country = strings.ToUpper(string(cc))
 	}
 	avail, _, ok := params.Bool(args.Peek("bibles_available"))
 	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
-		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "bibles_available"))
 		return
 	}
 	qh := paging.QueryHash("languages", c.build, country, strconv.FormatBool(avail))
@@ -96,7 +97,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 func (s *Routes) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
-		respond.Answer(ctx, respond.NotFound, "Language not found.")
+		respond.Answer(ctx, problem.NotFound, problem.LanguageNotFound)
 		return
 	}
 	if canon != string(id) {
@@ -116,7 +117,7 @@ func (s *Routes) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	it := c.langByID[canon]
 	if it == nil {
-		respond.Answer(ctx, respond.NotFound, "Language not found.")
+		respond.Answer(ctx, problem.NotFound, problem.LanguageNotFound)
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))

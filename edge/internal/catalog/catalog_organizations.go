@@ -11,6 +11,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: organizations (GET /v1/organizations…).
@@ -70,7 +71,7 @@ func (s *Routes) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		for _, r := range rawIDs {
 			id, ok := params.Int32(r)
 			if !ok {
-				respond.Invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
+				respond.Invalid(ctx, problem.NotInt32("query", "bible_ids[]"))
 				return
 			}
 			norm = append(norm, strconv.Itoa(int(id)))
@@ -117,12 +118,12 @@ func (s *Routes) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 
 func (s *Routes) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
 	if !bible.ValidUUID(id) {
-		respond.Invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
+		respond.Invalid(ctx, problem.NotUUID("path", "organization_id"))
 		return nil
 	}
 	o := c.orgByID[strings.ToLower(string(id))]
 	if o == nil {
-		respond.Answer(ctx, respond.NotFound, "Organization not found.")
+		respond.Answer(ctx, problem.NotFound, problem.OrgNotFound)
 	}
 	return o
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue paths (docs/catalogue.md).
@@ -206,7 +207,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
 		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.Build, "err", err)
-		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
+		respond.Answer(ctx, problem.Unavailable, problem.CatalogueDown)
 		return
 	}
 	switch r {

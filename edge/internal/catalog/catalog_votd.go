@@ -1,14 +1,13 @@
 package catalog
 
 import (
-	"strconv"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Catalogue handlers: verse of the day (GET /v1/verse-of-the-days…, and
@@ -22,7 +21,7 @@ func (s *Routes) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 		return
 	}
 	var nb [64]byte
-	s.packs.Serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, "No verse-of-the-day calendar is published.")
+	s.packs.Serve(ctx, s.log, nil, c.site, append(nb[:0], publish.NameVerseOfDays...), false, problem.NoVOTDCalendar)
 }
 
 // votd is GET /v1/verse-of-the-days/{day}, day 1..366 in canonical form
@@ -31,16 +30,16 @@ func (s *Routes) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 func (s *Routes) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	n, p := params.PathID(day)
 	if p == params.IDInvalid {
-		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt("path", "day"))
 		return
 	}
 	if p == params.IDNone {
-		respond.Answer(ctx, respond.NotFound, "No such day: days are 1 to 366, written without sign or leading zero.")
+		respond.Answer(ctx, problem.NotFound, problem.NoSuchDay)
 		return
 	}
 	res := c.votdDay[int(n)]
 	if res == nil {
-		respond.Answer(ctx, respond.NotFound, "No verse of the day for day "+strconv.Itoa(int(n))+"; days are 1 to 366.")
+		respond.Answer(ctx, problem.NotFound, problem.NoVerseOfDay(int(n)))
 		return
 	}
 	represent.Serve(ctx, res, false)

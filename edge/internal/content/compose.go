@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // DefaultMaxRangeVerses is the largest verse range the edge composes: a
@@ -55,14 +55,14 @@ func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bib
 	}
 	res, err := s.Compose(ctx, bv, r, html, headings, notes)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)
 		return
 	}
 	s.composed.Add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
 }
 
-// Compose puts a range together. Its error is a *respond.Problem for the client,
+// Compose puts a range together. Its error is a *problem.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
 func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	idx, err := bv.Index(ctx, s.packs)
@@ -72,24 +72,16 @@ func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html,
 	book := idx.Book(r.Book)
 	bk := bv.Books[string(r.Book)]
 	if book == nil || bk == nil {
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+		return nil, problem.New(problem.NotFound, problem.BookNotFound(r.Book))
 	}
 	span, err := book.Span(r)
-	var missing *bible.MissingError
-	switch {
-	case errors.As(err, &missing):
-		if missing.Verse == "" {
-			return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
-		}
-		return nil, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
-	case errors.Is(err, bible.ErrBackwards):
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
-	case err != nil:
+	if p, ok := problem.Passage(err); ok {
+		return nil, p
+	} else if err != nil {
 		return nil, fmt.Errorf("locate %s in bible %d: %w", r, bv.ID, err)
 	}
 	if n := span.Len(); n > s.maxRangeVerses {
-		return nil, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, n, s.maxRangeVerses)}
+		return nil, problem.New(problem.Unacceptable, problem.RangeTooLong(r, n, s.maxRangeVerses))
 	}
 
 	var segs []bible.Segment

@@ -10,6 +10,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/openapi"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // The OpenAPI document (openapi/openapi.yaml) at /v1/openapi.json and
@@ -48,7 +49,7 @@ func (s *Surface) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 	}
 	docs, err := openapiDocs()
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "the OpenAPI document", err)
+		respond.Fail(ctx, s.log, problem.Internal, "the OpenAPI document", err)
 		return true
 	}
 	represent.Serve(ctx, docs[i], false)

@@ -19,6 +19,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -147,7 +148,7 @@ func (s *Surface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 	}
 	rf, err := readerSite()
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Internal, "the reader page", err)
+		respond.Fail(ctx, s.log, problem.Internal, "the reader page", err)
 		return true
 	}
 	switch {
@@ -173,7 +174,7 @@ func (s *Surface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 // it the page asks the user for a key.
 func (s *Surface) readerConfig(ctx *fasthttp.RequestCtx) {
 	if s.readerAppKey == "" {
-		respond.Answer(ctx, respond.NotFound, "This edge has no reader key; the page asks for an App Key.")
+		respond.Answer(ctx, problem.NotFound, problem.NoReaderKey)
 		return
 	}
 	b, _ := json.Marshal(struct {
@@ -189,7 +190,7 @@ func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
 	}
 	a, ok := rf.assets[string(name)]
 	if !ok {
-		respond.Answer(ctx, respond.NotFound, "Asset not found.")
+		respond.Answer(ctx, problem.NotFound, problem.AssetNotFound)
 		return
 	}
 	current := "/assets/" + a.hash + "/" + string(name)

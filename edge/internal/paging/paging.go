@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -49,7 +50,7 @@ func Parse(ctx *fasthttp.RequestCtx, tokens Tokens, fields []string, qh [8]byte)
 		for _, f := range raw {
 			i := fieldIndex(fields, string(f))
 			if i < 0 {
-				respond.Invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; fields[] names top-level fields of the resource", "enum")
+				respond.Invalid(ctx, problem.UnknownField(string(f), "query", "fields[]"))
 				return p, false
 			}
 			sel[i] = true
@@ -62,24 +63,24 @@ func Parse(ctx *fasthttp.RequestCtx, tokens Tokens, fields []string, qh [8]byte)
 	}
 	switch ps := args.Peek("page_size"); {
 	case args.Has("page_size") && len(ps) == 0:
-		respond.Invalid(ctx, "query", "page_size", "Input should be an integer from 1 to 99, or * with fields[]", "int_parsing")
+		respond.Invalid(ctx, problem.PageSize(1, MaxSize, "query", "page_size"))
 		return p, false
 	case len(ps) == 0:
 		p.Size = DefaultSize
 	case string(ps) == "*":
 		if len(p.Fields) == 0 || len(p.Fields) > maxStarFields {
-			respond.Invalid(ctx, "query", "page_size", "page_size * needs fields[] naming one to three fields", "value_error")
+			respond.Invalid(ctx, problem.PageSizeAllNeedsFields("query", "page_size"))
 			return p, false
 		}
 		p.All = true
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
-			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			respond.Invalid(ctx, problem.NotInt("query", "page_size"))
 			return p, false
 		}
 		if n < 1 || n > MaxSize {
-			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			respond.Invalid(ctx, problem.Between(1, MaxSize, "query", "page_size"))
 			return p, false
 		}
 		p.Size = n
@@ -87,7 +88,7 @@ func Parse(ctx *fasthttp.RequestCtx, tokens Tokens, fields []string, qh [8]byte)
 	if tok := args.Peek("page_token"); len(tok) > 0 {
 		off, msg := tokens.Open(tok, qh)
 		if msg != "" {
-			respond.Answer(ctx, respond.Unacceptable, msg)
+			respond.Answer(ctx, problem.Unacceptable, msg)
 			return p, false
 		}
 		p.Offset = off
@@ -210,8 +211,8 @@ func (t Tokens) Issue(offset int, qh [8]byte) string {
 }
 
 // Open checks a token and returns its offset, or a message for the 400.
-func (t Tokens) Open(tok []byte, qh [8]byte) (int, string) {
-	const forged = "The page_token is not one this service issued; use next_page_token from the previous page as it is."
+func (t Tokens) Open(tok []byte, qh [8]byte) (int, problem.Text) {
+	const forged = problem.PageTokenForged
 	var b [tokenPayload + tokenMAC]byte
 	if base64.RawURLEncoding.DecodedLen(len(tok)) != len(b) {
 		return 0, forged
@@ -225,7 +226,7 @@ func (t Tokens) Open(tok []byte, qh [8]byte) (int, string) {
 		return 0, forged
 	}
 	if [8]byte(b[5:13]) != qh {
-		return 0, "The page_token belongs to another query or to content that has since been republished; start again without page_token."
+		return 0, problem.PageTokenStale
 	}
 	off := binary.BigEndian.Uint32(b[1:5])
 	if off > 1<<30 {

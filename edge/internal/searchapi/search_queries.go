@@ -16,6 +16,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/topic"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // searchQueries is GET /v1-beta/search-queries: as-you-type suggestions
@@ -30,7 +31,7 @@ func (s *Routes) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 	args := ctx.QueryArgs()
 	trending, _, ok := params.Bool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
-		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "trending"))
 		return
 	}
 	if trending {
@@ -74,7 +75,7 @@ func (s *Routes) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 			return len(found) > 0
 		})
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if len(found) == 0 {

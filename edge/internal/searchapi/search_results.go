@@ -17,6 +17,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // unifiedVerses is how many verses unified search lists: the first page of
@@ -50,7 +51,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		case "topics":
 			wantTopics = true
 		default:
-			respond.Invalid(ctx, "query", "fields[]", "Input should be 'verses' or 'topics'", "enum")
+			respond.Invalid(ctx, problem.OneOf([]string{"verses", "topics"}, "query", "fields[]"))
 			return
 		}
 	}
@@ -67,24 +68,24 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
 		id, ok := params.Int32(b)
 		if !ok || id <= 0 {
-			respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+			respond.Invalid(ctx, problem.NotPositiveInt32("query", "bible_id"))
 			return
 		}
 		bibleID = id
 	}
 	switch {
 	case wantVerses && bibleID == 0:
-		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
 		return
 	case wantTopics && ranges == nil && bibleID == 0:
-		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return
 	}
 	var bv *site.Bible
 	private := false
 	if bibleID != 0 {
 		if bv = st.Bibles[bibleID]; bv == nil {
-			respond.Answer(ctx, respond.NotFound, "Bible not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BibleNotFound(bibleID))
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
@@ -98,11 +99,11 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 	if bv != nil {
 		var err error
 		if x, err = s.searchIndex(ctx, bv); err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
+			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
 			return
 		}
 	}
@@ -157,7 +158,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		if wantTopics {
 			ans, tmod, err := s.findTopics(ctx, st, ranges, query)
 			if err != nil {
-				respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+				respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 				return
 			}
 			out.Topics = ans.topicsJSON()

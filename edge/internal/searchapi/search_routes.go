@@ -7,7 +7,6 @@ package searchapi
 import (
 	"bytes"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
@@ -19,6 +18,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -134,17 +134,17 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
-		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "language_ranges[]"))
 		return nil, false
 	}
 	if len(raw) > maxLanguageRanges {
-		respond.Invalid(ctx, "query", "language_ranges[]", "List should have at most "+strconv.Itoa(maxLanguageRanges)+" items", "too_long")
+		respond.Invalid(ctx, problem.TooManyItems(maxLanguageRanges, "query", "language_ranges[]"))
 		return nil, false
 	}
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			respond.Answer(ctx, respond.Unacceptable, "The language range "+strconv.Quote(string(r))+" should be * or letters, then parts of letters and digits after hyphens, as en or zh-Hant-TW.")
+			respond.Answer(ctx, problem.Unacceptable, problem.BadSearchRange(string(r)))
 			return nil, false
 		}
 		out[i] = string(r)

@@ -14,6 +14,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/topic"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // searchCache is the Cache-Control of topic search and suggestions: they
@@ -99,7 +100,7 @@ func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *auth
 	}, func() {
 		ans, mod, err := s.findTopics(ctx, st, ranges, query)
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
 		topics := ans.topicsJSON()

@@ -24,6 +24,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Verse search (GET /v1-beta/search-verses and /v1/search-verses; the wire
@@ -56,12 +57,12 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	r.query = q
 	b := args.Peek("bible_id")
 	if len(b) == 0 {
-		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
 		return r, false
 	}
 	id, ok := params.Int32(b)
 	if !ok || id <= 0 {
-		respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotPositiveInt32("query", "bible_id"))
 		return r, false
 	}
 	r.bible = id
@@ -70,7 +71,7 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	}
 	for _, f := range args.PeekMulti("fields[]") {
 		if string(f) != "text" {
-			respond.Invalid(ctx, "query", "fields[]", "Unknown field "+strconv.Quote(string(f))+"; verse search adds only 'text'", "enum")
+			respond.Invalid(ctx, problem.UnknownVerseField(string(f), "query", "fields[]"))
 			return r, false
 		}
 		r.text = true
@@ -81,11 +82,11 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
-			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
+			respond.Invalid(ctx, problem.NotInt("query", "page_size"))
 			return r, false
 		}
 		if n < 1 || n > paging.MaxSize {
-			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
+			respond.Invalid(ctx, problem.Between(1, paging.MaxSize, "query", "page_size"))
 			return r, false
 		}
 		r.page.Size = n
@@ -97,20 +98,20 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 	args := ctx.QueryArgs()
 	if !args.Has("query") {
-		respond.Invalid(ctx, "query", "query", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "query"))
 		return "", false
 	}
 	q := args.Peek("query")
 	n := utf8.RuneCount(q)
 	switch {
 	case !utf8.Valid(q):
-		respond.Invalid(ctx, "query", "query", "Input should be valid UTF-8", "string_type")
+		respond.Invalid(ctx, problem.NotUTF8("query", "query"))
 		return "", false
 	case len(bytes.TrimSpace(q)) == 0:
-		respond.Invalid(ctx, "query", "query", "String should have at least 1 character", "string_too_short")
+		respond.Invalid(ctx, problem.TooShort(1, "query", "query"))
 		return "", false
 	case n > search.MaxQueryLen:
-		respond.Invalid(ctx, "query", "query", "String should have at most 100 characters", "string_too_long")
+		respond.Invalid(ctx, problem.TooLong(search.MaxQueryLen, "query", "query"))
 		return "", false
 	}
 	// Runs of spaces mean what one space means to every search: one
@@ -127,7 +128,7 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
 		return string(v), true
 	}
-	respond.Invalid(ctx, "query", "user_intent", "Input should be 'reference', 'text', 'topical' or 'unknown'", "enum")
+	respond.Invalid(ctx, problem.OneOf([]string{"reference", "text", "topical", "unknown"}, "query", "user_intent"))
 	return "", false
 }
 
@@ -143,7 +144,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 	req.app = app.ID()
 	bv := st.Bibles[req.bible]
 	if bv == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible not found.")
+		respond.Answer(ctx, problem.NotFound, problem.BibleNotFound(req.bible))
 		return
 	}
 	if !t.CheckLicence(ctx, app, bv.ID) {
@@ -154,7 +155,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
 		off, msg := s.pageTokens.Open(tok, qh)
 		if msg != "" {
-			respond.Answer(ctx, respond.Unacceptable, msg)
+			respond.Answer(ctx, problem.Unacceptable, msg)
 			return
 		}
 		req.page.Offset = off
@@ -172,11 +173,11 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 	}, func() {
 		x, err := s.searchIndex(ctx, bv)
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load index", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load index", err)
 			return
 		}
 		if x == nil {
-			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
+			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
 			return
 		}
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
