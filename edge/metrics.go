@@ -101,6 +101,9 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
 	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", s.trending.reportFailed.Load())
 	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", s.trending.refreshFailed.Load())
+	if s.usage != nil {
+		s.usage.WriteMetrics(w)
+	}
 	s.packs.writeStoreMetrics(w, &s.health)
 	s.searchAPI.writeSearchMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")

@@ -54,6 +54,9 @@ type Config struct {
 	// (trending.go); zero means the defaults.
 	SearchReportInterval time.Duration
 	TrendingRefresh      time.Duration
+	// UsageReportInterval is how often usage counts are reported to
+	// dynamic (usage.go); zero means DefaultUsageReportInterval.
+	UsageReportInterval time.Duration
 
 	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
 	// are then redirected. ForceHTTPS redirects on a trusted proxy's
@@ -141,6 +144,7 @@ type Server struct {
 	latency  *metrics.Latency
 	health   storeHealth
 	trending searchTrends
+	usage    *edgeUsage // nil without a dynamic service (usage.go)
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
@@ -256,6 +260,7 @@ func New(cfg Config) (*Server, error) {
 		s.trending.client = &http.Client{}
 	}
 	s.gateway.authz, s.gateway.log = s.authz, s.log
+	s.usage = newEdgeUsage(cfg, &s.trending, &s.site)
 	return s, nil
 }
 
@@ -283,6 +288,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
 	adm.WriteRate(&ctx.Response.Header)
+	s.usage.count(ctx, &adm, start)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No

@@ -18,14 +18,20 @@ const (
 )
 
 // Admission is what authorising a request decided that its answer reports
-// at the end: the rate limit taken. Handler writes its fields last, after
+// at the end: the rate limit taken (and the app admitted, which usage
+// counts). Handler writes its fields last, after
 // the route has answered, so that an answer may start its header afresh
 // (a representation's header block, serve.go; dynamic's answer read
 // through the gateway).
 type Admission struct {
 	rate  decision
 	taken bool
+	app   *App // the app admitted, nil when none was
 }
+
+// App is the app the request was admitted for; nil when it was refused or
+// named none.
+func (a *Admission) App() *App { return a.app }
 
 // WriteRate sets the X-RateLimit-* fields of a taken rate limit.
 func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
@@ -76,6 +82,7 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 	if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}
+	adm.app = app
 	return app
 }
 
@@ -119,6 +126,7 @@ func (a *Authz) AuthorizeSignIn(ctx *fasthttp.RequestCtx, adm *Admission, t *Tab
 		if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
 			return nil, true
 		}
+		adm.app = app
 		return app, false
 	}
 	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),

@@ -104,5 +104,6 @@ func (a *Authz) authorizeByID(ctx *fasthttp.RequestCtx, adm *Admission, t *Table
 		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n") {
 		return nil
 	}
+	adm.app = app
 	return app
 }

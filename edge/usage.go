@@ -1,0 +1,96 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/usage"
+	"github.com/bibleplatform/platform/wire"
+)
+
+// Usage (docs/portal.md): every request admitted for an app is counted per
+// app, Bible and UTC day (edge/internal/usage) and reported to dynamic
+// every UsageReportInterval, with the edge token, as counted searches are.
+// Without a dynamic service nothing is counted.
+
+// DefaultUsageReportInterval is how often usage is reported when
+// Config.UsageReportInterval is zero.
+const DefaultUsageReportInterval = 10 * time.Second
+
+// edgeUsage is the edge's side of usage: the reporter, its outage log,
+// and the build whose Bibles are counted.
+type edgeUsage struct {
+	*usage.Reporter
+	every  time.Duration
+	outage outageLog
+	site   *atomic.Pointer[site]
+}
+
+// newEdgeUsage is the usage reporter of an edge with cfg, posting through
+// trends' calls to dynamic; nil without a dynamic service.
+func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site]) *edgeUsage {
+	if cfg.DynamicURL == "" {
+		return nil
+	}
+	every := cfg.UsageReportInterval
+	if every <= 0 {
+		every = DefaultUsageReportInterval
+	}
+	post := func(ctx context.Context, body []byte) error {
+		_, err := trends.internal(ctx, http.MethodPost, wire.UsagePath, body)
+		return err
+	}
+	return &edgeUsage{Reporter: usage.NewReporter(post), every: every, site: st}
+}
+
+// count counts a request admitted for an app under the Bible its path
+// names (0 for a route of no Bible, or an id the build lacks: a client
+// cannot fill the table with made-up ids), on the UTC day it arrived.
+func (u *edgeUsage) count(ctx *fasthttp.RequestCtx, adm *authz.Admission, at time.Time) {
+	if u == nil || adm.App() == nil {
+		return
+	}
+	u.Counter.Add(adm.App().ID(), u.bible(ctx.Path()), usage.Day(at))
+}
+
+func (u *edgeUsage) bible(path []byte) int32 {
+	rest, ok := bytes.CutPrefix(path, prefixBible)
+	if !ok {
+		return 0
+	}
+	if i := bytes.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	id, p := parsePathID(rest)
+	st := u.site.Load()
+	if p != idOK || st == nil || st.bibles[id] == nil {
+		return 0
+	}
+	return id
+}
+
+// RunUsage reports counted usage until ctx ends; without a dynamic service
+// it returns at once.
+func (s *Server) RunUsage(ctx context.Context) {
+	if s.usage == nil {
+		return
+	}
+	u := s.usage
+	u.Run(ctx, u.every,
+		func(err error) { u.outage.failed(s.log, "cannot report usage; kept for the next report", "err", err) },
+		func() { u.outage.ok(s.log, "usage reported again") })
+}
+
+// ReportUsage sends what was counted to dynamic now (tests, shutdown).
+func (s *Server) ReportUsage(ctx context.Context) error {
+	if s.usage == nil {
+		return nil
+	}
+	return s.usage.Report(ctx)
+}
