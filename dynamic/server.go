@@ -179,6 +179,7 @@ func (s *Server) routes() {
 		"/internal/access":          {"GET": s.feed.serveAccess},
 		"/internal/search-queries":  {"POST": t.postSearchQueries},
 		"/internal/search-trending": {"GET": t.getSearchTrending},
+		wire.UsagePath:              {"POST": (&usageReports{requests: s.requests, store: s.cfg.DB}).postUsage},
 		"/v1/highlights": {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights),
 			"PUT": s.app(h.putHighlights)},
 		"/v1/highlights/recent-colors": {"GET": s.app(h.getRecentColors)},
