@@ -60,6 +60,7 @@ type portalRoutes struct {
 	keys       KeyStore
 	agreements AgreementStore
 	content    Published
+	usage      UsageStore // usage_portal.go
 	// issuer is the platform's public origin, for invitation links and
 	// the first curl.
 	issuer string
@@ -86,6 +87,7 @@ func (s *portalRoutes) routes(byPath map[string]methods) {
 	} {
 		byPath[path] = m
 	}
+	s.usageRoutes(byPath)
 }
 
 // bindPortal binds the portal forms' csrf values to the account: a value

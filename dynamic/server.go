@@ -148,7 +148,7 @@ func New(cfg Config) *Server {
 	s.exchange = &exchangeRoutes{pages: pg, apps: cfg.DB, store: cfg.DB, grants: cfg.DB, signIn: s.signIn}
 	if cfg.Portal != nil {
 		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
-			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer}
+			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer, usage: cfg.DB}
 	}
 	s.trends = &trends{requests: r, store: cfg.DB, window: cfg.TrendingWindow, minApps: cfg.TrendingMinApps}
 	if s.trends.window <= 0 {
