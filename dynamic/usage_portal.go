@@ -55,7 +55,7 @@ func (s *portalRoutes) renderUsage(ctx *fasthttp.RequestCtx, v *devVisit, name s
 // none.
 func bibleLabel(id int32) string {
 	if id == 0 {
-		return "none (catalogue, search, other routes)"
+		return "no Bible read (catalogue, search, refused by a licence)"
 	}
 	return "Bible " + strconv.Itoa(int(id))
 }

@@ -44,7 +44,7 @@ func TestUsagePages(t *testing.T) {
 		t.Fatalf("usage page: %d %s", r.status, body)
 	}
 	for _, want := range []string{"Total: <strong>20</strong>", "<td>" + today + "</td><td>Bible 9002</td><td class=\"n\">12</td>",
-		"<td>" + yesterday + "</td><td>none (catalogue, search, other routes)</td><td class=\"n\">3</td>",
+		"<td>" + yesterday + "</td><td>no Bible read (catalogue, search, refused by a licence)</td><td class=\"n\">3</td>",
 		"default rate limit", `<svg class="chart" role="img"`, ": 17 requests</title>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("usage page lacks %q", want)

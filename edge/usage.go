@@ -49,14 +49,20 @@ func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site]) *e
 	return &edgeUsage{Reporter: usage.NewReporter(post), every: every, site: st}
 }
 
-// count counts a request admitted for an app under the Bible its path
-// names (0 for a route of no Bible, or an id the build lacks: a client
-// cannot fill the table with made-up ids), on the UTC day it arrived.
-func (u *edgeUsage) count(ctx *fasthttp.RequestCtx, adm *authz.Admission, at time.Time) {
+// count counts a request admitted for an app, on the UTC day it arrived,
+// under the Bible its path names, or 0: for a route of no Bible, an id the
+// build lacks (a client cannot fill the table with made-up ids), and a
+// read the app's licences refused (403), which read nothing of the Bible
+// and is not its licensor's business.
+func (u *edgeUsage) count(ctx *fasthttp.RequestCtx, adm *authz.Admission, at time.Time, status int) {
 	if u == nil || adm.App() == nil {
 		return
 	}
-	u.Counter.Add(adm.App().ID(), u.bible(ctx.Path()), usage.Day(at))
+	bible := int32(0)
+	if status != fasthttp.StatusForbidden {
+		bible = u.bible(ctx.Path())
+	}
+	u.Counter.Add(adm.App().ID(), bible, usage.Day(at))
 }
 
 func (u *edgeUsage) bible(path []byte) int32 {

@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -44,7 +45,8 @@ func (u *usageSink) serve(t *testing.T) string {
 }
 
 // Requests admitted for an app are counted under the Bible their path
-// names; refused ones, and made-up Bible ids, are not counted as Bibles.
+// names; made-up Bible ids and reads refused by the licences count under
+// no Bible, and requests refused before an app is known not at all.
 func TestUsageCounted(t *testing.T) {
 	var sink usageSink
 	url := sink.serve(t)
@@ -61,6 +63,7 @@ func TestUsageCounted(t *testing.T) {
 		{"/v1/bibles/9001/passages/JHN.3.16", nil, 401},
 		{"/v1/bibles/9001/passages/JHN.3.16", []string{"X-SVC-App-Key: nope"}, 401},
 		{"/v1/bibles/777777/books", []string{key}, 404},
+		{"/v1/bibles/9002/passages/JHN.3.16", []string{"X-SVC-App-Key: " + keyUnlicensed}, 403},
 		{"/v1/bibles?language_ranges[]=en", []string{key}, 200},
 		{"/healthz", nil, 200},
 	} {
@@ -77,12 +80,13 @@ func TestUsageCounted(t *testing.T) {
 		t.Fatalf("%d batches, want 1", len(sink.batches))
 	}
 	got := sink.batches[0].Counts
-	slices.SortFunc(got, func(a, b wire.UsageCount) int { return int(a.Bible - b.Bible) })
+	slices.SortFunc(got, func(a, b wire.UsageCount) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 	day := time.Now().UTC().Format(time.DateOnly)
 	want := []wire.UsageCount{
 		{App: appDemo, Bible: 0, Day: day, Requests: 2},
 		{App: appDemo, Bible: 9001, Day: day, Requests: 2},
 		{App: appDemo, Bible: 9002, Day: day, Requests: 1},
+		{App: "0b6f7c1e-0000-4000-8000-000000000002", Bible: 0, Day: day, Requests: 1}, // refused by its licences
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("counts %+v\nwant %+v", got, want)
@@ -92,8 +96,8 @@ func TestUsageCounted(t *testing.T) {
 	}
 	var m strings.Builder
 	e.srv.writeMetrics(&m)
-	if !strings.Contains(m.String(), "edge_usage_reported_total 5\n") {
-		t.Errorf("metrics lack edge_usage_reported_total 5:\n%s", m.String())
+	if !strings.Contains(m.String(), "edge_usage_reported_total 6\n") {
+		t.Errorf("metrics lack edge_usage_reported_total 6:\n%s", m.String())
 	}
 }
 
