@@ -57,10 +57,14 @@ func barChart(title, unit string, labels []string, values []int64) templates.Usa
 	return c
 }
 
-// roundUp is the smallest of 1, 2 or 5 times a power of ten that is at
-// least v, and at least 2 (so that the middle tick is a whole number).
+// roundUp is the top of a value axis for values up to v: the even number
+// at or above it up to 10, else the smallest of 1, 2 or 5 times a power of
+// ten at or above it. Its half, the middle tick, is then a whole number.
 func roundUp(v int64) int64 {
-	for p := int64(1); ; p *= 10 {
+	if v <= 10 {
+		return max(2, v+v%2)
+	}
+	for p := int64(10); ; p *= 10 {
 		for _, m := range []int64{1, 2, 5} {
 			if m*p >= v && m*p >= 2 {
 				return m * p

@@ -4,7 +4,7 @@ import "testing"
 
 func TestRoundUp(t *testing.T) {
 	for _, tc := range []struct{ v, want int64 }{
-		{0, 2}, {1, 2}, {2, 2}, {3, 5}, {5, 5}, {6, 10}, {11, 20}, {20, 20}, {21, 50}, {999, 1000}, {1001, 2000},
+		{0, 2}, {1, 2}, {2, 2}, {3, 4}, {5, 6}, {6, 6}, {9, 10}, {10, 10}, {11, 20}, {20, 20}, {21, 50}, {999, 1000}, {1001, 2000},
 	} {
 		if got := roundUp(tc.v); got != tc.want {
 			t.Errorf("roundUp(%d) = %d, want %d", tc.v, got, tc.want)

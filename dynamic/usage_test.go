@@ -60,10 +60,7 @@ func TestUsageTwoEdges(t *testing.T) {
 	var edges []*testEdge
 	for range 2 {
 		e := startEdge(t, env.store, env.dyn.URL(), func(cfg *edge.Config) { cfg.UsageReportInterval = every })
-		loop, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { e.srv.RunUsage(loop); close(done) }()
-		t.Cleanup(func() { stop(); <-done })
+		runUsage(t, e)
 		edges = append(edges, e)
 	}
 	type key struct {
@@ -145,4 +142,13 @@ func wantValidation(t *testing.T, e *env, path, body, loc string) {
 	if loc != "" && fmt.Sprint(v.Detail[0].Loc[len(v.Detail[0].Loc)-1]) != loc {
 		t.Errorf("%s: loc %v, want %s", body, v.Detail[0].Loc, loc)
 	}
+}
+
+// runUsage runs an edge's usage reporting loop until the test ends, and
+// waits for its last report.
+func runUsage(t *testing.T, e *testEdge) {
+	loop, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.srv.RunUsage(loop); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 }
