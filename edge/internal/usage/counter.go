@@ -1,7 +1,10 @@
 // Package usage counts the requests an edge admits per app, Bible and day
 // (UTC) and reports them to dynamic in bounded batches (docs/portal.md,
 // Usage). Counting is on the hot path: it takes one shard's lock, hashes
-// the app id in place and allocates nothing. The table has a fixed size;
+// the app id in place and allocates nothing. Requests served at the same
+// moment go to different shards even for one key (metrics.Stripe), so
+// that an app reading one Bible on every core does not make one lock the
+// point all requests meet; Take adds the copies up. The table has a fixed size;
 // when a shard fills past its high-water mark the reporter is asked to
 // report early, and a count that finds no free slot is dropped and
 // counted in Dropped.
@@ -11,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 )
 
 // Sizes of the table: shards × slots keys (app, Bible, day) at most
@@ -70,7 +75,7 @@ func (c *Counter) Full() <-chan struct{} { return c.full }
 // reports false when the count was dropped because the table is full.
 func (c *Counter) Add(app string, bible, day int32) bool {
 	h := hash(app, bible, day)
-	s := &c.shards[h%shards]
+	s := &c.shards[(h+uint32(metrics.Stripe()))%shards]
 	i := int(h / shards % slots)
 	s.mu.Lock()
 	for range maxProbe {
@@ -104,25 +109,39 @@ func (c *Counter) signal() {
 	}
 }
 
-// Take empties the table and returns what it held, in no order; nil when
-// it was empty.
+// Take empties the table and returns what it held, one Count per key, in
+// no order; nil when it was empty.
 func (c *Counter) Take() []Count {
 	var out []Count
+	at := map[key]int{} // index in out
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
 		if s.used > 0 {
 			for j := range s.slots {
-				if sl := &s.slots[j]; sl.app != "" {
-					out = append(out, Count{App: sl.app, Bible: sl.bible, Day: sl.day, Requests: sl.n})
-					*sl = slot{}
+				sl := &s.slots[j]
+				if sl.app == "" {
+					continue
 				}
+				k := key{sl.app, sl.bible, sl.day}
+				if x, ok := at[k]; ok {
+					out[x].Requests += sl.n
+				} else {
+					at[k] = len(out)
+					out = append(out, Count{App: sl.app, Bible: sl.bible, Day: sl.day, Requests: sl.n})
+				}
+				*sl = slot{}
 			}
 			s.used = 0
 		}
 		s.mu.Unlock()
 	}
 	return out
+}
+
+type key struct {
+	app        string
+	bible, day int32
 }
 
 // Dropped is how many requests were not counted since the counter
