@@ -18,7 +18,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/conn":      {"edge/internal/respond", "wire"},
 	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
 	"edge/internal/metrics":   {},
-	"edge/internal/usage":     {"edge/internal/metrics", "wire"},
+	"edge/internal/usage":     {"edge/internal/metrics", "bible", "wire"},
 }
 
 func TestEdgeRoleImports(t *testing.T) {

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -22,7 +24,10 @@ type Post func(ctx context.Context, body []byte) error
 // them. A batch that fails is kept and sent again, as it was, before
 // anything new: dynamic adds each (edge, seq) once, so a batch it took
 // whose answer was lost is not counted twice. While batches are pending
-// the counter is not taken, so what is held is bounded by the table.
+// the counter is not taken, so what is held is bounded by the table. A
+// batch still refused MaxPendingAge after it was made is given up (dynamic
+// refusing it for that long is not an outage but a batch it will never
+// take), so that it cannot stop every later report.
 type Reporter struct {
 	Counter *Counter
 	post    Post
@@ -32,8 +37,25 @@ type Reporter struct {
 	seq     int64
 	pending []batch // not yet taken by dynamic, oldest first
 
-	// Failed counts posts that failed; Reported the requests dynamic took.
-	Failed, Reported metrics.Counter
+	// Failed counts posts that failed; Reported the requests dynamic
+	// took; Abandoned those never reported: in batches given up, or of an
+	// app whose id dynamic cannot take (not a UUID: an access file's).
+	Failed, Reported, Abandoned metrics.Counter
+
+	// Now is the clock (tests); nil is time.Now.
+	Now func() time.Time
+}
+
+// MaxPendingAge is how long a batch is sent again before it is given up:
+// beyond any outage dynamic's daily counts wait out, within the week of
+// days it takes.
+const MaxPendingAge = 24 * time.Hour
+
+func (r *Reporter) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // NewReporter returns a reporter of a new counter that posts with post,
@@ -54,7 +76,14 @@ func (r *Reporter) Report(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.pending) == 0 {
-		counts := r.Counter.Take()
+		counts := slices.DeleteFunc(r.Counter.Take(), func(c Count) bool {
+			if bible.ValidUUID(c.App) {
+				return false
+			}
+			r.Abandoned.Add(uint64(c.Requests))
+			return true
+		})
+		made := r.now()
 		for len(counts) > 0 {
 			part := counts[:min(len(counts), wire.MaxUsageCounts)]
 			counts = counts[len(part):]
@@ -72,13 +101,19 @@ func (r *Reporter) Report(ctx context.Context) error {
 			for _, c := range part {
 				n += c.Requests
 			}
-			r.pending = append(r.pending, batch{body, n})
+			r.pending = append(r.pending, batch{body, n, made})
 		}
 	}
 	for len(r.pending) > 0 {
-		if err := r.post(ctx, r.pending[0].body); err != nil {
+		p := r.pending[0]
+		if err := r.post(ctx, p.body); err != nil {
 			r.Failed.Inc()
-			return fmt.Errorf("report usage: %w", err)
+			if r.now().Sub(p.made) < MaxPendingAge {
+				return fmt.Errorf("report usage: %w", err)
+			}
+			r.Abandoned.Add(uint64(p.requests))
+			r.pending = r.pending[1:]
+			return fmt.Errorf("report usage: gave up a batch of %d requests refused for %v: %w", p.requests, MaxPendingAge, err)
 		}
 		r.Reported.Add(uint64(r.pending[0].requests))
 		r.pending = r.pending[1:]
@@ -86,10 +121,12 @@ func (r *Reporter) Report(ctx context.Context) error {
 	return nil
 }
 
-// batch is one encoded wire.UsageBatch and the requests it counts.
+// batch is one encoded wire.UsageBatch, the requests it counts and when
+// it was made.
 type batch struct {
 	body     []byte
 	requests int64
+	made     time.Time
 }
 
 // Run reports every interval, and early when the counter fills up (but
@@ -137,4 +174,7 @@ func (r *Reporter) WriteMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# HELP edge_usage_report_failures_total Usage batches dynamic did not take (kept and sent again).")
 	fmt.Fprintln(w, "# TYPE edge_usage_report_failures_total counter")
 	fmt.Fprintf(w, "edge_usage_report_failures_total %d\n", r.Failed.Load())
+	fmt.Fprintln(w, "# HELP edge_usage_abandoned_total Counted requests never reported: in batches dynamic refused for a day, or of apps whose id is not a UUID.")
+	fmt.Fprintln(w, "# TYPE edge_usage_abandoned_total counter")
+	fmt.Fprintf(w, "edge_usage_abandoned_total %d\n", r.Abandoned.Load())
 }

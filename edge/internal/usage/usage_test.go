@@ -134,6 +134,8 @@ func TestDay(t *testing.T) {
 	}
 }
 
+const appA = "5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a01"
+
 // A batch that fails is sent again as it was (same edge and seq), before
 // what was counted since, which waits for it.
 func TestReporterRetriesTheSameBatch(t *testing.T) {
@@ -150,11 +152,11 @@ func TestReporterRetriesTheSameBatch(t *testing.T) {
 		}
 		return nil
 	})
-	r.Counter.Add("a", 9001, Day(time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)))
+	r.Counter.Add(appA, 9001, Day(time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)))
 	if err := r.Report(context.Background()); err == nil {
 		t.Fatal("a failed post reported no error")
 	}
-	r.Counter.Add("a", 9001, Day(time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)))
+	r.Counter.Add(appA, 9001, Day(time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)))
 	fail = false
 	if err := r.Report(context.Background()); err != nil {
 		t.Fatal(err)
@@ -165,7 +167,7 @@ func TestReporterRetriesTheSameBatch(t *testing.T) {
 	if len(sent) != 3 {
 		t.Fatalf("sent %d batches, want 3: %+v", len(sent), sent)
 	}
-	want := wire.UsageCount{App: "a", Bible: 9001, Day: "2026-11-26", Requests: 1}
+	want := wire.UsageCount{App: appA, Bible: 9001, Day: "2026-11-26", Requests: 1}
 	for i, b := range sent {
 		wantSeq := int64(1)
 		if i == 2 {
@@ -189,12 +191,53 @@ func TestReporterSplitsBatches(t *testing.T) {
 		return nil
 	})
 	for i := range 2500 {
-		r.Counter.Add(fmt.Sprint("app", i%100), int32(i/100), 1)
+		r.Counter.Add(fmt.Sprintf("5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e%04d", i%100), int32(i/100), 1)
 	}
 	if err := r.Report(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(sizes, []int{1000, 1000, 500}) {
 		t.Errorf("batch sizes %v, want [1000 1000 500]", sizes)
+	}
+}
+
+// A batch refused for a day is given up, and the next one goes; an app
+// whose id dynamic cannot take is never sent.
+func TestReporterGivesUp(t *testing.T) {
+	now := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	var seqs []int64
+	refuse := true
+	r := NewReporter(func(_ context.Context, body []byte) error {
+		var b wire.UsageBatch
+		json.Unmarshal(body, &b)
+		seqs = append(seqs, b.Seq)
+		if refuse {
+			return errors.New("422")
+		}
+		return nil
+	})
+	r.Now = func() time.Time { return now }
+	r.Counter.Add(appA, 9001, Day(now))
+	r.Counter.Add(appA, 9001, Day(now))
+	r.Counter.Add("not-a-uuid", 9001, Day(now))
+	if err := r.Report(context.Background()); err == nil {
+		t.Fatal("no error")
+	}
+	now = now.Add(MaxPendingAge - time.Minute)
+	if err := r.Report(context.Background()); err == nil || strings.Contains(err.Error(), "gave up") {
+		t.Fatalf("within a day: %v, want a failure kept for later", err)
+	}
+	now = now.Add(time.Minute)
+	if err := r.Report(context.Background()); err == nil || !strings.Contains(err.Error(), "gave up") {
+		t.Fatalf("after a day: %v, want the batch given up", err)
+	}
+	refuse = false
+	r.Counter.Add(appA, 9002, Day(now))
+	if err := r.Report(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seqs, []int64{1, 1, 1, 2}) || r.Abandoned.Load() != 3 || r.Reported.Load() != 1 {
+		t.Errorf("sent %v, abandoned %d, reported %d; want [1 1 1 2], 3 (2 given up, 1 not a UUID), 1",
+			seqs, r.Abandoned.Load(), r.Reported.Load())
 	}
 }
