@@ -392,25 +392,33 @@ func catalogueRules(e *env, fx *fixtures) {
 		}
 	})
 	e.rule("catalogue/verse-of-the-day", func(c *C) {
-		r := c.get("/v1/verse_of_the_days", nil)
-		c.status(r, 200)
-		d := arr(obj(c.json(r, collection(votdSchema, false, false)))["data"])
-		if len(d) != len(fx.votd) {
-			c.Errorf("%d days, want %d", len(d), len(fx.votd))
-		}
-		for _, day := range []int{1, 60, 366} {
-			r := c.get(fmt.Sprintf("/v1/verse_of_the_days/%d", day), nil)
+		// The live service's canonical path, then the spec's, a deprecated
+		// alias (live-routes.md).
+		for _, base := range []string{"/v1/verse-of-the-days", "/v1/verse_of_the_days"} {
+			r := c.get(base, nil)
 			c.status(r, 200)
-			v := obj(c.json(r, votdSchema))
-			if num(v["day"]) != int64(day) || str(v["passage_id"]) != fx.votd[day-1].PassageID {
-				c.Errorf("day %d: %v, want %s", day, v, fx.votd[day-1].PassageID)
+			d := arr(obj(c.json(r, collection(votdSchema, false, false)))["data"])
+			if len(d) != len(fx.votd) {
+				c.Errorf("%d days, want %d", len(d), len(fx.votd))
 			}
+			alias := base == "/v1/verse_of_the_days"
+			if dep, link := r.h.Get("Deprecation"), r.h.Get("Link"); alias != (dep == "true" && link == `</v1/verse-of-the-days>; rel="successor-version"`) {
+				c.Errorf("%s: Deprecation %q Link %q", base, dep, link)
+			}
+			for _, day := range []int{1, 60, 366} {
+				r := c.get(fmt.Sprintf("%s/%d", base, day), nil)
+				c.status(r, 200)
+				v := obj(c.json(r, votdSchema))
+				if num(v["day"]) != int64(day) || str(v["passage_id"]) != fx.votd[day-1].PassageID {
+					c.Errorf("day %d: %v, want %s", day, v, fx.votd[day-1].PassageID)
+				}
+			}
+			// The issue makes a day outside 1..366 a 404 (no such day, like a
+			// verse past a chapter's end); a day that is not a number is 422.
+			c.errMessage(c.get(base+"/367", nil), 404)
+			c.errMessage(c.get(base+"/0", nil), 404)
+			c.wantLoc(c.get(base+"/abc", nil), "day")
 		}
-		// The issue makes a day outside 1..366 a 404 (no such day, like a
-		// verse past a chapter's end); a day that is not a number is 422.
-		c.errMessage(c.get("/v1/verse_of_the_days/367", nil), 404)
-		c.errMessage(c.get("/v1/verse_of_the_days/0", nil), 404)
-		c.wantLoc(c.get("/v1/verse_of_the_days/abc", nil), "day")
 	})
 }
 

@@ -14,8 +14,9 @@ var verseSearchSchema = tObject{
 	req: map[string]schema{
 		"verses":       tArray{of: tObject{req: map[string]schema{"reference": verseRef}}},
 		"did_you_mean": tArray{of: s},
+		// Always present, as the live service sends them (live-routes.md).
+		"user_intent": s, "search_instead_for": tNullable{s}, "next_page_token": tNullable{s},
 	},
-	opt: map[string]schema{"user_intent": s, "search_instead_for": s, "next_page_token": s},
 }
 
 var verseSearchTextSchema = tObject{
@@ -23,8 +24,8 @@ var verseSearchTextSchema = tObject{
 		"verses": tArray{of: tObject{req: map[string]schema{"reference": verseRef, "text": s,
 			"matches": tArray{of: tObject{req: map[string]schema{"start": i32, "end": i32}}}}}},
 		"did_you_mean": tArray{of: s},
+		"user_intent":  s, "search_instead_for": tNullable{s}, "next_page_token": tNullable{s},
 	},
-	opt: map[string]schema{"user_intent": s, "search_instead_for": s, "next_page_token": s},
 }
 
 func searchPath(base string, kv ...string) string {

@@ -13,8 +13,9 @@ var (
 		"id": tNullable{i32}, "text": s, "subtopics": tArray{of: s},
 	}}
 	topicsSchema = tObject{
-		req: map[string]schema{"topics": tArray{of: topicSchema}, "did_you_mean": tArray{of: s}},
-		opt: map[string]schema{"search_instead_for": s},
+		// All four always present, as the live service sends them.
+		req: map[string]schema{"topics": tArray{of: topicSchema}, "did_you_mean": tArray{of: s},
+			"search_instead_for": tNullable{s}, "total_size": i32},
 	}
 	suggestionsSchema = tObject{req: map[string]schema{"data": tArray{min: 1, of: tObject{
 		req: map[string]schema{"text": s, "source": tNullable{s}},
@@ -48,8 +49,8 @@ func topicRules(e *env) {
 		if got := texts(v); got != "Love" {
 			c.Errorf("lov: topics %q, want Love", got)
 		}
-		if _, ok := obj(v)["search_instead_for"]; ok {
-			c.Errorf("search_instead_for without a correction")
+		if instead := obj(v)["search_instead_for"]; instead != nil {
+			c.Errorf("search_instead_for %v without a correction, want null", instead)
 		}
 	})
 	e.rule("search/topics.typo", func(c *C) {
@@ -108,7 +109,6 @@ func topicRules(e *env) {
 			"/v1-beta/search-topics?query=&language_ranges[]=en":               "query",
 			"/v1-beta/search-topics?query=" + long + "&language_ranges[]=en":   "query",
 			"/v1-beta/search-topics?query=love":                                "language_ranges[]",
-			"/v1-beta/search-queries?query=lo&language_ranges[]=en_US":         "language_ranges[]",
 			"/v1-beta/search-queries?trending=yes-please&language_ranges[]=en": "trending",
 		} {
 			c.wantLoc(c.get(p, nil), param)
@@ -120,8 +120,8 @@ func topicRules(e *env) {
 func unifiedRules(e *env) {
 	unified := tObject{
 		req: map[string]schema{"verses": tArray{of: tObject{req: map[string]schema{"reference": verseRef}}},
-			"topics": tArray{of: topicSchema}, "user_intent": s, "did_you_mean": tArray{of: s}},
-		opt: map[string]schema{"search_instead_for": s},
+			"topics": tArray{of: topicSchema}, "user_intent": s, "did_you_mean": tArray{of: s},
+			"search_instead_for": tNullable{s}},
 	}
 	e.rule("search/results.verses-and-topics", func(c *C) {
 		r := c.get("/v1-beta/search-results?query=light&bible_id=9001&language_ranges[]=en&user_intent=unknown", nil)
@@ -153,14 +153,25 @@ func unifiedRules(e *env) {
 	})
 	e.rule("search/results.422", func(c *C) {
 		for p, param := range map[string]string{
-			"/v1-beta/search-results?query=x&language_ranges[]=en":                      "bible_id",
-			"/v1-beta/search-results?query=x&bible_id=9001&fields[]=text":               "fields[]",
-			"/v1-beta/search-results?query=x&bible_id=9001&user_intent=guess":           "user_intent",
-			"/v1-beta/search-results?query=x&bible_id=0":                                "bible_id",
-			"/v1-beta/search-results?bible_id=9001&language_ranges[]=en":                "query",
-			"/v1-beta/search-results?query=x&bible_id=9001&language_ranges[]=not_valid": "language_ranges[]",
+			"/v1-beta/search-results?query=x&language_ranges[]=en":            "bible_id",
+			"/v1-beta/search-results?query=x&bible_id=9001&fields[]=text":     "fields[]",
+			"/v1-beta/search-results?query=x&bible_id=9001&user_intent=guess": "user_intent",
+			"/v1-beta/search-results?query=x&bible_id=0":                      "bible_id",
+			"/v1-beta/search-results?bible_id=9001&language_ranges[]=en":      "query",
 		} {
 			c.wantLoc(c.get(p, nil), param)
+		}
+	})
+	// A language range the spec does not allow is 400 on every route that
+	// takes one, as on the Bibles collection.
+	e.rule("search/400-bad-language-range", func(c *C) {
+		for _, p := range []string{
+			"/v1-beta/search-results?query=x&bible_id=9001&language_ranges[]=not_valid",
+			"/v1/search-unified?query=x&bible_id=9001&language_ranges[]=en.*",
+			"/v1-beta/search-queries?query=lo&language_ranges[]=en_US",
+			"/v1/search-topics?query=love&language_ranges[]=en%20US",
+		} {
+			c.errMessage(c.get(p, nil), 400)
 		}
 	})
 }

@@ -181,9 +181,7 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	if b.rep.Removed, err = checkShrink(prev, present, opt.AllowShrink); err != nil {
 		return b.rep, err
 	}
-	if err := CheckReferences(opt.Content, bibles); err != nil {
-		return b.rep, fmt.Errorf("build: %w", err)
-	}
+	bibles, unread = withoutReferences(opt.Content, bibles, unread)
 	m := &publish.Manifest{Created: b.now, Bibles: make([]publish.BibleEntry, len(bibles))}
 	var jobs []*bibleJob
 	for i, cb := range bibles {
@@ -208,7 +206,11 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	if len(m.Bibles) == 0 {
-		return b.rep, fmt.Errorf("build: no Bible of %s could be published (%d broken); nothing was switched", opt.Content, len(b.rep.Broken))
+		why := make([]string, len(b.rep.Broken))
+		for i, err := range b.rep.Broken {
+			why[i] = err.Error()
+		}
+		return b.rep, fmt.Errorf("build: no Bible of %s could be published; nothing was switched:\n  %s", opt.Content, strings.Join(why, "\n  "))
 	}
 	if err := b.sitePack(ctx, m, site, bibles, kept); err != nil {
 		return b.rep, err
@@ -442,7 +444,7 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if n, ok := meta.BookNames[j.id]; ok {
 		n.apply(pb.Headers)
 	}
-	rb, err := render.Render(pb, render.Options{Language: meta.LanguageTag, File: j.file})
+	rb, err := render.Render(pb, meta.renderOptions(j.file))
 	if err != nil {
 		return bookError{err}
 	}

@@ -140,49 +140,51 @@ func organizationExists(content, id string) error {
 	return nil
 }
 
-// CheckReferences checks that what the Bibles of a content directory
-// refer to exists: every Bible's licence, and its organization and its
-// licence's organization. The build runs it before anything else.
-func CheckReferences(content string, bibles []*ContentBible) error {
+// CheckReferences checks that what one Bible of a content directory
+// refers to exists: its licence, and its organization and its licence's
+// organization. The error names everything missing. A build leaves such a
+// Bible as the previous build published it (withoutReferences).
+func CheckReferences(content string, cb *ContentBible) error {
 	var problems []string
-	for _, cb := range bibles {
-		m := &cb.Meta
-		lp := filepath.Join(content, "licenses", strconv.Itoa(m.LicenseID)+".json")
-		var l publish.License
-		switch err := readJSON(lp, &l); {
-		case m.LicenseID <= 0:
-			problems = append(problems, fmt.Sprintf("bible %d has no licence (license_id in %s; add one with publish licenses add and import with --license)", m.ID, filepath.Join(cb.Dir, "bible.json")))
-		case errors.Is(err, fs.ErrNotExist):
-			problems = append(problems, fmt.Sprintf("bible %d: licence %d does not exist (add it with publish licenses add, or write %s)", m.ID, m.LicenseID, lp))
-		case err != nil:
-			problems = append(problems, err.Error())
-		case l.OrganizationID != "":
-			if err := organizationExists(content, l.OrganizationID); err != nil {
-				problems = append(problems, fmt.Sprintf("licence %d: %v", l.ID, err))
-			}
+	m := &cb.Meta
+	lp := filepath.Join(content, "licenses", strconv.Itoa(m.LicenseID)+".json")
+	var l publish.License
+	switch err := readJSON(lp, &l); {
+	case m.LicenseID <= 0:
+		problems = append(problems, fmt.Sprintf("bible %d has no licence (license_id in %s; add one with publish licenses add and import with --license)", m.ID, filepath.Join(cb.Dir, "bible.json")))
+	case errors.Is(err, fs.ErrNotExist):
+		problems = append(problems, fmt.Sprintf("bible %d: licence %d does not exist (add it with publish licenses add, or write %s)", m.ID, m.LicenseID, lp))
+	case err != nil:
+		problems = append(problems, err.Error())
+	case l.OrganizationID != "":
+		if err := organizationExists(content, l.OrganizationID); err != nil {
+			problems = append(problems, fmt.Sprintf("licence %d: %v", l.ID, err))
 		}
-		if m.OrganizationID != "" {
-			if err := organizationExists(content, m.OrganizationID); err != nil {
-				problems = append(problems, fmt.Sprintf("bible %d: %v", m.ID, err))
-			}
+	}
+	if m.OrganizationID != "" {
+		if err := organizationExists(content, m.OrganizationID); err != nil {
+			problems = append(problems, fmt.Sprintf("bible %d: %v", m.ID, err))
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("the content directory %s is not complete:\n  %s", content, strings.Join(dedupe(problems), "\n  "))
+		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
 }
 
-func dedupe(ss []string) []string {
-	seen := map[string]bool{}
-	out := ss[:0]
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+// withoutReferences moves the Bibles whose licence or organization is
+// missing (CheckReferences) from bibles to unread, so that they stay as the
+// previous build published them while the others publish.
+func withoutReferences(content string, bibles []*ContentBible, unread []unreadBible) ([]*ContentBible, []unreadBible) {
+	ok := bibles[:0]
+	for _, cb := range bibles {
+		if err := CheckReferences(content, cb); err != nil {
+			unread = append(unread, unreadBible{id: cb.Meta.ID, dir: cb.Dir, err: err})
+			continue
 		}
+		ok = append(ok, cb)
 	}
-	return out
+	return ok, unread
 }
 
 // nameUUID is a name-based (version 5 style, SHA-1) uuid: the same name

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/render"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/versification"
 	"golang.org/x/text/language"
@@ -57,6 +58,22 @@ type BibleMeta struct {
 	// versification.Names, or versification.Custom with the scheme in
 	// VRSFile beside bible.json. Empty is versification.Default.
 	Versification string `json:"versification,omitempty"`
+	// Numbering says which of the source's numbers the Bible is
+	// published in: NumberingVerse (empty is the same), its \c and \v,
+	// or NumberingAlternate, its \ca and \va (the UHB's Hebrew numbers
+	// beside its English ones); the others show as alternate numbers.
+	Numbering string `json:"numbering,omitempty"`
+}
+
+// The values of BibleMeta.Numbering.
+const (
+	NumberingVerse     = "verse"
+	NumberingAlternate = "alternate"
+)
+
+// renderOptions are how the Bible's books render.
+func (m *BibleMeta) renderOptions(file string) render.Options {
+	return render.Options{Language: m.LanguageTag, File: file, Alternate: m.Numbering == NumberingAlternate}
 }
 
 // VRSFile is the name of a Bible's own versification file in its folder
@@ -125,6 +142,9 @@ func (m *BibleMeta) Validate() error {
 	if m.Versification != "" && !versification.Valid(m.Versification) {
 		miss = append(miss, fmt.Sprintf("versification (%q is not one of %s or %s)", m.Versification, strings.Join(versification.Names, ", "), versification.Custom))
 	}
+	if m.Numbering != "" && m.Numbering != NumberingVerse && m.Numbering != NumberingAlternate {
+		miss = append(miss, fmt.Sprintf("numbering (%q is not %s or %s)", m.Numbering, NumberingVerse, NumberingAlternate))
+	}
 	if len(miss) > 0 {
 		return fmt.Errorf("bible %d: missing or bad %s", m.ID, strings.Join(miss, ", "))
 	}
@@ -156,6 +176,7 @@ func (m *BibleMeta) Override(flags BibleMeta) {
 	set(&m.TextDirection, flags.TextDirection)
 	set(&m.DBLID, flags.DBLID)
 	set(&m.Versification, flags.Versification)
+	set(&m.Numbering, flags.Numbering)
 	if flags.LicenseID != 0 {
 		m.LicenseID = flags.LicenseID
 	}

@@ -21,8 +21,9 @@ import (
 // same Bible keeps most verses word for word; another Bible's folder
 // shares almost none, whatever its book set or its books' names. texts
 // are the source's verse texts by book (nil for a peripheral book);
-// existing are the Bible's book files.
-func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, texts map[bible.BookID]verseMap) []string {
+// existing are the Bible's book files; after is the Bible as this import
+// leaves it.
+func identityChanges(old, given, after BibleMeta, existing map[bible.BookID][]string, texts map[bible.BookID]verseMap) []string {
 	var out []string
 	field := func(name, was, now string) {
 		if was != "" && now != "" && was != now {
@@ -56,7 +57,11 @@ func identityChanges(old, given BibleMeta, existing map[bible.BookID][]string, t
 			same += len(now.order)
 			continue
 		}
-		was, err := bookVerses(paths[0], data, old.LanguageTag)
+		// The earlier copy read as this import reads its source, so
+		// that a change of numbering compares the same verses.
+		opts := after.renderOptions(paths[0])
+		opts.Language = old.LanguageTag
+		was, err := bookVerses(paths[0], data, opts)
 		if err != nil {
 			continue // a broken earlier copy says nothing of identity
 		}
@@ -111,12 +116,12 @@ const minShared = 20
 
 // bookVerses renders a book file of the content directory, p holding
 // data, to its verse texts.
-func bookVerses(p string, data []byte, language string) (verseMap, error) {
+func bookVerses(p string, data []byte, opts render.Options) (verseMap, error) {
 	b, err := ParseBook(p, data)
 	if err != nil {
 		return verseMap{}, err
 	}
-	rb, err := render.Render(b, render.Options{Language: language, File: p})
+	rb, err := render.Render(b, opts)
 	if err != nil {
 		return verseMap{}, err
 	}

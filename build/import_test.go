@@ -202,9 +202,10 @@ func TestBuildBrokenBible(t *testing.T) {
 	}
 }
 
-// TestBuildChecksReferences: a build of a Bible whose licence or
-// organization does not exist fails before it writes anything, naming what
-// is missing.
+// TestBuildChecksReferences: a Bible whose licence or organization does
+// not exist is left out of the build, named with what is missing; alone, it
+// publishes nothing; beside other Bibles, they publish and it keeps what the
+// previous build published of it.
 func TestBuildChecksReferences(t *testing.T) {
 	content := t.TempDir()
 	m := testMeta(7)
@@ -224,6 +225,30 @@ func TestBuildChecksReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	buildTo(t, content, store)
+
+	// Bible 7's licence goes missing while Bible 8 is added and Bible 7's
+	// text changes: 8 publishes, 7 stays as it was.
+	writeFiles(t, filepath.Join(content, "bibles", "8"), map[string]string{"JUD.usfm": goodJUD, "bible.json": string(mustJSON(t, testMeta(8)))})
+	writeFiles(t, filepath.Join(content, "bibles", "7"), map[string]string{"JUD.usfm": strings.Replace(goodJUD, "servant", "slave", 1)})
+	m.LicenseID = 2
+	writeFiles(t, filepath.Join(content, "bibles", "7"), map[string]string{"bible.json": string(mustJSON(t, m))})
+	rep, err := build.Build(context.Background(), build.Options{Content: content, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Broken) != 1 || !strings.Contains(rep.Broken[0].Error(), "bible 7: licence 2 does not exist") || !strings.Contains(rep.Broken[0].Error(), "previous build's copy stays published") {
+		t.Fatalf("broken %v; want bible 7's missing licence 2, kept", rep.Broken)
+	}
+	man, _, err := publish.LoadCurrent(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := passage(t, store, man, 7, "JUD", "1", publish.PassageName("1", "text")); p.Content != "Jude, a servant." {
+		t.Errorf("bible 7's previous copy not kept: %q", p.Content)
+	}
+	if p := passage(t, store, man, 8, "JUD", "1", publish.PassageName("1", "text")); p.Content != "Jude, a servant." {
+		t.Errorf("bible 8 not published: %q", p.Content)
+	}
 }
 
 // TestDBLBundle imports the DBL text bundles of fixtures/dbl, zipped as

@@ -101,7 +101,7 @@ type checkedBook struct {
 
 // checkBook parses and renders a source book as the build will, and sorts
 // its diagnostics.
-func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
+func checkBook(f sourceFile, meta *BibleMeta, rep *ImportReport) checkedBook {
 	cb := checkedBook{file: f}
 	if err := tooManyVerseMarkers(f); err != nil {
 		cb.fatal = err
@@ -121,7 +121,7 @@ func checkBook(f sourceFile, lang string, rep *ImportReport) checkedBook {
 	cb.sort(b.Warnings, rep)
 	switch {
 	case cb.id.Canonical():
-		rb, err := render.Render(b, render.Options{Language: lang, File: f.name})
+		rb, err := render.Render(b, meta.renderOptions(f.name))
 		if err != nil {
 			cb.fatal = err
 			return cb
@@ -225,9 +225,9 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckReferences(content, []*ContentBible{{Dir: dir, Meta: meta}}); err != nil {
+	if err := CheckReferences(content, &ContentBible{Dir: dir, Meta: meta}); err != nil {
 		// Not an import error: the licence or organization may be added
-		// next. The build refuses to start without them.
+		// next. Until then the build leaves this Bible out.
 		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d cannot be built yet: %w", meta.ID, err))
 	}
 	if _, known := directionOf(meta.LanguageTag); !known && meta.TextDirection == "" {
@@ -237,7 +237,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 	texts := map[bible.BookID]verseMap{}
 	refused := map[bible.BookID]bool{}
 	for _, f := range files {
-		cb := checkBook(f, meta.LanguageTag, rep)
+		cb := checkBook(f, &meta, rep)
 		for _, d := range cb.repairs {
 			rep.Repairs[d.Class]++
 			rep.Warnings = append(rep.Warnings, d)
@@ -286,7 +286,7 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 		return nil, err
 	}
 	if old != nil && !opt.Replace {
-		if changes := identityChanges(*old, given, existing, texts); len(changes) > 0 {
+		if changes := identityChanges(*old, given, meta, existing, texts); len(changes) > 0 {
 			return rep, fmt.Errorf("import: %s is not Bible %d as imported before: %s; "+
 				"nothing was written (--replace imports it as Bible %d all the same)",
 				source, meta.ID, strings.Join(changes, "; "), meta.ID)

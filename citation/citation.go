@@ -15,9 +15,7 @@ import (
 	"bufio"
 	"embed"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -54,7 +52,8 @@ type Resolver struct {
 	names    map[string]bible.BookID // name key -> book
 	keys     []string                // the name keys, sorted
 	chapters map[bible.BookID]int
-	ordinals map[string]string // ordinal key -> "1".."4"
+	titles   map[bible.BookID]string // a book's name in references
+	ordinals map[string]string       // ordinal key -> "1".."4"
 	joiners  map[string]bool
 	isWord   func(string) bool
 }
@@ -64,7 +63,7 @@ type Resolver struct {
 // Bible's text (nil: none is), so that a misspelt name is never a word
 // the reader may be searching for.
 func NewResolver(lang string, books []Book, isWord func(string) bool) *Resolver {
-	r := &Resolver{names: map[string]bible.BookID{}, chapters: map[bible.BookID]int{}, ordinals: map[string]string{}, joiners: map[string]bool{}, isWord: isWord}
+	r := &Resolver{names: map[string]bible.BookID{}, chapters: map[bible.BookID]int{}, titles: map[bible.BookID]string{}, ordinals: map[string]string{}, joiners: map[string]bool{}, isWord: isWord}
 	add := func(name string, id bible.BookID) {
 		if k := Key(name); k != "" {
 			if _, dup := r.names[k]; !dup {
@@ -74,6 +73,9 @@ func NewResolver(lang string, books []Book, isWord func(string) bool) *Resolver 
 	}
 	for _, b := range books {
 		r.chapters[b.ID] = b.Chapters
+		if len(b.Names) > 0 {
+			r.titles[b.ID] = b.Names[0]
+		}
 		for _, n := range b.Names {
 			add(n, b.ID)
 		}
@@ -90,6 +92,9 @@ func NewResolver(lang string, books []Book, isWord func(string) bool) *Resolver 
 		tb := table(t)
 		for _, e := range tb.books {
 			if _, ok := r.chapters[e.id]; ok {
+				if r.titles[e.id] == "" {
+					r.titles[e.id] = e.names[0]
+				}
 				for _, n := range e.names {
 					add(n, e.id)
 				}
@@ -114,62 +119,53 @@ func NewResolver(lang string, books []Book, isWord func(string) bool) *Resolver 
 	return r
 }
 
-// numbersRE is the end of a citation: a chapter, then a verse after ":",
-// ".", "," or a space, then the last verse of a run after a dash. A
-// single-chapter book's bare number is its verse.
-var numbersRE = regexp.MustCompile(`(?:^|\D)(\d{1,3})(?:(?:\s*[:.,]\s*|\s+)(\d{1,3}))?(?:\s*[-–—]\s*(\d{1,3}))?\s*$`)
-
 // maxLen bounds the citations read: longer text is no citation.
 const maxLen = 100
 
-// Parse reads s as a citation of this Bible's books. A book name alone
-// has Chapter 0.
+// Parse reads s as one citation of this Bible's books: a book, a chapter,
+// a verse or a run of verses of one chapter (Resolve reads the rest:
+// lists, runs across chapters, several passages). A book name alone has
+// Chapter 0.
 func (r *Resolver) Parse(s string) (Citation, bool) {
 	if len(s) > 4*maxLen {
 		return Citation{}, false
 	}
 	s = strings.TrimSpace(s)
-	name, nums := s, []string(nil)
-	if m := numbersRE.FindStringSubmatchIndex(s); m != nil {
-		name = s[:m[2]]
-		for i := 1; i <= 3; i++ {
-			if m[2*i] >= 0 {
-				nums = append(nums, s[m[2*i]:m[2*i+1]])
-			} else {
-				nums = append(nums, "")
-			}
-		}
+	if strings.ContainsRune(s, ';') {
+		return Citation{}, false
 	}
+	name, nums := cutNumbers(s)
 	book, fuzzy, ok := r.book(name)
-	if !ok || fuzzy && nums == nil {
+	if !ok || fuzzy && nums == "" {
 		return Citation{}, false
 	}
 	c := Citation{Book: book}
-	if nums == nil {
+	if nums == "" {
 		return c, true
 	}
-	c.Chapter, c.Verse, c.EndVerse = atoi(nums[0]), atoi(nums[1]), atoi(nums[2])
-	if c.Verse == 0 && c.EndVerse != 0 {
-		if r.chapters[book] != 1 {
-			return Citation{}, false // a run of chapters
-		}
-	}
-	if r.chapters[book] == 1 && c.Verse == 0 && c.Chapter > 1 || r.chapters[book] == 1 && c.Verse == 0 && c.EndVerse != 0 {
-		// "Jude 3": the number is the verse.
-		c.Chapter, c.Verse = 1, c.Chapter
-	}
-	if c.Chapter == 0 {
+	n, err := parseNumbers(nums, r.chapters[book] == 1)
+	if err != nil || len(n.items) != 1 {
 		return Citation{}, false
+	}
+	it := n.items[0]
+	switch {
+	case it.end:
+		return Citation{}, false
+	case it.to == place{}:
+	case it.to.chap != it.from.chap || it.from.verse == 0:
+		return Citation{}, false // a run of chapters
+	default:
+		c.EndVerse = it.to.verse
+	}
+	c.Chapter, c.Verse = it.from.chap, it.from.verse
+	if r.chapters[book] == 1 && c.Verse == 1 && !strings.ContainsAny(nums, ":. ") && c.EndVerse == 0 {
+		// "Jude 1": the one chapter.
+		c.Verse = 0
 	}
 	if c.EndVerse != 0 && c.EndVerse <= c.Verse {
 		c.EndVerse = 0
 	}
 	return c, true
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // book finds the book a typed name means; fuzzy when by edit distance.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/internal/atomicfile"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -148,13 +149,13 @@ type AccessWatcher struct {
 
 	version int64
 	sum     [32]byte
-	outage  outageLog
+	outage  outage.Log
 
 	// build is the content build the snapshot names; since, when the
 	// edge has served another one since then; stores logs that.
 	build  string
 	since  time.Time
-	stores outageLog
+	stores outage.Log
 }
 
 // BuildMismatchGrace is how long the edge may serve another build than the
@@ -191,10 +192,10 @@ func (w *AccessWatcher) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		start := time.Now()
 		if err := w.poll(ctx); err != nil && ctx.Err() == nil {
-			w.outage.failed(w.Log, "access refresh failed; serving the last good snapshot",
+			w.outage.Failed(w.Log, "access refresh failed; serving the last good snapshot",
 				"source", w.Source.String(), "err", err, "version", w.version)
 		} else if err == nil {
-			w.outage.ok(w.Log, "access source answers again")
+			w.outage.OK(w.Log, "access source answers again")
 		}
 		w.checkBuild(time.Now())
 		// Never spin, whether the source long-polls or not.
@@ -246,7 +247,7 @@ func (w *AccessWatcher) checkBuild(now time.Time) {
 	served := w.Server.Build()
 	if w.build == "" || served == "" || served == w.build {
 		w.since = time.Time{}
-		w.stores.ok(w.Log, "the edge and dynamic follow the same build again")
+		w.stores.OK(w.Log, "the edge and dynamic follow the same build again")
 		return
 	}
 	if w.since.IsZero() {
@@ -254,7 +255,7 @@ func (w *AccessWatcher) checkBuild(now time.Time) {
 		return
 	}
 	if now.Sub(w.since) >= BuildMismatchGrace {
-		w.stores.failed(w.Log, "this edge serves another build than dynamic follows: are both on the same store?",
+		w.stores.Failed(w.Log, "this edge serves another build than dynamic follows: are both on the same store?",
 			"edge_build", served, "dynamic_build", w.build, "since", w.since.UTC().Format(time.RFC3339))
 	}
 }

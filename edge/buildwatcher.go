@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -17,7 +18,7 @@ type BuildWatcher struct {
 
 	restoreTried bool // the saved build is read at most once per process
 	follow       publish.Follower
-	outage       outageLog
+	outage       outage.Log
 }
 
 // Check loads the current build if it is not the one being served. Its
@@ -39,12 +40,12 @@ func (w *BuildWatcher) Check(ctx context.Context) error {
 }
 
 func (w *BuildWatcher) check(ctx context.Context) error {
-	w.follow.Store = observedStore{w.Store, &w.Server.health}
+	w.follow.Store = w.Server.packs.Observe(w.Store)
 	// The build served may have come from elsewhere (the disk cache's
 	// saved copy): the follower compares the store's pointer with it.
 	if cur := w.Server.site.Load(); cur != nil {
-		if f := w.follow.Current(); f == nil || f.ID != cur.build {
-			w.follow.Keep(cur.build, cur.manifest)
+		if f := w.follow.Current(); f == nil || f.ID != cur.Build {
+			w.follow.Keep(cur.Build, cur.Manifest)
 		}
 	}
 	b, changed, err := w.follow.Check(ctx)
@@ -67,9 +68,9 @@ func (w *BuildWatcher) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			if err := w.Check(ctx); err != nil && !publish.IsNotExist(err) {
-				w.outage.failed(w.Log, "build check failed; serving the previous build", "err", err)
+				w.outage.Failed(w.Log, "build check failed; serving the previous build", "err", err)
 			} else if ctx.Err() == nil {
-				w.outage.ok(w.Log, "build check succeeds again")
+				w.outage.OK(w.Log, "build check succeeds again")
 			}
 		}
 	}

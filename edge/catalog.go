@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -50,46 +52,27 @@ type catalog struct {
 	votdDay map[int]*represent.Resource
 }
 
-// catalogSlot holds a site's catalog. It is filled before the site is
-// published to requests; if that failed (the store was down), the first
-// catalogue request tries again.
-type catalogSlot struct {
-	mu sync.Mutex
-	c  atomic.Pointer[catalog]
-}
-
 // prepareCatalog builds st's catalog before st is swapped in. A failure is
 // logged and retried on demand: the content routes do not need it.
-func (s *catalogue) prepareCatalog(st *site) {
+func (s *catalogue) prepareCatalog(st *site.Site) {
 	if _, err := s.catalogOf(context.Background(), st); err != nil {
-		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.build, "err", err)
+		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.Build, "err", err)
 	}
 }
 
-// catalogOf returns st's catalog, building it if needed.
-func (s *catalogue) catalogOf(ctx context.Context, st *site) (*catalog, error) {
-	if c := st.catalog.c.Load(); c != nil {
-		return c, nil
-	}
-	st.catalog.mu.Lock()
-	defer st.catalog.mu.Unlock()
-	if c := st.catalog.c.Load(); c != nil {
-		return c, nil
-	}
-	c, err := s.loadCatalog(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	st.catalog.c.Store(c)
-	return c, nil
+// catalogOf returns st's catalog, building it if needed. It is built
+// before the site is published to requests; if that failed (the store was
+// down), the first catalogue request tries again.
+func (s *catalogue) catalogOf(ctx context.Context, st *site.Site) (*catalog, error) {
+	return site.Make(&st.Catalog, func() (*catalog, error) { return s.loadCatalog(ctx, st) })
 }
 
-func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error) {
-	m := st.manifest
-	c := &catalog{build: st.build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
-	var sitePack *packView
+func (s *catalogue) loadCatalog(ctx context.Context, st *site.Site) (*catalog, error) {
+	m := st.Manifest
+	c := &catalog{build: st.Build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
+	var sitePack *packs.View
 	if m.Site != nil {
-		pv, err := s.packs.get(ctx, *m.Site)
+		pv, err := s.packs.Get(ctx, *m.Site)
 		if err != nil {
 			return nil, fmt.Errorf("catalogue: %w", err)
 		}
@@ -100,7 +83,7 @@ func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error)
 		if sitePack == nil {
 			return nil
 		}
-		if err := sitePack.pack.Decode(name, v); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+		if err := sitePack.Pack().Decode(name, v); err != nil && !errors.Is(err, publish.ErrNoEntry) {
 			return fmt.Errorf("catalogue: site pack: %w", err)
 		}
 		return nil
@@ -124,11 +107,11 @@ func (s *catalogue) loadCatalog(ctx context.Context, st *site) (*catalog, error)
 			}
 		}
 		for _, be := range m.Bibles {
-			pv, err := s.packs.get(ctx, be.Pack)
+			pv, err := s.packs.Get(ctx, be.Pack)
 			if err != nil {
 				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}
-			b, err := pv.pack.Raw(publish.NameBible)
+			b, err := pv.Pack().Raw(publish.NameBible)
 			if err != nil {
 				return nil, fmt.Errorf("catalogue: bible %d: %w", be.ID, err)
 			}
@@ -526,7 +509,7 @@ func fontHash(ref publish.PackRef) string {
 // newCatalogResource prepares a body composed from the catalogue like a
 // composed range: identity plus each smaller coding, strong ETags.
 func newCatalogResource(body []byte, mod time.Time) *represent.Resource {
-	return newComposedResource(body, publish.JSON, mod, composeCodecs)
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept)
 }
 
 // parseInt32 parses a decimal int32, with an optional minus sign.

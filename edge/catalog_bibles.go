@@ -8,6 +8,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
@@ -31,7 +33,7 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 		}
 		ranges[i] = string(r)
 	}
-	all, _, ok := parseBool(args.Peek("all_available"))
+	all, _, ok := params.Bool(args.Peek("all_available"))
 	if !ok || args.Has("all_available") && len(args.Peek("all_available")) == 0 {
 		respond.Invalid(ctx, "query", "all_available", "Input should be a valid boolean", "bool_parsing")
 		return
@@ -57,7 +59,7 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 	}
 	reqKey := requestKey("bibles", c, lang.Preferences{}, p, strings.ToLower(strings.Join(ranges, "\x00")),
 		strconv.FormatBool(all), strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who, strconv.FormatInt(t.Version(), 10))
-	s.compute.serve(ctx, reqKey, func() bool {
+	s.compute.Serve(ctx, reqKey, func() bool {
 		return serveRemembered(ctx, s.composed, reqKey, !all, false)
 	}, func() {
 		s.matchBibles(ctx, c, t, app, ranges, all, hasLicence, licence, p, qh, reqKey)
@@ -86,7 +88,7 @@ func (s *catalogue) matchBibles(ctx *fasthttp.RequestCtx, c *catalog, t *authz.T
 		}
 	}
 	if len(match) == 0 {
-		noContent(ctx, !all)
+		compose.NoContent(ctx, !all)
 		return
 	}
 	s.serveBibles(ctx, c, match, p, qh, !all, reqKey)

@@ -10,8 +10,11 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -126,13 +129,13 @@ func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 }
 
 func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
-	n, p := parsePathID(id)
-	if p == idInvalid {
+	n, p := params.PathID(id)
+	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
 		return nil
 	}
 	f := c.fontByID[n]
-	if p == idNone || f == nil {
+	if p == params.IDNone || f == nil {
 		respond.Answer(ctx, respond.NotFound, "Font not found.")
 	}
 	return f
@@ -177,10 +180,10 @@ func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []by
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
-	res, hit := s.composed.get(key)
+	res, hit := s.composed.Get(key)
 	if !hit {
-		res = newComposedResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, composeCodecs)
-		s.composed.add(key, res, res.Size())
+		res = compose.NewResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, compose.Kept)
+		s.composed.Add(key, res, res.Size())
 	}
 	represent.Serve(ctx, res, private)
 }
@@ -216,13 +219,13 @@ func cssIdent(s string) string {
 // fontFile serves a published font file at /v1/fonts/files/<hash>/<name>.
 // The URL names the content, so the answer is immutable; a URL with an
 // older hash is sent to the current one.
-func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
+func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
 		respond.RouteNotFound(ctx)
 		return
 	}
-	ref, found := st.manifest.Files[publish.FontFile("files/"+string(name))]
+	ref, found := st.Manifest.Files[publish.FontFile("files/"+string(name))]
 	if !found {
 		respond.Answer(ctx, respond.NotFound, "Font file not found.")
 		return
@@ -235,7 +238,7 @@ func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site, rest []byte) {
 	}
 	var nb [256]byte
 	entry := append(append(nb[:0], "files/"...), name...)
-	s.packs.serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
+	s.packs.Serve(ctx, s.log, nil, &ref, entry, false, "Font file not found.")
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {

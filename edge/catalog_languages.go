@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -27,7 +28,7 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 		country = strings.ToUpper(string(cc))
 	}
-	avail, _, ok := parseBool(args.Peek("bibles_available"))
+	avail, _, ok := params.Bool(args.Peek("bibles_available"))
 	if !ok || args.Has("bibles_available") && len(args.Peek("bibles_available")) == 0 {
 		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
 		return
@@ -39,7 +40,7 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey("languages", c, prefs, p, country, strconv.FormatBool(avail))
-	s.compute.serve(ctx, reqKey, func() bool {
+	s.compute.Serve(ctx, reqKey, func() bool {
 		return serveRemembered(ctx, s.composed, reqKey, false, true)
 	}, func() {
 		list := c.languages
@@ -119,7 +120,7 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
 	reqKey := requestKey("language", c, prefs, page{}, canon)
-	s.compute.serve(ctx, reqKey, func() bool {
+	s.compute.Serve(ctx, reqKey, func() bool {
 		return serveRemembered(ctx, s.composed, reqKey, false, true)
 	}, func() {
 		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))

@@ -170,18 +170,29 @@ func TestVerseOfTheDay(t *testing.T) {
 	if err := json.Unmarshal(b, &calendar); err != nil {
 		t.Fatal(err)
 	}
-	_, v := e.getJSON(t, "/v1/verse_of_the_days", 200)
-	if n := len(v["data"].([]any)); n != 366 || n != len(calendar) {
-		t.Errorf("%d days", n)
-	}
-	for _, d := range calendar {
-		_, got := e.getJSON(t, fmt.Sprintf("/v1/verse_of_the_days/%d", d.Day), 200)
-		if got["day"] != float64(d.Day) || got["passage_id"] != d.PassageID || len(got) != 2 {
-			t.Errorf("day %d: %v, want %s", d.Day, got, d.PassageID)
+	// The live service's canonical path, and the spec's kept as an alias
+	// that answers the same with Deprecation and its successor's Link.
+	for _, base := range []string{"/v1/verse-of-the-days", "/v1/verse_of_the_days"} {
+		alias := base == "/v1/verse_of_the_days"
+		resp, v := e.getJSON(t, base, 200)
+		if n := len(v["data"].([]any)); n != 366 || n != len(calendar) {
+			t.Errorf("%s: %d days", base, n)
 		}
-	}
-	for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422,
-		"+1": 404, "001": 404, "01": 404, "1.0": 422, "99999999999": 422} {
-		e.getJSON(t, "/v1/verse_of_the_days/"+target, want)
+		if dep, link := resp.Header.Get("Deprecation"), resp.Header.Get("Link"); alias != (dep == "true") || alias != (link == `</v1/verse-of-the-days>; rel="successor-version"`) {
+			t.Errorf("%s: Deprecation %q Link %q", base, dep, link)
+		}
+		for _, d := range calendar {
+			_, got := e.getJSON(t, fmt.Sprintf("%s/%d", base, d.Day), 200)
+			if got["day"] != float64(d.Day) || got["passage_id"] != d.PassageID || len(got) != 2 {
+				t.Errorf("day %d: %v, want %s", d.Day, got, d.PassageID)
+			}
+		}
+		for target, want := range map[string]int{"0": 404, "367": 404, "-1": 404, "abc": 422,
+			"+1": 404, "001": 404, "01": 404, "1.0": 422, "99999999999": 422} {
+			resp, _ := e.getJSON(t, base+"/"+target, want)
+			if alias != (resp.Header.Get("Deprecation") == "true") {
+				t.Errorf("%s/%s: Deprecation %q", base, target, resp.Header.Get("Deprecation"))
+			}
+		}
 	}
 }

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"strings"
 	"time"
@@ -11,7 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -23,7 +24,10 @@ var (
 	pathLanguages     = []byte("/v1/languages")
 	pathOrganizations = []byte("/v1/organizations")
 	pathFonts         = []byte("/v1/fonts")
-	pathVOTD          = []byte("/v1/verse_of_the_days")
+	pathVOTD          = []byte("/v1/verse-of-the-days")
+	// pathVOTDAlias is the spec's path, kept for ever as a deprecated alias
+	// of the live service's canonical one (live-routes.md).
+	pathVOTDAlias = []byte("/v1/verse_of_the_days")
 )
 
 // catalogue answers the catalogue routes (docs/catalogue.md). It holds
@@ -34,11 +38,11 @@ type catalogue struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	gate       *gate
-	packs      *packs
-	composed   *lru[*represent.Resource]
-	compute    *computations // bounds the answers composed on demand
-	publicURL  string        // scheme and host of absolute URLs (font sources); "": the request's
-	pageTokens pageTokens    // seals the collections' page tokens
+	packs      *packs.Packs
+	composed   *cache.LRU[*represent.Resource]
+	compute    *compose.Computations // bounds the answers composed on demand
+	publicURL  string                // scheme and host of absolute URLs (font sources); "": the request's
+	pageTokens pageTokens            // seals the collections' page tokens
 }
 
 type catRoute uint8
@@ -88,7 +92,7 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		return catOrganizations, nil, true
 	case bytes.Equal(p, pathFonts):
 		return catFonts, nil, true
-	case bytes.Equal(p, pathVOTD):
+	case bytes.Equal(p, pathVOTD), bytes.Equal(p, pathVOTDAlias):
 		return catVOTDs, nil, true
 	}
 	if rest, ok := sub(pathLanguages); ok {
@@ -124,7 +128,11 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		}
 		return catNone, nil, true
 	}
-	if rest, ok := sub(pathVOTD); ok {
+	rest, ok := sub(pathVOTD)
+	if !ok {
+		rest, ok = sub(pathVOTDAlias)
+	}
+	if ok {
 		if len(rest) == 0 || bytes.IndexByte(rest, '/') >= 0 {
 			return catNone, nil, true
 		}
@@ -143,6 +151,12 @@ func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 		return metrics.ClassOther, false
 	}
 	s.route(ctx, adm, r, param)
+	if bytes.HasPrefix(path, pathVOTDAlias) {
+		// Every answer of the alias, errors included, names its successor
+		// (RFC 9745 Deprecation, RFC 8288 Link); it has no Sunset.
+		ctx.Response.Header.Set("Deprecation", "true")
+		ctx.Response.Header.Set("Link", `</v1/verse-of-the-days>; rel="successor-version"`)
+	}
 	return catClasses[r], true
 }
 
@@ -170,7 +184,7 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 	}
 	c, err := s.catalogOf(ctx, st)
 	if err != nil {
-		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.build, "err", err)
+		s.log.Error("cannot build the catalogues", "id", ctx.ID(), "build", st.Build, "err", err)
 		respond.Answer(ctx, respond.Unavailable, "The catalogue is temporarily unavailable; retry shortly.")
 		return
 	}
@@ -203,37 +217,17 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 // serveComposed serves a body composed from the catalogue with the edge's
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
-func serveComposed(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
+func serveComposed(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
 	serveComposedAs(ctx, composed, "", body, mod, private, byLanguage)
 }
 
 // serveComposedAs is serveComposed that also remembers the answer under a
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
-func serveComposedAs(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
-	serveComposedCache(ctx, composed, reqKey, body, mod, catalogCache, private)
+func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
+	compose.Serve(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
-	}
-}
-
-// serveComposedCache is serveComposedAs with its own Cache-Control.
-func serveComposedCache(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
-	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
-	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := composed.get(key)
-	if !ok {
-		res = newCatalogResource(bytes.Clone(body), mod)
-		composed.add(key, res, res.Size())
-	}
-	if reqKey != "" {
-		// The resource is shared with the content key: count only the
-		// entry itself.
-		composed.add(reqKey, res, 0)
-	}
-	represent.Serve(ctx, res, private)
-	if !private && cc != represent.CachePublic {
-		ctx.Response.Header.Set("Cache-Control", cc)
 	}
 }
 
@@ -261,12 +255,10 @@ func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params
 }
 
 // serveRemembered serves an answer stored under a request key.
-func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource], reqKey string, private, byLanguage bool) bool {
-	res, ok := composed.get(reqKey)
-	if !ok {
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private, byLanguage bool) bool {
+	if !compose.Remembered(ctx, composed, reqKey, private) {
 		return false
 	}
-	represent.Serve(ctx, res, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
 	}
@@ -278,10 +270,3 @@ func serveRemembered(ctx *fasthttp.RequestCtx, composed *lru[*represent.Resource
 const catalogCache = represent.CachePublic
 
 var valVaryLanguage = []byte("Accept-Encoding, Accept-Language")
-
-// noContent is the spec's 204: nothing matches, no body.
-func noContent(ctx *fasthttp.RequestCtx, private bool) {
-	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.CacheControl(private))
-	ctx.SetStatusCode(fasthttp.StatusNoContent)
-	ctx.Response.ResetBody()
-}

@@ -25,6 +25,7 @@ func TestRouteClasses(t *testing.T) {
 		{"/v1/fonts", "fonts"},
 		{"/v1/fonts/files/x.woff2", "font_files"},
 		{"/v1/verse_of_the_days", "votd"},
+		{"/v1/verse-of-the-days/60", "votd"},
 		{"/v1/openapi.json", "dev"},
 		{"/", "dev"},
 		{"/v1/languages/en/x", "other"},

@@ -21,8 +21,8 @@ func TestComputeOncePerKey(t *testing.T) {
 		"/v1-beta/search-topics?query=love&language_ranges[]=en",
 	} {
 		t.Run(target, func(t *testing.T) {
-			c := e.srv.catalogue.compute
-			before := c.computed.Load()
+			c := e.srv.compute
+			before, _ := c.Counts()
 			const n = 100
 			var wg sync.WaitGroup
 			start := make(chan struct{})
@@ -41,8 +41,8 @@ func TestComputeOncePerKey(t *testing.T) {
 			}
 			close(start)
 			wg.Wait()
-			if got := c.computed.Load() - before; got != 1 {
-				t.Errorf("%d computations for %d requests of one key, want 1", got, n)
+			if run, _ := c.Counts(); run-before != 1 {
+				t.Errorf("%d computations for %d requests of one key, want 1", run-before, n)
 			}
 			for i := range n {
 				if statuses[i] != statuses[0] || !bytes.Equal(bodies[i], bodies[0]) {
@@ -60,7 +60,7 @@ func TestComputeOncePerKey(t *testing.T) {
 // answer; parameters a route does not read make no new key.
 func TestComputeKeyNormalised(t *testing.T) {
 	e := newCatalogEdge(t, nil)
-	c := e.srv.catalogue.compute
+	c := e.srv.compute
 	cases := [][]string{
 		{"/v1/languages?page_size=5", "/v1/languages?page_size=05", "/v1/languages?page_size=5&x=1", "/v1/languages?bibles_available=false&page_size=5"},
 		{"/v1/bibles?language_ranges[]=en&page_size=5", "/v1/bibles?language_ranges[]=EN&page_size=05&x=y"},
@@ -70,7 +70,7 @@ func TestComputeKeyNormalised(t *testing.T) {
 		{"/v1-beta/search-queries?query=lo&language_ranges[]=en", "/v1-beta/search-queries?language_ranges[]=en&query=lo&cb=2"},
 	}
 	for _, spellings := range cases {
-		before := c.computed.Load()
+		before, _ := c.Counts()
 		var first []byte
 		for i, target := range spellings {
 			_, body := e.getJSONRaw(t, target)
@@ -80,8 +80,8 @@ func TestComputeKeyNormalised(t *testing.T) {
 				t.Errorf("%s: %s, %s: %s", spellings[0], first, target, body)
 			}
 		}
-		if got := c.computed.Load() - before; got != 1 {
-			t.Errorf("%q: %d computations, want 1", spellings, got)
+		if run, _ := c.Counts(); run-before != 1 {
+			t.Errorf("%q: %d computations, want 1", spellings, run-before)
 		}
 	}
 }
@@ -102,7 +102,7 @@ func TestComputeCap(t *testing.T) {
 	e := newCatalogEdge(t, nil)
 	e.getJSONRaw(t, "/v1/languages?page_size=3")
 	// No slot free: every computation is refused.
-	e.srv.catalogue.compute.slots = make(chan struct{})
+	e.srv.compute.Limit(0)
 	for _, target := range []string{
 		"/v1/languages?page_size=4",
 		"/v1/search-verses?query=God&bible_id=9001&page_size=2",

@@ -59,7 +59,7 @@ func TestEndToEndPublishBuild(t *testing.T) {
 		return p, resp.StatusCode
 	}
 	chapters := 0
-	for _, be := range srv.site.Load().manifest.Bibles {
+	for _, be := range srv.site.Load().Manifest.Bibles {
 		resp, body := e.do(t, "GET", "/v1/bibles/"+itoa(int(be.ID))+"/index", key)
 		if resp.StatusCode != 200 {
 			t.Fatalf("index of %d: %d", be.ID, resp.StatusCode)

@@ -45,13 +45,13 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		n++
 		return nil
 	}
-	for _, be := range st.manifest.Bibles {
+	for _, be := range st.Manifest.Bibles {
 		base := "v1/bibles/" + strconv.Itoa(int(be.ID))
-		pv, err := s.packs.get(ctx, be.Pack)
+		pv, err := s.packs.Get(ctx, be.Pack)
 		if err != nil {
 			return n, err
 		}
-		for name, res := range pv.index.all() {
+		for name, res := range pv.Entries() {
 			rel := ""
 			switch {
 			case name == publish.NameBible:
@@ -69,11 +69,11 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 		for _, ke := range be.Books {
 			book := base + "/books/" + string(ke.ID)
-			pv, err := s.packs.get(ctx, ke.Pack)
+			pv, err := s.packs.Get(ctx, ke.Pack)
 			if err != nil {
 				return n, err
 			}
-			for name, res := range pv.index.all() {
+			for name, res := range pv.Entries() {
 				rel := ""
 				switch {
 				case name == publish.NameBook:
@@ -93,11 +93,11 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			for _, ce := range ke.Chapters {
 				chap := book + "/chapters/" + ce.ID
 				pid := base + "/passages/" + string(ke.ID) + "." + ce.ID
-				pv, err := s.packs.get(ctx, ce.Pack)
+				pv, err := s.packs.Get(ctx, ce.Pack)
 				if err != nil {
 					return n, err
 				}
-				for name, res := range pv.index.all() {
+				for name, res := range pv.Entries() {
 					rel := ""
 					switch {
 					case name == publish.NameChapter:
@@ -122,9 +122,9 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 	}
 	for id, ids := range passages {
-		bv := st.bibles[id]
+		bv := st.Bibles[id]
 		if bv == nil {
-			return n, fmt.Errorf("export: Bible %d is not in build %s", id, st.build)
+			return n, fmt.Errorf("export: Bible %d is not in build %s", id, st.Build)
 		}
 		for _, pid := range ids {
 			r, err := bible.ParseRef(pid)
@@ -136,7 +136,7 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 			}
 			for _, variant := range publish.Variants {
 				html, headings, notes := variantFlags(variant)
-				res, err := s.bibles.compose(ctx, bv, r, html, headings, notes)
+				res, err := s.bibles.Compose(ctx, bv, r, html, headings, notes)
 				if err != nil {
 					return n, fmt.Errorf("export %s: %w", pid, err)
 				}
@@ -147,4 +147,19 @@ func (s *Server) Export(ctx context.Context, dir string, passages map[int32][]st
 		}
 	}
 	return n, nil
+}
+
+// variantFlags is the inverse of publish.Variant.
+func variantFlags(variant string) (html, headings, notes bool) {
+	switch variant {
+	case "html":
+		return true, false, false
+	case "html-h":
+		return true, true, false
+	case "html-n":
+		return true, false, true
+	case "html-hn":
+		return true, true, true
+	}
+	return false, false, false
 }

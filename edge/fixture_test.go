@@ -8,6 +8,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/content"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -215,7 +216,7 @@ func publishFixtures(t testing.TB, store publish.Store, bibles []fxBible) string
 				}
 				cw.AddRaw(publish.NameSegments, publish.JSON, mustJSON(t, segs))
 				var all []bible.Segment
-				labelCh := chapterLabel(&ch)
+				labelCh := content.ChapterLabel(&ch)
 				for i, v := range ch.Verses {
 					cw.Add(publish.VerseName(v.ID), publish.JSON, mustJSON(t, v))
 					r := bible.Ref{Book: book.ID, Chapter: ch.ID, Verse: v.ID}

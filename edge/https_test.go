@@ -69,7 +69,7 @@ func TestBuildSwap(t *testing.T) {
 	if err := w.Check(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.site.Load().build; got != second {
+	if got := srv.site.Load().Build; got != second {
 		t.Fatalf("serving build %s, want %s", got, second)
 	}
 	_, after := e.do(t, "GET", p, demo)

@@ -12,14 +12,6 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// clearLRU drops every entry of c.
-func clearLRU[V comparable](c *lru[V]) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.items = make(map[string]*lruNode[V])
-	c.head, c.tail, c.used = nil, nil, 0
-}
-
 // inFreshProcess runs the calling test again alone in a new process and
 // reports false, or reports true when it is that process. What other tests
 // of the package leave behind (servers whose idle connections keep their
@@ -101,7 +93,7 @@ func TestCacheAccounting(t *testing.T) {
 		}
 	}
 
-	clearLRU(e.srv.composed)
+	e.srv.composed.Clear()
 	n := 0
 	for i := range verses {
 		for k := i + 1; k < len(verses); k++ {
@@ -113,8 +105,8 @@ func TestCacheAccounting(t *testing.T) {
 	}
 	ctx.Response.Reset() // it may point at a cached body
 	full := liveHeap()
-	entries, counted := e.srv.composed.stats()
-	clearLRU(e.srv.composed)
+	entries, counted := e.srv.composed.Stats()
+	e.srv.composed.Clear()
 	grown := full - liveHeap()
 	t.Logf("composed ranges: %d requests, %d entries, %d bytes counted, %d bytes freed when dropped (%.2f×)",
 		n, entries, counted, grown, float64(grown)/float64(counted))
@@ -137,20 +129,20 @@ func TestPackCacheAccounting(t *testing.T) {
 	}
 	e := newCatalogEdge(t, nil)
 	st := e.srv.site.Load()
-	clearLRU(e.srv.packs.cache)
+	e.srv.packs.Cache().Clear()
 	n := 0
-	for _, bv := range st.bibles {
-		for i := range bv.chapters {
-			ch := &bv.chapters[i]
-			if _, err := e.srv.packs.get(context.Background(), ch.Pack); err != nil {
+	for _, bv := range st.Bibles {
+		for i := range bv.Chapters() {
+			ch := &bv.Chapters()[i]
+			if _, err := e.srv.packs.Get(context.Background(), ch.Pack); err != nil {
 				t.Fatal(err)
 			}
 			n++
 		}
 	}
 	full := liveHeap()
-	_, counted := e.srv.packs.cache.stats()
-	clearLRU(e.srv.packs.cache)
+	_, counted := e.srv.packs.Cache().Stats()
+	e.srv.packs.Cache().Clear()
 	grown := full - liveHeap()
 	t.Logf("packs: %d loaded, %d bytes counted, %d bytes freed when dropped (%.2f×)", n, counted, grown, float64(grown)/float64(counted))
 	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {

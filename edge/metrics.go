@@ -48,14 +48,14 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
 	// One reading of the counters for both families, so that a ratio
 	// agrees with the counts beside it.
-	caches := []struct {
+	type counts struct {
 		name       string
 		hits, miss uint64
-	}{
-		{"packs", s.packs.cache.hits.Load(), s.packs.cache.miss.Load()},
-		{"composed", s.composed.hits.Load(), s.composed.miss.Load()},
-		{"search", s.searched.hits.Load(), s.searched.miss.Load()},
 	}
+	caches := []counts{{name: "packs"}, {name: "composed"}, {name: "search"}}
+	caches[0].hits, caches[0].miss = s.packs.Cache().Counts()
+	caches[1].hits, caches[1].miss = s.composed.Counts()
+	caches[2].hits, caches[2].miss = s.searched.Counts()
 	for _, c := range caches {
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"hit\"} %d\n", c.name, c.hits)
 		fmt.Fprintf(w, "edge_cache_requests_total{cache=%q,result=\"miss\"} %d\n", c.name, c.miss)
@@ -71,9 +71,9 @@ func (s *Server) writeMetrics(w io.Writer) {
 	}
 	fmt.Fprintln(w, "# HELP edge_cache_bytes Bytes held by the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_bytes gauge")
-	_, pb := s.packs.cache.stats()
-	_, cb := s.composed.stats()
-	_, sb := s.searched.stats()
+	_, pb := s.packs.Cache().Stats()
+	_, cb := s.composed.Stats()
+	_, sb := s.searched.Stats()
 	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\nedge_cache_bytes{cache=\"search\"} %d\n", pb, cb, sb)
 
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
@@ -92,8 +92,9 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintf(w, "edge_access_snapshot_version %d\n", version)
 	fmt.Fprintln(w, "# HELP edge_computations_total Answers composed on demand (catalogue pages, searches, suggestions not in a cache), by outcome: run, or refused with 503 past the cap.")
 	fmt.Fprintln(w, "# TYPE edge_computations_total counter")
-	fmt.Fprintf(w, "edge_computations_total{outcome=\"run\"} %d\n", s.catalogue.compute.computed.Load())
-	fmt.Fprintf(w, "edge_computations_total{outcome=\"refused\"} %d\n", s.catalogue.compute.refused.Load())
+	run, refused := s.compute.Counts()
+	fmt.Fprintf(w, "edge_computations_total{outcome=\"run\"} %d\n", run)
+	fmt.Fprintf(w, "edge_computations_total{outcome=\"refused\"} %d\n", refused)
 	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
 	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
 	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", s.trending.counter.Dropped())
@@ -104,12 +105,12 @@ func (s *Server) writeMetrics(w io.Writer) {
 	if s.usage != nil {
 		s.usage.WriteMetrics(w)
 	}
-	s.packs.writeStoreMetrics(w, &s.health)
+	s.packs.WriteMetrics(w)
 	s.searchAPI.writeSearchMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {
-		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.build)
+		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.Build)
 	}
 	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
 	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/openapi"
@@ -26,8 +27,8 @@ var openapiDocs = sync.OnceValues(func() ([2]*represent.Resource, error) {
 	if err != nil {
 		return [2]*represent.Resource{}, err
 	}
-	j := newComposedResource(js, publish.JSON, buildTime, composeCodecs)
-	y := newComposedResource(openapi.YAML, "application/yaml; charset=utf-8", buildTime, composeCodecs)
+	j := compose.NewResource(js, publish.JSON, buildTime, compose.Kept)
+	y := compose.NewResource(openapi.YAML, "application/yaml; charset=utf-8", buildTime, compose.Kept)
 	return [2]*represent.Resource{j, y}, nil
 })
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/valyala/fasthttp"
@@ -75,7 +76,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 			return nil, err
 		}
 		sum := sha256.Sum256(b)
-		res := newComposedResource(b, assetTypes[name[strings.LastIndexByte(name, '.'):]], buildTime, composeCodecs)
+		res := compose.NewResource(b, assetTypes[name[strings.LastIndexByte(name, '.'):]], buildTime, compose.Kept)
 		rf.assets[name] = asset{hash: hex.EncodeToString(sum[:6]), res: res}
 	}
 	page, err := webFiles.ReadFile("web/index.html")
@@ -97,7 +98,7 @@ var readerSite = sync.OnceValues(func() (*readerFiles, error) {
 	jsSum := sha256.Sum256(js)
 	jsHash := "sha256-" + base64.StdEncoding.EncodeToString(jsSum[:])
 	html = strings.ReplaceAll(html, "{{integrity reader.js}}", jsHash)
-	rf.page = newComposedResource([]byte(html), "text/html; charset=utf-8", buildTime, composeCodecs)
+	rf.page = compose.NewResource([]byte(html), "text/html; charset=utf-8", buildTime, compose.Kept)
 	rf.csp = []byte("default-src 'none'; script-src '" + jsHash + "'; style-src 'self'; connect-src 'self'; " +
 		"img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	return rf, nil

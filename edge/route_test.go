@@ -3,40 +3,9 @@ package edge
 import (
 	"strings"
 	"testing"
-)
 
-func TestParsePathID(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		id   int32
-		want idParse
-	}{
-		{"1", 1, idOK},
-		{"9001", 9001, idOK},
-		{"2147483647", 2147483647, idOK},
-		{"0", 0, idNone},
-		{"-1", 0, idNone},
-		{"-2147483648", 0, idNone},
-		{"+1", 0, idNone},
-		{"001", 0, idNone},
-		{"-0", 0, idNone},
-		{"", 0, idInvalid},
-		{"-", 0, idInvalid},
-		{"+", 0, idInvalid},
-		{"abc", 0, idInvalid},
-		{"1.0", 0, idInvalid},
-		{"1e3", 0, idInvalid},
-		{" 1", 0, idInvalid},
-		{"2147483648", 0, idInvalid},
-		{"-2147483649", 0, idInvalid},
-		{"99999999999999999999", 0, idInvalid},
-	} {
-		id, got := parsePathID([]byte(c.in))
-		if id != c.id || got != c.want {
-			t.Errorf("parsePathID(%q) = %d, %d; want %d, %d", c.in, id, got, c.id, c.want)
-		}
-	}
-}
+	"github.com/bibleplatform/platform/edge/internal/content"
+)
 
 // FuzzRoute checks that the router never panics and that what it accepts
 // has the segments the handler reads.
@@ -50,13 +19,13 @@ func FuzzRoute(f *testing.F) {
 		if !parseRoute([]byte(p), &rt) {
 			return
 		}
-		if len(rt.bible) == 0 || strings.Contains(string(rt.bible), "/") {
-			t.Fatalf("%q: bible segment %q", p, rt.bible)
+		if len(rt.Bible) == 0 || strings.Contains(string(rt.Bible), "/") {
+			t.Fatalf("%q: bible segment %q", p, rt.Bible)
 		}
-		if rt.kind == routePassage && len(rt.passage) == 0 {
+		if rt.Kind == content.KindPassage && len(rt.Passage) == 0 {
 			t.Fatalf("%q: empty passage", p)
 		}
-		if rt.kind >= routeBook && rt.kind <= routeVerse && len(rt.book) == 0 {
+		if rt.Kind >= content.KindBook && rt.Kind <= content.KindVerse && len(rt.Book) == 0 {
 			t.Fatalf("%q: empty book", p)
 		}
 	})

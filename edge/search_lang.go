@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/topic"
@@ -22,7 +23,7 @@ type langAids struct {
 	mod     time.Time        // Last-Modified of answers composed from them
 }
 
-// aidsSlot holds a site's languages' aids once loaded.
+// aidsSlot holds a site's languages' aids once loaded (site.Site.Aids).
 type aidsSlot struct {
 	mu    sync.Mutex
 	tags  []string // every language with topics or suggestions, sorted
@@ -50,15 +51,21 @@ func (a *aidsSlot) languages(m *publish.Manifest) []string {
 	return a.tags
 }
 
+// aidsIn returns st's aids slot.
+func aidsIn(st *site.Site) *aidsSlot {
+	a, _ := site.Make(&st.Aids, func() (*aidsSlot, error) { return &aidsSlot{}, nil })
+	return a
+}
+
 // aidsOf returns a language's aids in st, loading them if needed.
-func (s *searchAPI) aidsOf(ctx context.Context, st *site, tag string) (*langAids, error) {
-	a := &st.aids
+func (s *searchAPI) aidsOf(ctx context.Context, st *site.Site, tag string) (*langAids, error) {
+	a := aidsIn(st)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if l := a.byTag[tag]; l != nil {
 		return l, nil
 	}
-	m := st.manifest
+	m := st.Manifest
 	l := &langAids{tag: tag, mod: m.Created}
 	if ref, ok := m.Topics[tag]; ok {
 		var ts []topic.Topic
@@ -87,11 +94,11 @@ func (s *searchAPI) aidsOf(ctx context.Context, st *site, tag string) (*langAids
 
 // readInternal decodes an internal JSON entry of a pack.
 func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
-	pv, err := s.packs.get(ctx, ref)
+	pv, err := s.packs.Get(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("search aids: %w", err)
 	}
-	if err := pv.pack.Decode(name, v); err != nil {
+	if err := pv.Pack().Decode(name, v); err != nil {
 		return fmt.Errorf("search aids: pack %s: %w", ref.Key, err)
 	}
 	return nil
@@ -101,8 +108,8 @@ func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name 
 // range by range, languages in tag order, until fn reports that it found
 // an answer: the first language range with an answer wins (as for the
 // Bibles collection). It reports whether fn did.
-func (s *searchAPI) eachRange(ctx context.Context, st *site, ranges []string, fn func(*langAids) bool) (bool, error) {
-	tags := st.aids.languages(st.manifest)
+func (s *searchAPI) eachRange(ctx context.Context, st *site.Site, ranges []string, fn func(*langAids) bool) (bool, error) {
+	tags := aidsIn(st).languages(st.Manifest)
 	for _, r := range ranges {
 		for _, tag := range tags {
 			if !lang.MatchRange(r, tag) {
@@ -124,8 +131,8 @@ func (s *searchAPI) eachRange(ctx context.Context, st *site, ranges []string, fn
 // background, so that the first search of each language does not wait for
 // them and the disk cache holds them for an edge that restarts during a
 // store outage.
-func (s *searchAPI) loadSearchAids(st *site) {
-	for _, tag := range st.aids.languages(st.manifest) {
+func (s *searchAPI) loadSearchAids(st *site.Site) {
+	for _, tag := range aidsIn(st).languages(st.Manifest) {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
 		}

@@ -9,7 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/search"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -18,13 +21,13 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
 	defer func() { s.metrics.observe(time.Since(start), -1) }()
 	args := ctx.QueryArgs()
-	trending, _, ok := parseBool(args.Peek("trending"))
+	trending, _, ok := params.Bool(args.Peek("trending"))
 	if !ok || args.Has("trending") && len(args.Peek("trending")) == 0 {
 		respond.Invalid(ctx, "query", "trending", "Input should be a valid boolean", "bool_parsing")
 		return
@@ -50,12 +53,12 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 	// names and vocabulary come from the language's Bibles, so the answer
 	// depends on the app's licences: the key names the app.
 	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
-	s.compute.serve(ctx, reqKey, func() bool {
-		_, private := s.composed.peek(reqKey + privateSuffix)
+	s.compute.Serve(ctx, reqKey, func() bool {
+		_, private := s.composed.Peek(reqKey + privateSuffix)
 		return serveRemembered(ctx, s.composed, reqKey, private, false)
 	}, func() {
 		var found []topic.Suggestion
-		mod := st.manifest.Created
+		mod := st.Manifest.Created
 		private := false
 		_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
 			if l.suggest == nil {
@@ -74,13 +77,13 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			return
 		}
 		if len(found) == 0 {
-			noContent(ctx, private)
+			compose.NoContent(ctx, private)
 			return
 		}
 		if private {
-			s.composed.add(reqKey+privateSuffix, nil, 0)
+			s.composed.Add(reqKey+privateSuffix, nil, 0)
 		}
-		serveComposedCache(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
+		compose.Serve(ctx, s.composed, reqKey, suggestionsBody(found), mod, searchCache, private)
 	})
 }
 
@@ -98,27 +101,27 @@ type licensed struct {
 	bibles, openBibles int
 }
 
-func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
+func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
 	var l licensed
 	var firstErr error
-	for _, bv := range st.bibles {
-		if !t.Licensed(app, bv.id) {
+	for _, bv := range st.Bibles {
+		if !t.Licensed(app, bv.ID) {
 			continue
 		}
 		x, err := s.searchIndex(ctx, bv)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		if x == nil && inLanguage(st, bv.id, tag) || x != nil && x.Language() == tag {
+		if x == nil && inLanguage(st, bv.ID, tag) || x != nil && x.Language() == tag {
 			l.bibles++
-			if t.IsOpen(bv.id) {
+			if t.IsOpen(bv.ID) {
 				l.openBibles++
 			}
 		}
 		if x == nil || x.Language() != tag {
 			continue
 		}
-		if t.IsOpen(bv.id) {
+		if t.IsOpen(bv.ID) {
 			l.open = append(l.open, x)
 		} else {
 			l.closed = append(l.closed, x)
@@ -128,8 +131,8 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site, t *authz.Tabl
 }
 
 // inLanguage reports whether the catalogue lists Bible id in language tag.
-func inLanguage(st *site, id int32, tag string) bool {
-	c := st.catalog.c.Load()
+func inLanguage(st *site.Site, id int32, tag string) bool {
+	c := site.Load[catalog](&st.Catalog)
 	if c == nil {
 		return false
 	}

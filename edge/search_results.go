@@ -9,8 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -20,14 +22,14 @@ import (
 // more asks search-verses.
 const unifiedVerses = defaultPageSize
 
-// searchResults is GET /v1-beta/search-results: verses of one Bible and
-// topics together, {"verses": [{"reference"}], "topics": [...],
-// "user_intent", "did_you_mean": [], "search_instead_for"}. fields[]
+// searchResults is GET /v1-beta/search-results and /v1/search-unified:
+// verses of one Bible and topics together, {"verses": [{"reference"}],
+// "topics": [...], "user_intent", "did_you_mean": [], "search_instead_for"}. fields[]
 // (verses, topics; none or both: all) picks what is searched; user_intent
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -76,19 +78,19 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		respond.Invalid(ctx, "query", "language_ranges[]", "Field required", "missing")
 		return
 	}
-	var bv *bibleView
+	var bv *site.Bible
 	private := false
 	if bibleID != 0 {
-		if bv = st.bibles[bibleID]; bv == nil {
+		if bv = st.Bibles[bibleID]; bv == nil {
 			respond.Answer(ctx, respond.NotFound, "Bible not found.")
 			return
 		}
 		// Verses found in a licensed Bible tell what its text says: the
 		// passage rule applies (403, private).
-		if wantVerses && !t.CheckLicence(ctx, app, bv.id) {
+		if wantVerses && !t.CheckLicence(ctx, app, bv.ID) {
 			return
 		}
-		private = wantVerses && !t.IsOpen(bv.id)
+		private = wantVerses && !t.IsOpen(bv.ID)
 	}
 	var x *search.Index
 	if bv != nil {
@@ -98,21 +100,21 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			return
 		}
 		if x == nil && (wantVerses || ranges == nil) {
-			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
 			return
 		}
 	}
 	if ranges == nil {
 		ranges = []string{x.Language()}
 	}
-	key := "results/" + st.build + "/" + strconv.Itoa(int(bibleID)) + "/" + intent + "/" + strconv.FormatBool(wantVerses) +
+	key := "results/" + st.Build + "/" + strconv.Itoa(int(bibleID)) + "/" + intent + "/" + strconv.FormatBool(wantVerses) +
 		"/" + strconv.FormatBool(wantTopics) + "/" + strings.Join(ranges, ",") + "\x00" + query
 	lang := ""
 	if x != nil && wantVerses {
 		lang = x.Language()
 	}
-	s.compute.serve(ctx, key, func() bool {
-		res, ok := s.searched.get(key)
+	s.compute.Serve(ctx, key, func() bool {
+		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
 		}
@@ -126,14 +128,16 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 		type verseJSON struct {
 			Reference string `json:"reference"`
 		}
+		// All five keys are always present, as the live service sends them;
+		// search_instead_for is null when there is nothing to say.
 		out := struct {
 			Verses           []verseJSON `json:"verses"`
 			Topics           []topicJSON `json:"topics"`
 			UserIntent       string      `json:"user_intent"`
 			DidYouMean       []string    `json:"did_you_mean"`
-			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
+			SearchInsteadFor *string     `json:"search_instead_for"`
 		}{Verses: []verseJSON{}, Topics: []topicJSON{}, DidYouMean: []string{}, UserIntent: intent}
-		mod := st.manifest.Created
+		mod := st.Manifest.Created
 		total := 0
 		if wantVerses {
 			r := x.Search(query, intent, unifiedVerses)
@@ -144,9 +148,9 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			if intent != search.IntentTopical {
 				out.UserIntent = r.Intent
 			}
-			out.SearchInsteadFor = r.SearchInsteadFor
+			out.SearchInsteadFor = nonEmpty(r.SearchInsteadFor)
 			out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
-			mod = bv.entry.Search.Pack.Modified
+			mod = bv.Entry.Search.Pack.Modified
 		}
 		if wantTopics {
 			ans, tmod, err := s.findTopics(ctx, st, ranges, query)
@@ -156,8 +160,8 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			}
 			out.Topics = ans.topicsJSON()
 			total += len(out.Topics)
-			if out.SearchInsteadFor == "" && len(out.Verses) == 0 {
-				out.SearchInsteadFor = ans.res.SearchInsteadFor
+			if out.SearchInsteadFor == nil && len(out.Verses) == 0 {
+				out.SearchInsteadFor = nonEmpty(ans.res.SearchInsteadFor)
 			}
 			out.DidYouMean = appendNew(out.DidYouMean, ans.res.DidYouMean...)
 			if tmod.After(mod) {
@@ -171,12 +175,20 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site, t *authz.T
 			}
 		}
 		body, _ := json.Marshal(out)
-		res := newComposedResource(body, publish.JSON, mod, answerCodecs)
+		res := compose.NewResource(body, publish.JSON, mod, compose.Quick)
 		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)
 		s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), total)
 	})
+}
+
+// nonEmpty is s, or nil (JSON null) when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // appendNew appends the strings of add that list does not hold yet.

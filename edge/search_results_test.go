@@ -36,8 +36,8 @@ func TestSearchResults(t *testing.T) {
 	if len(a.Verses) == 0 || len(a.Topics) == 0 || a.Topics[0].Text != "Light" || a.UserIntent != "text" {
 		t.Fatalf("light: %+v", a)
 	}
-	if len(raw) != 4 { // verses, topics, user_intent, did_you_mean
-		t.Errorf("fields %v, want verses, topics, user_intent, did_you_mean", raw)
+	if len(raw) != 5 { // verses, topics, user_intent, did_you_mean, search_instead_for
+		t.Errorf("fields %v, want verses, topics, user_intent, did_you_mean, search_instead_for", raw)
 	}
 	for _, v := range a.Verses {
 		if !strings.HasPrefix(v.Reference, "JHN.") && !strings.HasPrefix(v.Reference, "GEN.1.") {
@@ -98,6 +98,12 @@ func TestSearchResults(t *testing.T) {
 	}
 	if _, again := e.do(t, "GET", searchURL("/v1/search-results", "query", "light", "bible_id", "9001"), "X-SVC-App-Key: "+keyDemo); string(again) != string(body) {
 		t.Error("the cached answer differs")
+	}
+	// The live service's path is the same operation; its five keys are
+	// always there, search_instead_for null without a correction.
+	_, live := e.do(t, "GET", searchURL("/v1/search-unified", "query", "light", "bible_id", "9001"), "X-SVC-App-Key: "+keyDemo)
+	if string(live) != string(body) || !strings.HasSuffix(string(body), `"search_instead_for":null}`) {
+		t.Errorf("search-unified %s; want search-results' answer %s, search_instead_for null", live, body)
 	}
 	e.unified(t, 404, "query", "x", "bible_id", "12345")
 	for loc, kv := range map[string][]string{

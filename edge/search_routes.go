@@ -7,8 +7,12 @@ import (
 	"sync/atomic"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/valyala/fasthttp"
 )
 
@@ -46,7 +50,7 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 		return opQueries, true
 	case "topics":
 		return opTopics, true
-	case "results":
+	case "results", "unified":
 		return opResults, true
 	case "verses":
 		return opVerses, true
@@ -63,11 +67,11 @@ type searchAPI struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	gate       *gate
-	site       *atomic.Pointer[site]
-	packs      *packs
-	composed   *lru[*represent.Resource]
-	searched   *lru[*represent.Resource]
-	compute    *computations // bounds the answers computed on demand
+	site       *atomic.Pointer[site.Site]
+	packs      *packs.Packs
+	composed   *cache.LRU[*represent.Resource]
+	searched   *cache.LRU[*represent.Resource]
+	compute    *compose.Computations // bounds the answers computed on demand
 	pageTokens pageTokens
 	metrics    searchMetrics
 	trending   *searchTrends
@@ -104,7 +108,9 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 
 // searchRanges reads language_ranges[]: one or more, each "*" or a
 // language range as the clients check it, ^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$.
-// At most maxLanguageRanges are looked at.
+// At most maxLanguageRanges are looked at. A value of that type that is not
+// such a range is 400, as on the Bibles collection (spec, errors: a
+// well-typed but unacceptable value).
 func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	raw := ctx.QueryArgs().PeekMulti("language_ranges[]")
 	if len(raw) == 0 {
@@ -118,7 +124,7 @@ func searchRanges(ctx *fasthttp.RequestCtx) ([]string, bool) {
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		if !validSearchRange(r) {
-			respond.Invalid(ctx, "query", "language_ranges[]", "String should match pattern '^[A-Za-z]{1,8}(-[0-9A-Za-z]{1,8})*$' or be '*'", "string_pattern_mismatch")
+			respond.Answer(ctx, respond.Unacceptable, "The language range "+strconv.Quote(string(r))+" should be * or letters, then parts of letters and digits after hyphens, as en or zh-Hant-TW.")
 			return nil, false
 		}
 		out[i] = string(r)

@@ -8,7 +8,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/topic"
 )
@@ -48,9 +50,9 @@ func (a *topicAnswer) didYouMean() []string {
 // findTopics searches the topics of the first language range whose topics
 // answer the query (as typed or corrected). mod is the Last-Modified of
 // the answer.
-func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []string, query string) (topicAnswer, time.Time, error) {
+func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges []string, query string) (topicAnswer, time.Time, error) {
 	var ans topicAnswer
-	mod := st.manifest.Created
+	mod := st.Manifest.Created
 	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
 		if l.topics == nil || l.topics.Len() == 0 {
 			return false
@@ -69,9 +71,11 @@ func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site, ranges []stri
 }
 
 // searchTopics is GET /v1-beta/search-topics: {"topics": [...],
-// "did_you_mean": [...], "search_instead_for": "…"}. Nothing found is an
+// "did_you_mean": [...], "search_instead_for": "…" or null, "total_size"},
+// all four always present as the live service sends them; every topic found
+// is in the one page, so total_size is their number. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.App) {
+func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -82,7 +86,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 		return
 	}
 	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
-	s.compute.serve(ctx, key, func() bool {
+	s.compute.Serve(ctx, key, func() bool {
 		if !serveRemembered(ctx, s.searched, key, false, false) {
 			return false
 		}
@@ -97,16 +101,18 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 			respond.Fail(ctx, s.log, respond.Unavailable, "search: cannot load an index, topics or suggestions", err)
 			return
 		}
+		topics := ans.topicsJSON()
 		body, _ := json.Marshal(struct {
 			Topics           []topicJSON `json:"topics"`
 			DidYouMean       []string    `json:"did_you_mean"`
-			SearchInsteadFor string      `json:"search_instead_for,omitempty"`
-		}{ans.topicsJSON(), ans.didYouMean(), ans.res.SearchInsteadFor})
-		serveComposedCache(ctx, s.searched, key, body, mod, searchCache, false)
+			SearchInsteadFor *string     `json:"search_instead_for"`
+			TotalSize        int         `json:"total_size"`
+		}{topics, ans.didYouMean(), nonEmpty(ans.res.SearchInsteadFor), len(topics)})
+		compose.Serve(ctx, s.searched, key, body, mod, searchCache, false)
 		if len(ans.res.Topics) > 0 {
 			// Which language answered, for trending when the answer is
 			// served again from the cache.
-			s.searched.add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
+			s.searched.Add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
 		}
 		s.metrics.observe(time.Since(start), len(ans.res.Topics))
 		s.trending.count(ans.tag, query, app.ID(), s.trendingClient(ctx), len(ans.res.Topics))
@@ -116,11 +122,11 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site, app *authz.
 // foundTopicsIn is the language whose topics answered the topic search
 // cached under key, "" when it found none (or that mark was evicted: then
 // the search is not counted, the safe side).
-func (s *searchAPI) foundTopicsIn(st *site, key string, ranges []string) string {
-	for _, tag := range st.aids.languages(st.manifest) {
+func (s *searchAPI) foundTopicsIn(st *site.Site, key string, ranges []string) string {
+	for _, tag := range aidsIn(st).languages(st.Manifest) {
 		for _, r := range ranges {
 			if lang.MatchRange(r, tag) {
-				if _, ok := s.searched.peek(key + foundSuffix + "\x00" + tag); ok {
+				if _, ok := s.searched.Peek(key + foundSuffix + "\x00" + tag); ok {
 					return tag
 				}
 				break
@@ -133,6 +139,6 @@ func (s *searchAPI) foundTopicsIn(st *site, key string, ranges []string) string 
 // searchRequestKey names an answer by the build, the operation and its
 // validated, normalised parameters (never the query string as sent, so
 // that spellings of one request share a key).
-func searchRequestKey(st *site, op string, params ...string) string {
-	return "search-req/" + st.build + "/" + op + "\x00" + strings.Join(params, "\x00")
+func searchRequestKey(st *site.Site, op string, params ...string) string {
+	return "search-req/" + st.Build + "/" + op + "\x00" + strings.Join(params, "\x00")
 }

@@ -65,8 +65,13 @@ func TestSearchTopics(t *testing.T) {
 	if len(first) != 3 || first["id"] != 1.0 || first["subtopics"].([]any)[0] != "God's love" {
 		t.Errorf("topic = %v", first)
 	}
-	if _, ok := v["search_instead_for"]; ok {
-		t.Error("search_instead_for present without a correction")
+	// All four keys, as the live service sends them: search_instead_for
+	// null without a correction, total_size the topics' number.
+	if instead, ok := v["search_instead_for"]; !ok || instead != nil {
+		t.Errorf("search_instead_for = %v (present %v); want null", instead, ok)
+	}
+	if n, ok := v["total_size"].(float64); !ok || int(n) != len(v["topics"].([]any)) || len(v) != 4 {
+		t.Errorf("total_size = %v in %v; want the topics' number, four keys", v["total_size"], v)
 	}
 }
 
@@ -152,21 +157,29 @@ func TestSearchRequests(t *testing.T) {
 	}
 	long := strings.Repeat("a", 101)
 	for target, loc := range map[string]string{
-		"/v1-beta/search-topics?language_ranges[]=en":                     "query",
-		"/v1-beta/search-topics?query=&language_ranges[]=en":              "query",
-		"/v1-beta/search-topics?query=" + long + "&language_ranges[]=en":  "query",
-		"/v1-beta/search-topics?query=love":                               "language_ranges[]",
-		"/v1-beta/search-topics?query=love&language_ranges[]=en_US":       "language_ranges[]",
-		"/v1-beta/search-topics?query=love&language_ranges[]=toolonglang": "language_ranges[]",
-		"/v1-beta/search-queries?language_ranges[]=en":                    "query",
-		"/v1-beta/search-queries?query=x&language_ranges[]=e1":            "language_ranges[]",
-		"/v1-beta/search-queries?trending=maybe&language_ranges[]=en":     "trending",
-		"/v1-beta/search-queries?trending=true":                           "language_ranges[]",
+		"/v1-beta/search-topics?language_ranges[]=en":                    "query",
+		"/v1-beta/search-topics?query=&language_ranges[]=en":             "query",
+		"/v1-beta/search-topics?query=" + long + "&language_ranges[]=en": "query",
+		"/v1-beta/search-topics?query=love":                              "language_ranges[]",
+		"/v1-beta/search-queries?language_ranges[]=en":                   "query",
+		"/v1-beta/search-queries?trending=maybe&language_ranges[]=en":    "trending",
+		"/v1-beta/search-queries?trending=true":                          "language_ranges[]",
 	} {
 		_, v := e.getJSON(t, target, 422)
 		d := v["detail"].([]any)[0].(map[string]any)
 		if l := d["loc"].([]any); l[0] != "query" || l[1] != loc {
 			t.Errorf("%s: loc %v, want [query %s]", target, l, loc)
+		}
+	}
+	// A language range the spec does not allow is 400, as on the Bibles
+	// collection.
+	for _, target := range []string{
+		"/v1-beta/search-topics?query=love&language_ranges[]=en_US",
+		"/v1-beta/search-topics?query=love&language_ranges[]=toolonglang",
+		"/v1-beta/search-queries?query=x&language_ranges[]=e1",
+	} {
+		if _, v := e.getJSON(t, target, 400); v["message"] == nil {
+			t.Errorf("%s: %v, want a message", target, v)
 		}
 	}
 	// A query of 100 characters, accents counted as one, is accepted.
@@ -207,10 +220,11 @@ func TestTopicsDuringStoreOutage(t *testing.T) {
 	// asks for Spanish before the outage).
 	st := first.srv.site.Load()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		st.aids.mu.Lock()
-		n := len(st.aids.byTag)
-		st.aids.mu.Unlock()
-		if n == len(st.aids.languages(st.manifest)) {
+		a := aidsIn(st)
+		a.mu.Lock()
+		n := len(a.byTag)
+		a.mu.Unlock()
+		if n == len(a.languages(st.Manifest)) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -14,9 +14,11 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
 )
@@ -129,23 +131,23 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 // searchVerses serves verse search. Authentication, app status and rate
 // limit come first (search_routes.go), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Table, app *authz.App) {
+func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
 		return
 	}
 	req.app = app.ID()
-	bv := st.bibles[req.bible]
+	bv := st.Bibles[req.bible]
 	if bv == nil {
 		respond.Answer(ctx, respond.NotFound, "Bible not found.")
 		return
 	}
-	if !t.CheckLicence(ctx, app, bv.id) {
+	if !t.CheckLicence(ctx, app, bv.ID) {
 		return
 	}
-	private := !t.IsOpen(bv.id)
-	qh := queryHash("search-verses", st.build, strconv.Itoa(int(bv.id)), req.query, req.intent)
+	private := !t.IsOpen(bv.ID)
+	qh := queryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
 		off, msg := s.pageTokens.open(tok, qh)
 		if msg != "" {
@@ -154,9 +156,9 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 		}
 		req.page.offset = off
 	}
-	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.build, bv.id, req.intent, req.query, req.page.offset, req.page.size, req.text)
-	s.compute.serve(ctx, key, func() bool {
-		res, ok := s.searched.get(key)
+	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.offset, req.page.size, req.text)
+	s.compute.Serve(ctx, key, func() bool {
+		res, ok := s.searched.Get(key)
 		if !ok {
 			return false
 		}
@@ -171,12 +173,12 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 			return
 		}
 		if x == nil {
-			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.id))+" has no search index yet.")
+			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
 			return
 		}
 		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
 		body := s.searchBody(x, r, req, qh)
-		res := newComposedResource(body, publish.JSON, bv.entry.Search.Pack.Modified, answerCodecs)
+		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
 		s.remember(key, res, r.Total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), r.Total)
@@ -187,8 +189,8 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site, t *authz.Ta
 // countVerseSearch counts a first page that found verses for trending
 // (trending.go), under the Bible's language; further pages of the same
 // search count nothing.
-func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *bibleView, req searchRequest, found int) {
-	if x := bv.search.Load(); x != nil && req.page.offset == 0 {
+func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
+	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
 }
@@ -196,9 +198,9 @@ func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *bibleView, re
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
 func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
-	s.searched.add(key, res, res.Size())
+	s.searched.Add(key, res, res.Size())
 	if found > 0 {
-		s.searched.add(key+foundSuffix, res, 0) // shares res: counts only the entry
+		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
 	}
 }
 
@@ -206,7 +208,7 @@ func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
 // when it found nothing (or that mark was evicted: then the search is
 // not counted, the safe side).
 func (s *searchAPI) foundBefore(key string) int {
-	if _, ok := s.searched.peek(key + foundSuffix); ok {
+	if _, ok := s.searched.Peek(key + foundSuffix); ok {
 		return 1
 	}
 	return 0
@@ -220,8 +222,9 @@ func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
 
 const foundSuffix = "\x00found"
 
-// searchBody writes the answer: verses, user_intent, did_you_mean (always
-// present), search_instead_for and next_page_token when they apply.
+// searchBody writes the answer: verses, user_intent, did_you_mean,
+// search_instead_for and next_page_token, always present as the live
+// service sends them; the last two are null when they do not apply.
 func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
 	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
@@ -259,15 +262,19 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 		}
 		b = appendJSONString(b, d)
 	}
-	b = append(b, ']')
+	b = append(b, `],"search_instead_for":`...)
 	if r.SearchInsteadFor != "" {
-		b = append(b, `,"search_instead_for":`...)
 		b = appendJSONString(b, r.SearchInsteadFor)
+	} else {
+		b = append(b, "null"...)
 	}
+	b = append(b, `,"next_page_token":`...)
 	if end := req.page.offset + req.page.size; end < r.Total {
-		b = append(b, `,"next_page_token":"`...)
+		b = append(b, '"')
 		b = append(b, s.pageTokens.issue(end, qh)...)
 		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
 	}
 	return append(b, '}')
 }
@@ -275,42 +282,35 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 // searchIndex returns the Bible's decoded search index (nil when its
 // build has none), loading it through the pack tiers (memory, disk cache,
 // store) on first need and keeping it with the build's view of the Bible.
-func (s *searchAPI) searchIndex(ctx context.Context, bv *bibleView) (*search.Index, error) {
-	if x := bv.search.Load(); x != nil {
-		return x, nil
-	}
-	if bv.entry.Search == nil {
+func (s *searchAPI) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
+	if bv.Entry.Search == nil {
 		return nil, nil
 	}
-	bv.searchMu.Lock()
-	defer bv.searchMu.Unlock()
-	if x := bv.search.Load(); x != nil {
-		return x, nil
-	}
-	x, err := search.Load(bv.entry.Search, func(ref publish.PackRef) ([]byte, error) {
-		v, err := s.packs.get(ctx, ref)
+	return site.Make(&bv.Search, func() (*search.Index, error) {
+		x, err := search.Load(bv.Entry.Search, func(ref publish.PackRef) ([]byte, error) {
+			v, err := s.packs.Get(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
+			return v.Pack().Raw(publish.NameSearch)
+		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
 		}
-		return v.pack.Raw(publish.NameSearch)
+		return x, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("bible %d: %w", bv.id, err)
-	}
-	bv.search.Store(x)
-	return x, nil
 }
 
 // loadSearchIndexes loads a new build's search indexes in the background,
 // so that the first search of each Bible does not wait for it and the
 // disk cache holds them for an edge that restarts during a store outage.
-func (s *searchAPI) loadSearchIndexes(st *site) {
-	for _, bv := range st.bibles {
+func (s *searchAPI) loadSearchIndexes(st *site.Site) {
+	for _, bv := range st.Bibles {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
 		}
 		if _, err := s.searchIndex(context.Background(), bv); err != nil {
-			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.id, "err", err)
+			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.ID, "err", err)
 		}
 	}
 }

@@ -22,9 +22,15 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/content"
+	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -72,7 +78,7 @@ type Config struct {
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
 	// the largest pack fetched whole on a miss; larger ones are read by
 	// ranges (0: DefaultWholePackMax; negative: always whole). See
-	// storecache.go.
+	// edge/internal/packs.
 	DiskCacheDir   string
 	DiskCacheBytes int64
 	WholePackMax   int64
@@ -115,10 +121,11 @@ type Config struct {
 }
 
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
-// flags' defaults. DefaultMaxRangeVerses and DefaultWholePackMax are with
-// what they bound.
+// flags' defaults.
 const (
 	DefaultRatePerSecond     = 20 // burst: twice the rate
+	DefaultWholePackMax      = packs.DefaultWholeMax
+	DefaultMaxRangeVerses    = content.DefaultMaxRangeVerses
 	DefaultPackCacheBytes    = 1 << 30
 	DefaultComposeCacheBytes = 64 << 20
 	DefaultDynamicTimeout    = 30 * time.Second
@@ -133,16 +140,16 @@ var DefaultIDOnlyRate = access.Rate{PerSecond: 1, Burst: 20}
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
-	packs    *packs
-	composed *lru[*represent.Resource]
-	searched *lru[*represent.Resource] // search answers (search_verses.go)
+	packs    *packs.Packs
+	composed *cache.LRU[*represent.Resource]
+	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
+	compute  *compose.Computations           // the bound on answers composed on demand
 	authz    *authz.Authz
-	gateway  *gateway
+	gateway  *gateway.Gateway
 	dev      *devSurface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
-	health   storeHealth
 	trending searchTrends
 	usage    *edgeUsage // nil without a dynamic service (usage.go)
 
@@ -154,12 +161,12 @@ type Server struct {
 	// the edge token (ErrEdgeTokenRejected); /readyz says so.
 	tokenRejected atomic.Bool
 
-	site       atomic.Pointer[site]
-	gate       gate         // the checks every GET route group starts with
-	bibles     *bibleRoutes // the Bibles routes
-	catalogue  *catalogue   // the catalogue routes
-	searchAPI  *searchAPI   // the search routes
-	pageTokens pageTokens   // seals search's page tokens, as the catalogue's
+	site       atomic.Pointer[site.Site]
+	gate       gate            // the checks every GET route group starts with
+	bibles     *content.Routes // the Bibles routes
+	catalogue  *catalogue      // the catalogue routes
+	searchAPI  *searchAPI      // the search routes
+	pageTokens pageTokens      // seals search's page tokens, as the catalogue's
 }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
@@ -220,46 +227,38 @@ func New(cfg Config) (*Server, error) {
 		cfg:          cfg,
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
-		composed:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
-		searched:     newLRU[*represent.Resource](cfg.ComposeCacheBytes),
+		composed:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
+		searched:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
 		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
-	s.packs = newPacks(observedStore{cfg.Store, &s.health}, cfg.PackCacheBytes)
-	s.packs.wholeMax = cfg.WholePackMax
-	if s.packs.wholeMax == 0 {
-		s.packs.wholeMax = DefaultWholePackMax
+	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
+		DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.DiskCacheDir != "" {
-		d, err := openDiskCache(cfg.DiskCacheDir, cfg.DiskCacheBytes)
-		if err != nil {
-			return nil, err
-		}
-		s.packs.disk = d
-	}
+	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
 	s.pageTokens = newPageTokens(cfg.PageTokenKey)
-	compute := newComputations(0)
+	s.compute = compose.NewComputations(0)
 	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
-		compute: compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
+		compute: s.compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
 	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
 	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
-	s.bibles = &bibleRoutes{log: s.log, authz: s.authz, packs: s.packs, composed: s.composed, maxRangeVerses: cfg.MaxRangeVerses}
+	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
 	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
-		composed: s.composed, searched: s.searched, compute: compute, pageTokens: s.pageTokens, trending: &s.trending}
+		composed: s.composed, searched: s.searched, compute: s.compute, pageTokens: s.pageTokens, trending: &s.trending}
 	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
-	s.gateway = &gateway{}
+	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
+		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
+	if err != nil {
+		return nil, err
+	}
 	if cfg.DynamicURL != "" {
-		g, err := newGateway(cfg.DynamicURL, cfg.EdgeToken, cfg.DynamicTimeout)
-		if err != nil {
-			return nil, err
-		}
-		s.gateway = g
 		s.trending.client = &http.Client{}
 	}
-	s.gateway.authz, s.gateway.log = s.authz, s.log
 	s.usage = newEdgeUsage(cfg, &s.trending, &s.site)
 	return s, nil
 }
@@ -268,7 +267,7 @@ func New(cfg Config) (*Server, error) {
 // The build's catalogues are prepared before the swap, so that they change
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
-	st := newSite(id, m)
+	st := site.New(id, m)
 	s.catalogue.prepareCatalog(st)
 	s.site.Store(st)
 	go s.searchAPI.loadSearchIndexes(st)
@@ -390,7 +389,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 			return metrics.ClassOther
 		}
 		if t, st, ok := s.gate.admitGET(ctx, true); ok {
-			s.bibles.serve(ctx, adm, t, st, &rt)
+			s.bibles.Serve(ctx, adm, t, st, &rt.Route)
 		}
 		return rt.class
 	}
@@ -407,8 +406,8 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if s.searchAPI.serve(ctx, adm, path) {
 		return metrics.ClassSearch
 	}
-	if isGatewayPath(path) {
-		s.gateway.forward(ctx, adm, path)
+	if gateway.IsPath(path) {
+		s.gateway.Forward(ctx, adm, path)
 		return metrics.ClassGateway
 	}
 	respond.RouteNotFound(ctx)
@@ -442,7 +441,7 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		default:
 			// Cached content is still served, but a balancer should
 			// prefer an edge that can also load what is not cached.
-			if reason, down := s.health.outage(); down {
+			if reason, down := s.packs.Outage(); down {
 				ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 				ctx.SetBodyString(reason)
 				break

@@ -20,7 +20,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/lang"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
@@ -69,7 +71,7 @@ type searchTrends struct {
 	// failed counts reports and refreshes that failed.
 	reportFailed, refreshFailed metrics.Counter
 	// Their warnings while dynamic is down, one an interval.
-	reportOutage, refreshOutage outageLog
+	reportOutage, refreshOutage outage.Log
 }
 
 // trendSnap is a snapshot ready to serve.
@@ -151,17 +153,17 @@ func (s *searchTrends) run(ctx context.Context) {
 
 func (s *searchTrends) reportLogged(ctx context.Context) {
 	if err := s.report(ctx); err != nil {
-		s.reportOutage.failed(s.log, "cannot report search queries; kept for the next report", "err", err)
+		s.reportOutage.Failed(s.log, "cannot report search queries; kept for the next report", "err", err)
 	} else {
-		s.reportOutage.ok(s.log, "search queries reported again")
+		s.reportOutage.OK(s.log, "search queries reported again")
 	}
 }
 
 func (s *searchTrends) refreshLogged(ctx context.Context) {
 	if err := s.refresh(ctx); err != nil {
-		s.refreshOutage.failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
+		s.refreshOutage.Failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
 	} else {
-		s.refreshOutage.ok(s.log, "trending search queries refreshed again")
+		s.refreshOutage.OK(s.log, "trending search queries refreshed again")
 	}
 }
 
@@ -262,7 +264,7 @@ func (s *searchTrends) internal(ctx context.Context, method, path string, body [
 func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 	ts := s.trending.snap.Load()
 	if ts == nil {
-		noContent(ctx, false)
+		compose.NoContent(ctx, false)
 		return
 	}
 	for _, r := range ranges {
@@ -279,9 +281,9 @@ func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 			body, _ := json.Marshal(struct {
 				Data []suggestionJSON `json:"data"`
 			}{out})
-			serveComposedCache(ctx, s.composed, "", body, ts.mod, trendingCache, false)
+			compose.Serve(ctx, s.composed, "", body, ts.mod, trendingCache, false)
 			return
 		}
 	}
-	noContent(ctx, false)
+	compose.NoContent(ctx, false)
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/outage"
+	"github.com/bibleplatform/platform/edge/internal/params"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/edge/internal/usage"
 	"github.com/bibleplatform/platform/wire"
 )
@@ -28,13 +31,13 @@ const DefaultUsageReportInterval = 10 * time.Second
 type edgeUsage struct {
 	*usage.Reporter
 	every  time.Duration
-	outage outageLog
-	site   *atomic.Pointer[site]
+	outage outage.Log
+	site   *atomic.Pointer[site.Site]
 }
 
 // newEdgeUsage is the usage reporter of an edge with cfg, posting through
 // trends' calls to dynamic; nil without a dynamic service.
-func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site]) *edgeUsage {
+func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site.Site]) *edgeUsage {
 	if cfg.DynamicURL == "" {
 		return nil
 	}
@@ -73,9 +76,9 @@ func (u *edgeUsage) bible(path []byte) int32 {
 	if i := bytes.IndexByte(rest, '/'); i >= 0 {
 		rest = rest[:i]
 	}
-	id, p := parsePathID(rest)
+	id, p := params.PathID(rest)
 	st := u.site.Load()
-	if p != idOK || st == nil || st.bibles[id] == nil {
+	if p != params.IDOK || st == nil || st.Bibles[id] == nil {
 		return 0
 	}
 	return id
@@ -89,8 +92,8 @@ func (s *Server) RunUsage(ctx context.Context) {
 	}
 	u := s.usage
 	u.Run(ctx, u.every,
-		func(err error) { u.outage.failed(s.log, "cannot report usage; kept for the next report", "err", err) },
-		func() { u.outage.ok(s.log, "usage reported again") })
+		func(err error) { u.outage.Failed(s.log, "cannot report usage; kept for the next report", "err", err) },
+		func() { u.outage.OK(s.log, "usage reported again") })
 }
 
 // ReportUsage sends what was counted to dynamic now (tests, shutdown).

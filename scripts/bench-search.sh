@@ -8,6 +8,11 @@
 # Environment: BIN (built binaries), BENCH_DIR (work dir, reused between
 # runs), BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNS (64), P99_CONNS (8),
 # BIBLES (shared Bible sources).
+# BASE_BIN, when set, is a directory holding another build's edge and
+# publish (a baseline, e.g. an earlier commit's `go build -o DIR ./cmd/edge
+# ./cmd/publish`): it builds its own store with its own publish, serves it
+# with its own edge beside this one, and the summary line gains
+# search_vs_base, the change measured in the same run.
 set -euo pipefail
 
 BIN=${BIN:-bin}
@@ -20,6 +25,8 @@ BIBLES=${BIBLES:-../shared/bibles}
 BENCH_WARMUP=${BENCH_WARMUP:-8}
 EDGE_PORT=${EDGE_PORT:-18191}
 COLD_PORT=${COLD_PORT:-18192}
+BASE_PORT=${BASE_PORT:-18193}
+BASE_BIN=${BASE_BIN:-}
 
 if ! command -v wrk >/dev/null; then
 	sudo=""
@@ -43,6 +50,16 @@ if [ ! -s "$dir/store/CURRENT" ] || [ ! -s "$dir/build.out" ]; then
 	"$BIN/publish" import --content "$dir/content" --id 206 --language en --abbreviation WEB \
 		--title "World English Bible" --license 1 "$BIBLES/eng-web" >/dev/null
 	"$BIN/publish" build --content "$dir/content" --store "$dir/store" | tee "$dir/build.out" >&2
+fi
+# The baseline's own store, built by its own publish: an older edge reads
+# the index format of its own build.
+if [ -n "$BASE_BIN" ]; then
+	rm -rf "$dir/base-content" "$dir/base-store"
+	mkdir -p "$dir/base-content"
+	cp -r fixtures/content/licenses fixtures/content/organizations "$dir/base-content/"
+	"$BASE_BIN/publish" import --content "$dir/base-content" --id 206 --language en --abbreviation WEB \
+		--title "World English Bible" --license 1 "$BIBLES/eng-web" >/dev/null
+	"$BASE_BIN/publish" build --content "$dir/base-content" --store "$dir/base-store" >/dev/null
 fi
 build_extra_s=$(sed -nE 's/^search indexes: [0-9]+ built in (.*)$/\1/p' "$dir/build.out" |
 	awk '{v=$1; if (v ~ /ms$/) {sub(/ms$/,"",v); v/=1000} else if (v ~ /m/) {split(v,a,"m"); sub(/s$/,"",a[2]); v=a[1]*60+a[2]} else {sub(/s$/,"",v)} printf "%.2f", v}')
@@ -84,7 +101,14 @@ pids+=($!)
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache-cold.json" \
 	--listen "127.0.0.1:$COLD_PORT" --public-url "http://127.0.0.1:$COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-cold.log" &
 pids+=($!)
-for port in "$EDGE_PORT" "$COLD_PORT"; do
+ports=("$EDGE_PORT" "$COLD_PORT")
+if [ -n "$BASE_BIN" ]; then
+	"$BASE_BIN/edge" serve --store "$dir/base-store" --access "$dir/access.json" --access-cache "$dir/access-cache-base.json" \
+		--listen "127.0.0.1:$BASE_PORT" --public-url "http://127.0.0.1:$BASE_PORT" --no-access-log 2>"$dir/edge-base.log" &
+	pids+=($!)
+	ports+=("$BASE_PORT")
+fi
+for port in "${ports[@]}"; do
 	for _ in $(seq 100); do
 		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break
 		sleep 0.1
@@ -127,8 +151,8 @@ reqs_pg() { sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1
 # until a whole BENCH_WARMUP interval adds no miss (at most 8), as
 # bench-edge does: the mix cycles through its queries, so the edge then
 # answers every repeated query from memory, as it would a popular one.
-misses() {
-	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" | awk '/^edge_cache_requests_total\{cache="search",result="miss"/ {print $2}'
+misses() { # [port]
+	curl -s "http://127.0.0.1:${1:-$EDGE_PORT}/metrics" | awk '/^edge_cache_requests_total\{cache="search",result="miss"/ {print $2}'
 }
 pg_run "$BENCH_CONNS" "$dir/warm.pg.txt"
 edge_run "$BENCH_CONNS" "$dir/warm.cold.txt" "$COLD_PORT"
@@ -140,6 +164,16 @@ for _ in $(seq 8); do
 	before=$now
 done
 echo "edge warm: $before answer cache misses in all, none in the last ${BENCH_WARMUP}s" >&2
+if [ -n "$BASE_BIN" ]; then
+	before=-1
+	for _ in $(seq 8); do
+		wrk -t "$threads" -c "$BENCH_CONNS" -d "${BENCH_WARMUP}s" -s "$dir/edge.lua" "http://127.0.0.1:$BASE_PORT" >/dev/null
+		now=$(misses "$BASE_PORT")
+		[ "$now" = "$before" ] && break
+		before=$now
+	done
+	echo "base warm: $before answer cache misses in all" >&2
+fi
 
 rm -f "$dir"/round.* "$dir/rounds.txt"
 for r in $(seq "$BENCH_ROUNDS"); do
@@ -154,6 +188,10 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	edge_run "$BENCH_CONNS" "$dir/round.$r.cold.txt" "$COLD_PORT"
 	cpu_per_req "${pids[1]}" "$t" "$(reqs_wrk "$dir/round.$r.cold.txt")" >"$dir/round.$r.cold.cpu"
 	edge_run "$P99_CONNS" "$dir/round.$r.cold8.txt" "$COLD_PORT"
+	if [ -n "$BASE_BIN" ]; then
+		edge_run "$BENCH_CONNS" "$dir/round.$r.base.txt" "$BASE_PORT"
+		printf 'round %d: base %s req/s (p99 %s ms)\n' "$r" "$(rps_wrk "$dir/round.$r.base.txt")" "$(pct_wrk "$dir/round.$r.base.txt" 99%)" >&2
+	fi
 	e=$(rps_wrk "$dir/round.$r.edge.txt") p=$(rps_pg "$dir/round.$r.pg.txt")
 	printf 'round %d: edge %s req/s (p50 %s ms, p99 %s ms) | postgres %s req/s (p50 %s ms, p99 %s ms) | ratio %.2f | edge at %d connections p99 %s ms | edge without answer cache %s req/s (p99 %s ms)\n' \
 		"$r" "$e" "$(pct_wrk "$dir/round.$r.edge.txt" 50%)" "$(pct_wrk "$dir/round.$r.edge.txt" 99%)" \
@@ -191,3 +229,7 @@ nocache_ratio=$(for r in $(seq "$BENCH_ROUNDS"); do
 done | median)
 printf 'search_rps=%.0f pg_fts_rps=%.0f search_vs_pg=%.2f search_p99_ms=%s search_nocache_vs_pg=%.2f search_nocache_p99_ms=%s index_mb=%s build_extra_s=%s\n' \
 	"$search_rps" "$pg_rps" "$ratio" "$(med edge8 pct_wrk 99%)" "$nocache_ratio" "$(med cold8 pct_wrk 99%)" "$index_mb" "$build_extra_s"
+if [ -n "$BASE_BIN" ]; then
+	printf 'search_vs_base=%.2f (median of rounds; base: %s)\n' \
+		"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.edge.txt")" -v b="$(rps_wrk "$dir/round.$r.base.txt")" 'BEGIN {print e / b}'; done | median)" "$BASE_BIN"
+fi

@@ -60,9 +60,7 @@ func Map(from, to *Scheme, r bible.Ref) ([]bible.Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	if from == to || from.hub && to.hub || from.Name == to.Name && from.Name != Custom && Valid(from.Name) {
-		// One numbering: a Bible's compiled table of a standard scheme
-		// is that scheme.
+	if sameNumbering(from, to) {
 		return runs(to, local), nil
 	}
 	var org, out []Verse
@@ -76,6 +74,12 @@ func Map(from, to *Scheme, r bible.Ref) ([]bible.Ref, error) {
 		}
 	}
 	return runs(to, out), nil
+}
+
+// sameNumbering reports whether from and to are one numbering: a Bible's
+// compiled table of a standard scheme is that scheme.
+func sameNumbering(from, to *Scheme) bool {
+	return from == to || from.hub && to.hub || from.Name == to.Name && from.Name != Custom && Valid(from.Name)
 }
 
 // expand lists the verses r covers in s.

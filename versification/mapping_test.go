@@ -146,18 +146,12 @@ func TestMapErrors(t *testing.T) {
 // covers reports whether one of refs (runs of to) holds v.
 func covers(refs []bible.Ref, v Verse) bool {
 	for _, r := range refs {
-		a, b := refVerse(r.Book, r.Chapter, r.Verse), refVerse(r.Book, r.End().Chapter, r.End().Verse)
+		a, b := refVerse(r.Start()), refVerse(r.End())
 		if compare(a, v) <= 0 && compare(v, b) <= 0 {
 			return true
 		}
 	}
 	return false
-}
-
-func refVerse(book bible.BookID, c, v string) Verse {
-	n, _ := strconv.Atoi(c)
-	vn, seg, _ := verseNumber(v)
-	return Verse{Book: book, Chapter: n, Verse: vn, Seg: seg}
 }
 
 func verseRef(v Verse) bible.Ref {

@@ -135,6 +135,7 @@ type Scheme struct {
 	fromSeg  map[Verse][]Verse      // an org verse (no segment)'s local verses through its segments
 	pairs    int                    // verse pairs of all mappings
 	seen     map[pairKey]bool       // the pairs recorded in toOrg, fromOrg and fromSeg
+	touched  map[chapterKey]bool    // chapters a mapping line (either side) or an excluded verse names
 	hub      bool                   // org: the hub itself; its mappings are aliases
 }
 
@@ -147,6 +148,7 @@ func newScheme(name string) *Scheme {
 		fromOrg: map[Verse][]Verse{},
 		fromSeg: map[Verse][]Verse{},
 		seen:    map[pairKey]bool{},
+		touched: map[chapterKey]bool{},
 		hub:     name == Org,
 	}
 }
@@ -179,8 +181,16 @@ type pairKey struct {
 	seg        bool
 }
 
+// chapterKey is a chapter of a book.
+type chapterKey struct {
+	book    bible.BookID
+	chapter int
+}
+
 func (s *Scheme) addMapping(m Mapping) {
 	s.mappings = append(s.mappings, m)
+	s.touched[chapterKey{m.Local.Book, m.Local.Chapter}] = true
+	s.touched[chapterKey{m.Org.Book, m.Org.Chapter}] = true
 	m.Pairs(func(local, org Verse) {
 		s.pairs++
 		// A set, not a scan of the lists: a hostile file may map
@@ -200,6 +210,7 @@ func (s *Scheme) addMapping(m Mapping) {
 func (s *Scheme) addExcluded(v Verse) {
 	if !s.isExcl[v] {
 		s.isExcl[v] = true
+		s.touched[chapterKey{v.Book, v.Chapter}] = true
 		s.excluded = append(s.excluded, v)
 	}
 }

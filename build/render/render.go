@@ -33,8 +33,14 @@
 //   - \mt titles and a \cl before the first \c (a label for every chapter)
 //     are not rendered; \mt feeds the book's title when \toc/\h are missing.
 //   - \w (and \+w) render their text only; milestones (\qt-s, \k-e …)
-//     render their content only; \va, \vp, \ca, \cp met as character styles
-//     render nothing (an alternate number is not text).
+//     render their content only.
+//   - Alternate and published numbers show in the HTML and are never
+//     text: a verse's \va follows its label as <span class="va">, a \vp
+//     is the label, with class "yv-vlbl vp", and a \ca (after \c, or
+//     where the other numbering's chapter starts) shows as <span
+//     class="ca"> after the label of the next verse. A \va without a
+//     verse (a psalm title counted as verses elsewhere) is a va span where
+//     it stands.
 //   - Footnotes (\f, \fe, \ef) render as "yv-n f", cross references (\x,
 //     \ex) as "yv-n x": the two classes clients know. Callers are dropped.
 //   - Tables: each row (\tr) is its own paragraph with class "tr", and each
@@ -49,7 +55,7 @@
 //     both are damage (usfm.Damage), which an import refuses. The merged
 //     text keeps its own label. A malformed number keeps its
 //     leading letters and digits ("\v 14..." in the BSB is verse 14, with a
-//     warning); one with none is an error. \va is not shown.
+//     warning); one with none is an error.
 //   - Spaces: the space after a paragraph or verse marker is dropped, and a
 //     space that would double the one before it; a verse keeps its trailing
 //     space (it separates it from the next verse in the paragraph), and
@@ -104,6 +110,10 @@ type Options struct {
 	Language string
 	// File names the source in warnings and errors.
 	File string
+	// Alternate publishes the book in the numbering of its \va and \ca
+	// markers instead of its \c and \v (see alternate); the \c and \v
+	// numbers then show as the alternate ones.
+	Alternate bool
 }
 
 // Render renders one parsed book. A peripheral book yields an error that
@@ -114,6 +124,14 @@ func Render(b *usfm.Book, opt Options) (*Book, error) {
 		return nil, fmt.Errorf("render %s: %w", b.ID, ErrPeripheral)
 	}
 	r := &renderer{opt: opt, id: id, out: &Book{}, chap: -1, verse: -1, lastChap: -1, lastNum: -1, sizeOwn: owner{kind: toPending}}
+	if opt.Alternate {
+		alt, warns, err := alternate(b, opt.File)
+		if err != nil {
+			return nil, fmt.Errorf("render %s: %w", b.ID, err)
+		}
+		b = alt
+		r.out.Warnings = warns
+	}
 	r.out.Index = bible.Book{
 		ID:    id,
 		Canon: id.Canon(),

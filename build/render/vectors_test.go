@@ -89,18 +89,21 @@ func FuzzRender(f *testing.F) {
 		f.Add(tc.src)
 	}
 	f.Add("\\id GEN\n\\c 1\n\\p \\wj a \\v 1 b \\+nd c \\v 2 d\\+nd*\\wj*\n\\tr \\tc1 \\v 3 e \\tc2 f\n")
+	f.Add("\\id JOL\n\\c 2\n\\p \\v 1 a \\v 2 \\va 3:1\\va* b\n\\c 3\n\\ca 4\\ca*\n\\d \\va 1\\va* t\n\\p \\v 1 \\va 4:2\\va* c \\va 3\\va* d\n\\ca 5\\ca*\n\\tr \\tc1 \\v 2 \\va 1\\va* e\n")
 	f.Add("\\id PSA\n\\c 1\n\\s1 H\n\\q1 \\wj a\\f + \\ft n\\* b\n\\q2 c \\v 2 d\n\\c 2\n\\p T \\v 1 e\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		b, err := usfm.Parse("fuzz.usfm", []byte(src))
 		if err != nil {
 			return
 		}
-		rb, err := Render(b, Options{})
-		if err != nil {
-			return
-		}
-		for _, e := range checkBook("fuzz", rb) {
-			t.Error(e)
+		for _, alt := range []bool{false, true} {
+			rb, err := Render(b, Options{Alternate: alt})
+			if err != nil {
+				continue
+			}
+			for _, e := range checkBook("fuzz", rb) {
+				t.Errorf("alternate numbering %v: %s", alt, e)
+			}
 		}
 	})
 }

@@ -62,6 +62,7 @@ type renderer struct {
 	openHTML  int      // how many of stack have their <span> written to html
 	openNotes int      // likewise for notes
 	trimLead  bool     // drop leading spaces of the next text (after a marker)
+	altChap   string   // a \ca number not yet shown: it shows with the next verse's or \va's number
 	delivered int      // segments delivered so far
 }
 
@@ -138,6 +139,7 @@ func (r *renderer) chapter(n *usfm.Node) error {
 		r.chapIdx = make(map[string]int)
 	}
 	r.verse = -1
+	r.altChap = n.Alt
 	if i, ok := r.chapIdx[id]; ok {
 		r.damage(n, "chapter %s repeated: merged into the first", id)
 		r.chap = i
@@ -394,8 +396,17 @@ func (r *renderer) inline(nodes []*usfm.Node) error {
 			}
 		case usfm.Char:
 			switch m := n.Marker; {
-			case m == "va" || m == "vp" || m == "ca" || m == "cp":
-				// An alternate or published number, not text.
+			case m == "ca":
+				// Where the other numbering's chapter starts: shown with
+				// the next verse's number.
+				r.altChap = childText(n)
+			case m == "va" || m == "vp":
+				// A number without a verse (a psalm title that is verse 1
+				// in another numbering, or the start of one within a
+				// verse): shown, never text.
+				r.showAltChapter()
+				r.number(m, childText(n))
+			case m == "cp":
 			case m == "w" || isMilestone(m):
 				if err := r.inline(n.Children); err != nil {
 					return err
@@ -473,10 +484,48 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 	}
 	r.verse, r.lastChap = idx, r.chap
 	r.begin(owner{kind: toVerse, chap: r.chap, verse: idx})
-	r.html = appendVerseLabel(r.html, id, label)
-	r.notes = appendVerseLabel(r.notes, id, label)
+	r.html = appendVerseLabel(r.html, id, label, n.Pub != "")
+	r.notes = appendVerseLabel(r.notes, id, label, n.Pub != "")
+	r.showAltChapter()
+	if n.Alt != "" {
+		r.number("va", n.Alt)
+	}
 	r.trimLead = true
 	return nil
+}
+
+// showAltChapter shows the \ca number waiting for the next number.
+func (r *renderer) showAltChapter() {
+	if r.altChap != "" {
+		r.number("ca", r.altChap)
+		r.altChap = ""
+	}
+}
+
+// number shows an alternate or published number (class va, vp or ca) in
+// both HTML versions; it is never text.
+func (r *renderer) number(class, num string) {
+	if num == "" {
+		return
+	}
+	r.openAllHTML()
+	r.openAllNotes()
+	for _, b := range []*[]byte{&r.html, &r.notes} {
+		*b = appendOpen(*b, class)
+		*b = appendEscaped(*b, num, false)
+		*b = append(*b, "</span>"...)
+	}
+}
+
+// childText is the text of a character style's Text children (a number).
+func childText(n *usfm.Node) string {
+	var s string
+	for _, c := range n.Children {
+		if c.Kind == usfm.Text {
+			s += c.Text
+		}
+	}
+	return strings.TrimSpace(s)
 }
 
 // addVerse adds verse id to the current chapter and returns its index.
@@ -494,11 +543,16 @@ func (r *renderer) addVerse(id string) int {
 	return idx
 }
 
-// appendVerseLabel appends the start of a verse: its marker and its label.
-func appendVerseLabel(b []byte, id, label string) []byte {
+// appendVerseLabel appends the start of a verse: its marker and its label,
+// which has the class vp too when it is the source's published number.
+func appendVerseLabel(b []byte, id, label string, published bool) []byte {
 	b = append(b, `<span class="yv-v" v="`...)
 	b = appendEscaped(b, id, true)
-	b = append(b, `"></span><span class="yv-vlbl">`...)
+	if published {
+		b = append(b, `"></span><span class="yv-vlbl vp">`...)
+	} else {
+		b = append(b, `"></span><span class="yv-vlbl">`...)
+	}
 	b = appendEscaped(b, label, false)
 	return append(b, `</span>`...)
 }
@@ -518,7 +572,7 @@ func (r *renderer) impliedVerse1(first string) {
 	r.orphan = nil
 	for i := range r.pending {
 		if s := &r.pending[i]; !s.Heading && s.Text != "" {
-			label := string(appendVerseLabel(nil, "1", "1"))
+			label := string(appendVerseLabel(nil, "1", "1", false))
 			s.HTML, s.Notes = label+s.HTML, label+s.Notes
 			break
 		}
@@ -722,7 +776,7 @@ func plainText(n *usfm.Node) string {
 			case usfm.Text:
 				b.WriteString(c.Text)
 			case usfm.Char:
-				if c.Marker != "va" && c.Marker != "vp" {
+				if c.Marker != "va" && c.Marker != "vp" && c.Marker != "ca" {
 					walk(c.Children)
 				}
 			}

@@ -111,13 +111,17 @@ func checkHTML(s string) error {
 
 // visibleText is the text a reader sees in an HTML fragment minus verse
 // labels and notes: what the Text of the same segment must be.
+// numberClasses are the spans of verse and chapter numbers: the label,
+// a published label, alternate verse and chapter numbers.
+var numberClasses = map[string]bool{"yv-vlbl": true, "yv-vlbl vp": true, "va": true, "vp": true, "ca": true}
+
 func visibleText(fragment string) (string, error) {
 	var b strings.Builder
 	var hide []bool // per open element: is its text hidden?
 	hidden := func() bool { return len(hide) > 0 && hide[len(hide)-1] }
 	err := scanHTML("<div>"+fragment+"</div>",
 		func(_, class string) {
-			hide = append(hide, hidden() || class == "yv-vlbl" || strings.HasPrefix(class, "yv-n "))
+			hide = append(hide, hidden() || numberClasses[class] || strings.HasPrefix(class, "yv-n "))
 		},
 		func() { hide = hide[:len(hide)-1] },
 		func(t string) {

@@ -260,15 +260,18 @@ func (p *parser) marker() error {
 		// space after a verse number.
 		p.skipSpace()
 		switch {
-		case name == "ca" && p.chapter != nil:
+		case name == "ca" && p.chapter != nil && p.verse == nil:
 			p.chapter.Alt = val
-		case name == "va" && p.verse != nil:
+		case name == "va" && p.verseJustStarted():
 			p.verse.Alt = val
 		case name == "vp" && p.verse != nil:
 			p.verse.Pub = val
-		case name != "ca" && val != "":
+		case val != "" && (name != "ca" || p.chapter != nil):
 			// \d \va 1\va*: a psalm title that is verse 1 in another
 			// versification has no \v to hang the number on; keep it inline.
+			// So is a \ca after the chapter's verses began: the UHB marks
+			// where the other numbering's chapter starts (GEN 31:55 is
+			// 32:1 in Hebrew) with one before that verse.
 			parent := p.container(start)
 			c := p.node(Char, name, start)
 			p.add(parent, c)
@@ -952,6 +955,26 @@ func (p *parser) node(k Kind, marker string, off int) *Node {
 
 // add appends child to parent. A first child goes into a one-element slice
 // carved from a block, since most character styles hold a single text.
+// verseJustStarted reports whether nothing but spaces follows the verse in
+// progress: a \va there is its alternate number, one after its text the
+// start of a verse of the other numbering within it (the UHB's 1KI 22:43
+// holds Hebrew 22:43 and 44).
+func (p *parser) verseJustStarted() bool {
+	if p.verse == nil || len(p.stack) == 0 {
+		return false
+	}
+	c := p.stack[len(p.stack)-1].Children
+	for k := len(c) - 1; k >= 0; k-- {
+		switch {
+		case c[k] == p.verse:
+			return true
+		case c[k].Kind != Text || strings.TrimSpace(c[k].Text) != "":
+			return false
+		}
+	}
+	return false
+}
+
 func (p *parser) add(parent, child *Node) {
 	if parent.Children != nil {
 		parent.Children = append(parent.Children, child)

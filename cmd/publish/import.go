@@ -28,6 +28,7 @@ type importCmd struct {
 	PublisherURL          string `name:"publisher-url" help:"Link to the publisher's page."`
 	Direction             string `help:"Text direction (ltr, rtl); derived from the language by default." enum:",ltr,rtl" default:""`
 	Versification         string `help:"How the source numbers its verses: org, eng, lxx, vul, rsc, rso, or a Paratext .vrs file (kept with the Bible unless it is one of those). Default: a DBL bundle's versification.vrs, else an earlier import's, else eng."`
+	Numbering             string `help:"Which of the source's numbers to publish: verse (its \\c and \\v) or alternate (its \\ca and \\va, such as the UHB's Hebrew numbers beside its English ones; name their scheme with --versification). Default: an earlier import's, else verse." enum:",verse,alternate" default:""`
 	Metadata              string `help:"A bible.json to start from; flags override its fields." type:"existingfile"`
 	AllowDamaged          bool   `name:"allow-damaged" help:"Import books with damaged structure (bad chapter or verse numbers, lost verses, text with no verse) instead of refusing them."`
 	Check                 bool   `help:"Read and report only; write nothing (and say what would be removed)."`
@@ -58,6 +59,7 @@ func (c *importCmd) Run() error {
 		LocalizedTitle: c.LocalizedTitle, LocalizedAbbreviation: c.LocalizedAbbreviation,
 		OrganizationID: c.Organization, Copyright: c.Copyright, PromotionalContent: c.Promotional,
 		Info: c.Info, PublisherURL: c.PublisherURL, TextDirection: c.Direction, LicenseID: c.License,
+		Numbering: c.Numbering,
 	})
 	opt := build.ImportOptions{AllowDamaged: c.AllowDamaged, Check: c.Check, ReplaceAll: c.ReplaceAll, Replace: c.Replace}
 	if err := c.versification(&meta, &opt); err != nil {

@@ -110,7 +110,8 @@ func parseWalk(t *testing.T, page string) []walkStep {
 // call is checked.
 var walkDirs = map[string]string{
 	"edge": "edge", "authz": "edge/internal/authz", "represent": "edge/internal/represent",
-	"respond": "edge/internal/respond", "conn": "edge/internal/conn", "bible": "bible", "publish": "publish",
+	"respond": "edge/internal/respond", "conn": "edge/internal/conn", "packs": "edge/internal/packs",
+	"cache": "edge/internal/cache", "content": "edge/internal/content", "bible": "bible", "publish": "publish",
 }
 
 // packageFiles parses the non-test Go files of the package in dir (an

@@ -14,11 +14,21 @@ import (
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
 	"edge/internal/respond":   {"wire", "publish"},
-	"edge/internal/represent": {"edge/internal/respond", "publish"},
-	"edge/internal/conn":      {"edge/internal/respond", "wire"},
-	"edge/internal/authz":     {"edge/internal/respond", "access", "wire"},
-	"edge/internal/metrics":   {},
-	"edge/internal/usage":     {"edge/internal/metrics", "bible", "wire"},
+	"edge/internal/cache":     {"edge/internal/metrics"},
+	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
+	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
+		"edge/internal/respond", "publish", "internal/atomicfile"},
+	"edge/internal/site":    {"edge/internal/packs", "edge/internal/represent", "bible", "publish"},
+	"edge/internal/params":  {"edge/internal/respond"},
+	"edge/internal/compose": {"edge/internal/cache", "edge/internal/represent", "edge/internal/respond", "publish"},
+	"edge/internal/content": {"edge/internal/authz", "edge/internal/cache", "edge/internal/compose", "edge/internal/packs",
+		"edge/internal/params", "edge/internal/represent", "edge/internal/respond", "edge/internal/site", "bible", "publish"},
+	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire"},
+	"edge/internal/outage":  {},
+	"edge/internal/conn":    {"edge/internal/respond", "wire"},
+	"edge/internal/authz":   {"edge/internal/respond", "access", "wire"},
+	"edge/internal/metrics": {},
+	"edge/internal/usage":   {"edge/internal/metrics", "bible", "wire"},
 }
 
 func TestEdgeRoleImports(t *testing.T) {

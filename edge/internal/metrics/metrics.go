@@ -40,7 +40,7 @@ const (
 	ClassOrganizations // /v1/organizations, one, and its Bibles
 	ClassFonts         // /v1/fonts, one font and its stylesheet
 	ClassFontFiles     // the font files themselves
-	ClassVOTD          // /v1/verse_of_the_days and one day
+	ClassVOTD          // /v1/verse-of-the-days (and its alias) and one day
 	ClassDev           // the OpenAPI document and the reader page
 	NumClasses
 )

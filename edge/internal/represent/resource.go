@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -234,29 +235,12 @@ func InitResource(r *Resource, p *publish.Pack, e *publish.Entry, h *Head) {
 // an entry read by range) holds: its struct, its bodies, and its head
 // unless the head is shared edge-wide (counted nowhere: at most headsMax).
 func (r *Resource) Size() int64 {
-	n := AllocSize(int64(unsafe.Sizeof(*r)))
+	n := cache.AllocSize(int64(unsafe.Sizeof(*r)))
 	if h := r.Reps[CodingIdentity].head; h != nil && !h.shared {
-		n += AllocSize(int64(unsafe.Sizeof(*h))) + AllocSize(len(h.ctype)) + AllocSize(len(h.lastMod))
+		n += cache.AllocSize(int64(unsafe.Sizeof(*h))) + cache.AllocSize(len(h.ctype)) + cache.AllocSize(len(h.lastMod))
 	}
 	for _, x := range r.Reps {
-		n += AllocSize(len(x.body))
+		n += cache.AllocSize(len(x.body))
 	}
 	return n
-}
-
-// AllocSize is about what the allocator takes for n bytes: small objects
-// are rounded up to a size class, large ones to pages.
-func AllocSize[N int | int64](n N) int64 {
-	x := int64(n)
-	switch {
-	case x <= 0:
-		return 0
-	case x <= 8:
-		return 8
-	case x <= 1024:
-		return (x + 15) &^ 15
-	case x <= 32<<10:
-		return (x + 127) &^ 127
-	}
-	return (x + 8191) &^ 8191
 }

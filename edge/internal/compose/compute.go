@@ -1,4 +1,4 @@
-package edge
+package compose
 
 import (
 	"errors"
@@ -8,19 +8,20 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 )
 
-// computations bound the answers the edge composes on demand (catalogue
+// Computations bound the answers the edge composes on demand (catalogue
 // pages with caller-chosen page_size, fields[] and locale; searches not in
 // the answer cache; suggestions): one computation per key runs at a time,
 // the requests asking for the same key meanwhile wait for it and are
 // answered from the cache it fills, and at most cap(slots) run at once
 // across keys, beyond which a request is answered 503 with Retry-After at
 // once rather than queued behind work it cannot speed up.
-type computations struct {
+type Computations struct {
 	mu      sync.Mutex
-	running flights[struct{}]
+	running cache.Flights[struct{}]
 	slots   chan struct{}
 	// computed counts computations run: /metrics, and the tests that
 	// show concurrent requests for one key compute it once.
@@ -33,32 +34,34 @@ type computations struct {
 // served meanwhile.
 const computationsPerCore = 4
 
-func newComputations(n int) *computations {
+// NewComputations bounds the computations run at once to n (0: a few per
+// core).
+func NewComputations(n int) *Computations {
 	if n <= 0 {
 		n = computationsPerCore * runtime.GOMAXPROCS(0)
 	}
-	return &computations{running: make(flights[struct{}]), slots: make(chan struct{}, n)}
+	return &Computations{running: make(cache.Flights[struct{}]), slots: make(chan struct{}, n)}
 }
 
-var errBusy = errors.New("edge: too many computations at once")
+var errBusy = errors.New("too many computations at once")
 
-// serve answers ctx for key: from the cache when cached serves it (it
+// Serve answers ctx for key: from the cache when cached serves it (it
 // reports whether it did), else by running compute, which composes the
 // answer, serves it and stores it where cached finds it. While compute
 // runs for key, other requests for key wait and then look in the cache;
 // an answer compute does not store (a 204, a failure) is computed by one
 // of them next, one at a time. key must be made of validated, normalised
 // parameters only, so that spellings of one request share it.
-func (c *computations) serve(ctx *fasthttp.RequestCtx, key string, cached func() bool, compute func()) {
+func (c *Computations) Serve(ctx *fasthttp.RequestCtx, key string, cached func() bool, compute func()) {
 	for {
 		if cached() {
 			return
 		}
 		c.mu.Lock()
-		f, lead := c.running.join(key)
+		f, lead := c.running.Join(key)
 		c.mu.Unlock()
 		if !lead {
-			if _, err := f.wait(ctx); err != nil {
+			if _, err := f.Wait(ctx); err != nil {
 				c.busy(ctx)
 				return
 			}
@@ -87,15 +90,22 @@ func (c *computations) serve(ctx *fasthttp.RequestCtx, key string, cached func()
 	}
 }
 
-func (c *computations) finish(key string, f *flight[struct{}], err error) {
+func (c *Computations) finish(key string, f *cache.Flight[struct{}], err error) {
 	c.mu.Lock()
 	delete(c.running, key)
-	f.err = err
+	f.Err = err
 	c.mu.Unlock()
-	f.land()
+	f.Land()
 }
 
-func (c *computations) busy(ctx *fasthttp.RequestCtx) {
+func (c *Computations) busy(ctx *fasthttp.RequestCtx) {
 	c.refused.Add(1)
 	respond.Answer(ctx, respond.Overloaded, "The service is busy computing other answers; retry after the number of seconds in Retry-After.")
 }
+
+// Counts are the computations run and refused (503) since the start.
+func (c *Computations) Counts() (run, refused uint64) { return c.computed.Load(), c.refused.Load() }
+
+// Limit sets how many computations may run at once (0: none, every
+// computation is refused); it is set before the first request.
+func (c *Computations) Limit(n int) { c.slots = make(chan struct{}, n) }

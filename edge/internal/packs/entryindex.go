@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"hash/maphash"
@@ -9,14 +9,14 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// nameIndex finds the index of a name among a fixed list of distinct
+// NameIndex finds the index of a name among a fixed list of distinct
 // names. It serves the hit path's lookups (a chapter in its Bible, an entry
 // in its pack), and under load each memory line a lookup touches is a
 // likely cache miss: a Go map of strings touches its control word, the
 // slot, the key's bytes elsewhere on the heap, and then the value's own
 // allocation. Here a name is found with one probe of a flat table whose
 // slots carry the name's bytes (the names looked up are short).
-type nameIndex struct {
+type NameIndex struct {
 	slots []nameSlot // a power of two, at most half full
 }
 
@@ -35,13 +35,13 @@ var indexSeed = maphash.MakeSeed()
 
 func slotLen(n int) uint8 { return uint8(1 + min(n, 254)) }
 
-// newNameIndex indexes n distinct names, name(i) being the i-th.
-func newNameIndex(n int, name func(i int) string) nameIndex {
+// NewNameIndex indexes n distinct names, name(i) being the i-th.
+func NewNameIndex(n int, name func(i int) string) NameIndex {
 	size := 1
 	for size < 2*n {
 		size *= 2
 	}
-	x := nameIndex{slots: make([]nameSlot, size)}
+	x := NameIndex{slots: make([]nameSlot, size)}
 	mask := uint64(size - 1)
 	for i := range n {
 		nm := name(i)
@@ -58,7 +58,7 @@ func newNameIndex(n int, name func(i int) string) nameIndex {
 
 // find returns the index of name, -1 when it is not in the list; long
 // gives the list's i-th name, asked only for names longer than a slot.
-func (x *nameIndex) find(name []byte, long func(i int) string) int {
+func (x *NameIndex) Find(name []byte, long func(i int) string) int {
 	if len(x.slots) == 0 {
 		return -1
 	}
@@ -83,7 +83,7 @@ func (x *nameIndex) find(name []byte, long func(i int) string) int {
 // entryIndex is a whole pack's entries ready to serve, found by name, the
 // resources side by side in one slice.
 type entryIndex struct {
-	names   nameIndex
+	names   NameIndex
 	res     []represent.Resource // res[i] is the pack's Entries[i]
 	entries []publish.Entry
 }
@@ -92,7 +92,7 @@ type entryIndex struct {
 // distinct (publish.DecodePackHeader).
 func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 	x := entryIndex{
-		names:   newNameIndex(len(p.Entries), func(i int) string { return p.Entries[i].Name }),
+		names:   NewNameIndex(len(p.Entries), func(i int) string { return p.Entries[i].Name }),
 		res:     make([]represent.Resource, len(p.Entries)),
 		entries: p.Entries,
 	}
@@ -111,7 +111,7 @@ func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 
 // find returns the resource of the entry name, nil when there is none.
 func (x *entryIndex) find(name []byte) *represent.Resource {
-	i := x.names.find(name, x.entryName)
+	i := x.names.Find(name, x.entryName)
 	if i < 0 {
 		return nil
 	}

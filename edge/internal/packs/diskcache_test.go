@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"bytes"

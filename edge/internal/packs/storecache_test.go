@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func (s *countingStore) GetRange(ctx context.Context, key string, off, n int64) 
 // testPack publishes a pack of n entries, each with a body of size bytes
 // that compresses (so it has br and gzip codings too) and one duplicate
 // body (stored once, so its codings are not next to each other).
-func testPack(t *testing.T, st publish.Store, n, size int) (publish.PackRef, *packView) {
+func testPack(t *testing.T, st publish.Store, n, size int) (publish.PackRef, *View) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(int64(n*size + 1)))
 	words := []string{"in", "the", "beginning", "was", "word", "and", "light", "darkness"}
@@ -99,20 +99,19 @@ func TestPackTiers(t *testing.T) {
 	st.gets.Store(0)
 	st.ranges.Store(0)
 	st.bytes.Store(0)
-	if big.Size <= DefaultWholePackMax || small.Size > DefaultWholePackMax {
-		t.Fatalf("test packs of %d and %d bytes do not straddle %d", big.Size, small.Size, DefaultWholePackMax)
+	if big.Size <= DefaultWholeMax || small.Size > DefaultWholeMax {
+		t.Fatalf("test packs of %d and %d bytes do not straddle %d", big.Size, small.Size, DefaultWholeMax)
 	}
 	disk := t.TempDir()
-	srv, err := New(Config{Store: st, DiskCacheDir: disk, DiskCacheBytes: 1 << 30})
+	p, err := New(Config{Store: st, MaxBytes: 1 << 30, DiskDir: disk, DiskBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := srv.packs
 
 	tests := []struct {
 		name         string
 		ref          publish.PackRef
-		want         *packView
+		want         *View
 		entry        string
 		gets, ranges int64
 		maxBytes     int64 // read from the store by this lookup
@@ -132,7 +131,7 @@ func TestPackTiers(t *testing.T) {
 	for _, tc := range tests {
 		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
 		m0 := p.tiers.memory.Load()
-		got, err := p.entry(ctx, nil, &tc.ref, []byte(tc.entry))
+		got, err := p.Entry(ctx, nil, &tc.ref, []byte(tc.entry))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -158,17 +157,17 @@ func TestPackTiers(t *testing.T) {
 	// A second edge on the same disk cache starts warm for the packs
 	// fetched whole, and reads the others by range again.
 	st2 := &countingStore{Store: dir}
-	srv2, err := New(Config{Store: st2, DiskCacheDir: disk, DiskCacheBytes: 1 << 30})
+	p2, err := New(Config{Store: st2, MaxBytes: 1 << 30, DiskDir: disk, DiskBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := srv2.packs.entry(ctx, nil, &small, []byte("entry/002"))
+	got, err := p2.Entry(ctx, nil, &small, []byte("entry/002"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResource(t, "small from disk", got, smallView.index.find([]byte("entry/002")))
-	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || srv2.packs.tiers.disk.Load() != 1 {
-		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, srv2.packs.tiers.disk.Load())
+	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || p2.tiers.disk.Load() != 1 {
+		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, p2.tiers.disk.Load())
 	}
 }
 
@@ -182,18 +181,18 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 	}
 	st := &countingStore{Store: dir}
 	big, bigView := testPack(t, st, 200, 2000)
-	srv, err := New(Config{Store: st, DiskCacheDir: t.TempDir(), DiskCacheBytes: 1 << 30})
+	p, err := New(Config{Store: st, MaxBytes: 1 << 30, DiskDir: t.TempDir(), DiskBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range promoteAfter {
-		if _, err := srv.packs.entry(ctx, nil, &big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
+		if _, err := p.Entry(ctx, nil, &big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		v, ok := srv.packs.cache.peek(big.Key)
+		v, ok := p.cache.Peek(big.Key)
 		if ok && v.partial == nil {
 			break
 		}
@@ -202,10 +201,10 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !srv.packs.disk.has(big.Key) {
+	if !p.disk.has(big.Key) {
 		t.Error("promoted pack not kept on disk")
 	}
-	got, err := srv.packs.entry(ctx, nil, &big, []byte("entry/199"))
+	got, err := p.Entry(ctx, nil, &big, []byte("entry/199"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +228,7 @@ func TestStoreHealth(t *testing.T) {
 		{"permission refused", []error{fmt.Errorf("get: %w", fs.ErrPermission)}, true},
 	}
 	for _, tc := range tests {
-		var h storeHealth
+		var h health
 		for _, err := range tc.errs {
 			h.observe(opGet, err)
 		}
@@ -273,15 +272,14 @@ func TestLoadsShared(t *testing.T) {
 	small, smallView := testPack(t, dir, 5, 200)
 	big, bigView := testPack(t, dir, 200, 2000)
 	st := &gatedStore{countingStore: countingStore{Store: dir}, started: make(chan struct{}, 64), gate: make(chan struct{})}
-	srv, err := New(Config{Store: st})
+	p, err := New(Config{Store: st, MaxBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := srv.packs
 
 	// The big pack's header is read first, with the gate open.
 	close(st.gate)
-	if _, err := p.entry(context.Background(), nil, &big, []byte("entry/000")); err != nil {
+	if _, err := p.Entry(context.Background(), nil, &big, []byte("entry/000")); err != nil {
 		t.Fatal(err)
 	}
 	for len(st.started) > 0 {
@@ -303,7 +301,7 @@ func TestLoadsShared(t *testing.T) {
 		results := make(chan *represent.Resource, waiters)
 		for range waiters {
 			go func() {
-				r, err := p.entry(context.Background(), nil, tc.ref, []byte(tc.entry))
+				r, err := p.Entry(context.Background(), nil, tc.ref, []byte(tc.entry))
 				if err != nil {
 					t.Error(err)
 				}
@@ -318,7 +316,7 @@ func TestLoadsShared(t *testing.T) {
 		cancel()
 		errc := make(chan error, 1)
 		go func() {
-			_, err := p.entry(gone, nil, tc.ref, []byte(tc.entry))
+			_, err := p.Entry(gone, nil, tc.ref, []byte(tc.entry))
 			errc <- err
 		}()
 		select {

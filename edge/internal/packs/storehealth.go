@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"context"
@@ -25,12 +25,12 @@ const (
 
 var storeOpNames = [numStoreOps]string{"current", "manifest", "get", "get_range"}
 
-// storeHealth follows whether the store answers. The store is down when
+// health follows whether the store answers. The store is down when
 // the most recent request to it failed: the build watcher asks every poll
 // interval, so an outage and a recovery both show within one interval.
 // "No such object" is an answer, not an outage; nor is a request given up
 // because the edge is shutting down.
-type storeHealth struct {
+type health struct {
 	ok, failed [numStoreOps]metrics.Counter
 
 	mu        sync.Mutex
@@ -40,7 +40,7 @@ type storeHealth struct {
 }
 
 // observe records the outcome of one store request.
-func (h *storeHealth) observe(op storeOp, err error) {
+func (h *health) observe(op storeOp, err error) {
 	if err != nil && (publish.IsNotExist(err) || errors.Is(err, context.Canceled)) {
 		err = nil
 	}
@@ -60,7 +60,7 @@ func (h *storeHealth) observe(op storeOp, err error) {
 
 // outage returns a reason when the store is down; it names no error text
 // (readiness is read by load balancers and people, not only operators).
-func (h *storeHealth) outage() (string, bool) {
+func (h *health) outage() (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.down {
@@ -74,11 +74,20 @@ func (h *storeHealth) outage() (string, bool) {
 		time.Since(h.downSince).Round(time.Second), last), true
 }
 
+// Observe returns st with its reads observed: their outcomes are the
+// store's health that Outage reports and /metrics shows. The build
+// watcher's reads go through it as the packs' own do.
+func (p *Packs) Observe(st publish.Store) publish.Store { return observedStore{st, &p.health} }
+
+// Outage returns a reason when the store is down; it names no error text
+// (readiness is read by load balancers and people, not only operators).
+func (p *Packs) Outage() (string, bool) { return p.health.outage() }
+
 // observedStore reports every read to the health tracker. The edge only
 // reads; writes pass through unobserved.
 type observedStore struct {
 	publish.Store
-	h *storeHealth
+	h *health
 }
 
 func (s observedStore) Get(ctx context.Context, key string) ([]byte, error) {
@@ -103,10 +112,9 @@ func (s observedStore) Current(ctx context.Context) (string, error) {
 	return id, err
 }
 
-// writeStoreMetrics adds the cache tiers' metrics and the store's (h) to
-// /metrics.
-func (p *packs) writeStoreMetrics(w io.Writer, h *storeHealth) {
-	t := &p.tiers
+// WriteMetrics adds the tiers' metrics and the store's to /metrics.
+func (p *Packs) WriteMetrics(w io.Writer) {
+	t, h := &p.tiers, &p.health
 	fmt.Fprintln(w, "# HELP edge_pack_reads_total Pack lookups by the tier that answered: memory (a decoded pack or an entry read earlier), disk (a whole pack from the disk cache), store (a whole pack fetched), store_header and store_range (a pack header and an entry fetched by ranged read).")
 	fmt.Fprintln(w, "# TYPE edge_pack_reads_total counter")
 	for _, x := range []struct {

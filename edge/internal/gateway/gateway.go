@@ -1,4 +1,10 @@
-package edge
+// Package gateway forwards the routes the dynamic service owns: it
+// authorises them as every route is (the App Key, or the public app id on
+// the data-exchange routes, or the sign-in routes' own rule), removes any
+// identity a client claimed, sets the verified app id, the edge token, the
+// request id and the X-Forwarded-* headers, and answers 504 or 503 when
+// dynamic does not.
+package gateway
 
 import (
 	"errors"
@@ -13,11 +19,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
 )
 
-type gateway struct {
+// Gateway forwards to one dynamic service.
+type Gateway struct {
 	authz *authz.Authz
 	log   *slog.Logger
 
@@ -29,10 +37,26 @@ type gateway struct {
 	timeout time.Duration
 	// outage logs dynamic being unreachable once an interval, not once a
 	// request.
-	outage outageLog
+	outage outage.Log
 }
 
-func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
+// Config is what New needs.
+type Config struct {
+	Authz *authz.Authz
+	Log   *slog.Logger
+	// URL is the dynamic service's; "": the forwarded routes answer 503.
+	URL     string
+	Token   string        // sent as X-Edge-Token
+	Timeout time.Duration // bounds a forwarded request (504 past it)
+}
+
+// New returns a gateway to cfg.URL.
+func New(cfg Config) (*Gateway, error) {
+	g := &Gateway{authz: cfg.Authz, log: cfg.Log}
+	if cfg.URL == "" {
+		return g, nil
+	}
+	rawURL, token, timeout := cfg.URL, cfg.Token, cfg.Timeout
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("dynamic URL %q: want http(s)://host[:port]", rawURL)
@@ -45,27 +69,23 @@ func newGateway(rawURL, token string, timeout time.Duration) (*gateway, error) {
 			addr += ":80"
 		}
 	}
-	return &gateway{
-		base:   u,
-		prefix: strings.TrimSuffix(u.Path, "/"),
-		token:  token,
-		client: &fasthttp.HostClient{
-			Addr:                          addr,
-			IsTLS:                         u.Scheme == "https",
-			ReadTimeout:                   timeout,
-			WriteTimeout:                  timeout,
-			MaxIdleConnDuration:           30 * time.Second,
-			DisableHeaderNamesNormalizing: false,
-		},
-		timeout: timeout,
-	}, nil
+	g.base, g.prefix, g.token, g.timeout = u, strings.TrimSuffix(u.Path, "/"), token, timeout
+	g.client = &fasthttp.HostClient{
+		Addr:                          addr,
+		IsTLS:                         u.Scheme == "https",
+		ReadTimeout:                   timeout,
+		WriteTimeout:                  timeout,
+		MaxIdleConnDuration:           30 * time.Second,
+		DisableHeaderNamesNormalizing: false,
+	}
+	return g, nil
 }
 
-// forward authenticates a dynamic-owned route and passes it on with the
+// Forward authenticates a dynamic-owned route and passes it on with the
 // verified app id. The browser data-exchange routes may name the app in the
 // query instead of the header (spec, Authentication 4); the sign-in routes
 // name it, if at all, by client_id, and go on without one otherwise.
-func (g *gateway) forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
+func (g *Gateway) Forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) {
 	t := g.authz.Table()
 	if t == nil {
 		respond.Starting(ctx)
@@ -106,7 +126,7 @@ var valRetryUpstream = []byte("2")
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
+func (g *Gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	ctx.Request.CopyTo(req)
@@ -161,11 +181,11 @@ func (g *gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 		// (spec, Errors: retry with backoff), not a 502 that reads as a
 		// broken upstream. A retried POST is safe: request_id.
 		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
-		g.outage.failed(g.log, "dynamic unreachable; forwarded requests answer 503", "id", ctx.ID(), "err", err)
+		g.outage.Failed(g.log, "dynamic unreachable; forwarded requests answer 503", "id", ctx.ID(), "err", err)
 		respond.Generic(ctx, respond.UpstreamDown)
 		return
 	}
-	g.outage.ok(g.log, "dynamic answers again")
+	g.outage.OK(g.log, "dynamic answers again")
 	for _, h := range hopHeaders {
 		ctx.Response.Header.Del(h)
 	}

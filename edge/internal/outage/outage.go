@@ -1,4 +1,9 @@
-package edge
+// Package outage logs a failure that repeats (a store, dynamic, an access
+// source that does not answer) once an interval while it lasts, and its
+// end once: the edge's watchers retry every poll interval and requests
+// meet the same failure at request rate, and a line each buries the rest
+// of the log.
+package outage
 
 import (
 	"log/slog"
@@ -7,17 +12,15 @@ import (
 	"time"
 )
 
-// DefaultOutageLogInterval is how often a failure that repeats (a store or
-// dynamic that does not answer) is logged while it lasts: the watchers
-// retry every poll interval, and a line a second per edge buries the rest
-// of the log.
-const DefaultOutageLogInterval = time.Minute
+// DefaultInterval is how often a failure that repeats is logged while it
+// lasts.
+const DefaultInterval = time.Minute
 
-// outageLog logs one warning per interval for a failure that repeats, with
+// Log logs one warning per interval for a failure that repeats, with
 // the number of failures not logged since the last line, and one line when
-// it ends. The zero value logs once per DefaultOutageLogInterval.
-type outageLog struct {
-	every time.Duration // 0: DefaultOutageLogInterval
+// it ends. The zero value logs once per DefaultInterval.
+type Log struct {
+	Every time.Duration // 0: DefaultInterval
 
 	failing    atomic.Bool // read without the lock by ok, on request paths
 	mu         sync.Mutex
@@ -25,12 +28,12 @@ type outageLog struct {
 	suppressed int       // failures since then, not logged
 }
 
-// failed logs msg and args as a warning unless one was logged less than
+// Failed logs msg and args as a warning unless one was logged less than
 // an interval ago; then it only counts the failure.
-func (o *outageLog) failed(log *slog.Logger, msg string, args ...any) {
-	every := o.every
+func (o *Log) Failed(log *slog.Logger, msg string, args ...any) {
+	every := o.Every
 	if every <= 0 {
-		every = DefaultOutageLogInterval
+		every = DefaultInterval
 	}
 	now := time.Now()
 	o.mu.Lock()
@@ -49,9 +52,9 @@ func (o *outageLog) failed(log *slog.Logger, msg string, args ...any) {
 	log.Warn(msg, args...)
 }
 
-// ok ends a failure: msg is logged as information, with the failures not
+// OK ends a failure: msg is logged as information, with the failures not
 // logged, if a failure was. Without one it costs an atomic load.
-func (o *outageLog) ok(log *slog.Logger, msg string) {
+func (o *Log) OK(log *slog.Logger, msg string) {
 	if !o.failing.Load() {
 		return
 	}

@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"context"
@@ -21,14 +21,13 @@ func TestPackSlot(t *testing.T) {
 	a, aView := testPack(t, dir, 5, 200)
 	b, _ := testPack(t, dir, 6, 200)
 	c, _ := testPack(t, dir, 7, 200)
-	srv, err := New(Config{Store: dir})
+	p, err := New(Config{Store: dir, MaxBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := srv.packs
-	var slotA, slotB, slotC packSlot
+	var slotA, slotB, slotC Slot
 
-	res, err := p.entry(ctx, &slotA, &a, []byte("entry/001"))
+	res, err := p.Entry(ctx, &slotA, &a, []byte("entry/001"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,25 +36,23 @@ func TestPackSlot(t *testing.T) {
 	if va == nil {
 		t.Fatal("pack not kept in its slot")
 	}
-	hits := p.cache.hits.Load()
-	if res, _ := p.entry(ctx, &slotA, &a, []byte("entry/002")); res == nil {
+	hits, _ := p.cache.Counts()
+	if res, _ := p.Entry(ctx, &slotA, &a, []byte("entry/002")); res == nil {
 		t.Fatal("entry/002 not found through the slot")
 	}
-	if p.cache.hits.Load() != hits+1 {
+	if now, _ := p.cache.Counts(); now != hits+1 {
 		t.Fatal("a hit through the slot is not counted")
 	}
-	if _, err := p.entry(ctx, &slotB, &b, []byte("entry/001")); err != nil {
+	if _, err := p.Entry(ctx, &slotB, &b, []byte("entry/001")); err != nil {
 		t.Fatal(err)
 	}
 
 	// Room for two packs: a third evicts the least recently used, but A
 	// was used through its slot after B was loaded, so B goes.
-	_, used := p.cache.stats()
-	p.cache.mu.Lock()
-	p.cache.max = used + 100
-	p.cache.mu.Unlock()
-	p.entry(ctx, &slotA, &a, []byte("entry/003")) // through the slot: the cache does not see it
-	if _, err := p.entry(ctx, &slotC, &c, []byte("entry/001")); err != nil {
+	_, used := p.cache.Stats()
+	p.cache.SetMax(used + 100)
+	p.Entry(ctx, &slotA, &a, []byte("entry/003")) // through the slot: the cache does not see it
+	if _, err := p.Entry(ctx, &slotC, &c, []byte("entry/001")); err != nil {
 		t.Fatal(err)
 	}
 	if slotB.Load() != nil {
@@ -64,15 +61,12 @@ func TestPackSlot(t *testing.T) {
 	if slotA.Load() != va {
 		t.Error("A, used through its slot, was evicted before B")
 	}
-	if _, ok := p.cache.peek(b.Key); ok {
+	if _, ok := p.cache.Peek(b.Key); ok {
 		t.Error("B still cached")
 	}
 	// A evicted now (not used since its second chance): its slot is empty
 	// and a view evicted cannot be put back in a slot.
-	p.cache.mu.Lock()
-	p.cache.max = 1
-	p.cache.evict()
-	p.cache.mu.Unlock()
+	p.cache.SetMax(1)
 	if slotA.Load() != nil || slotC.Load() != nil {
 		t.Fatal("evicted packs still in their slots")
 	}
@@ -90,13 +84,13 @@ func TestPackSlotOnlyCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := testPack(t, dir, 5, 200)
-	srv, err := New(Config{Store: dir, PackCacheBytes: 1})
+	p, err := New(Config{Store: dir, MaxBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var slot packSlot
+	var slot Slot
 	for range 2 {
-		if res, err := srv.packs.entry(context.Background(), &slot, &a, []byte("entry/001")); err != nil || res == nil {
+		if res, err := p.Entry(context.Background(), &slot, &a, []byte("entry/001")); err != nil || res == nil {
 			t.Fatalf("entry/001: %v %v", res, err)
 		}
 		if slot.Load() != nil {

@@ -1,4 +1,4 @@
-package edge
+package gateway
 
 import "testing"
 
@@ -27,8 +27,8 @@ func TestSignInRoutes(t *testing.T) {
 		if got := isSignIn([]byte(tt.path)); got != tt.signIn {
 			t.Errorf("isSignIn(%q) = %v, want %v", tt.path, got, tt.signIn)
 		}
-		if got := isGatewayPath([]byte(tt.path)); got != tt.fwd {
-			t.Errorf("isGatewayPath(%q) = %v, want %v", tt.path, got, tt.fwd)
+		if got := IsPath([]byte(tt.path)); got != tt.fwd {
+			t.Errorf("IsPath(%q) = %v, want %v", tt.path, got, tt.fwd)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"fmt"
@@ -99,12 +99,12 @@ func TestHitLayout(t *testing.T) {
 	if n := unsafe.Sizeof(nameSlot{}); n != 32 {
 		t.Errorf("nameSlot is %d bytes, want 32", n)
 	}
-	if n := unsafe.Sizeof(packView{}); n%64 != 0 {
-		t.Errorf("packView is %d bytes, not whole cache lines (its padding is stale)", n)
+	if n := unsafe.Sizeof(View{}); n%64 != 0 {
+		t.Errorf("View is %d bytes, not whole cache lines (its padding is stale)", n)
 	}
-	var v packView
+	var v View
 	if end := unsafe.Offsetof(v.index) + unsafe.Offsetof(v.index.res) + unsafe.Sizeof(v.index.res); end > 64 ||
 		unsafe.Offsetof(v.used) != 0 {
-		t.Errorf("a hit's fields of packView end at byte %d, past its first line", end)
+		t.Errorf("a hit's fields of View end at byte %d, past its first line", end)
 	}
 }

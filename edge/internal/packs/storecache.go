@@ -1,4 +1,4 @@
-package edge
+package packs
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
@@ -15,7 +16,7 @@ import (
 // offsets) comes first, so an edge can read it with one GetRange and then
 // each entry it needs with another, rather than the whole pack.
 //
-// When a whole-pack read is better: below DefaultWholePackMax a pack is
+// When a whole-pack read is better: below DefaultWholeMax a pack is
 // fetched whole. An S3 request costs a round trip whatever its size, and a
 // chapter pack's header is about 40 % of the pack (the WEB's chapter packs
 // are 60–200 KiB with 25–60 KiB headers), so a ranged read (header, then
@@ -25,8 +26,8 @@ import (
 // 2 KiB header; Psalm 119's 680 KiB chapter) the first request reads a few
 // KiB instead of megabytes.
 const (
-	// DefaultWholePackMax is the largest pack fetched whole on a miss.
-	DefaultWholePackMax = 256 << 10
+	// DefaultWholeMax is the largest pack fetched whole on a miss.
+	DefaultWholeMax = 256 << 10
 	// headerProbe is the first ranged read: the prefix and, for most
 	// packs, the whole header. A longer header takes one more read.
 	headerProbe = 64 << 10
@@ -56,21 +57,21 @@ type partialPack struct {
 
 	mu      sync.Mutex
 	res     map[string]*represent.Resource
-	flight  flights[*represent.Resource]
+	flight  cache.Flights[*represent.Resource]
 	fetched int
 	promote bool
 }
 
-// entry returns the resource name of pack ref, nil when the pack has no
+// Entry returns the resource name of pack ref, nil when the pack has no
 // such entry. slot, when not nil, is where the caller keeps the pack
 // (a chapter's): a pack found there is used at once, and a pack found whole
 // in memory is put there for next time. A hit on a whole pack in memory
 // does not allocate.
-func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
+func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
-			p.cache.hits.Inc()
+			p.cache.Hit()
 			p.tiers.memory.Inc()
 			return v.index.find(name), nil
 		}
@@ -90,8 +91,8 @@ func (p *packs) entry(ctx context.Context, slot *packSlot, ref *publish.PackRef,
 
 // view returns pack ref in memory: whole, or (v.partial != nil) its header
 // for ranged reads of its entries.
-func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error) {
-	if v, ok := p.cache.get(ref.Key); ok {
+func (p *Packs) view(ctx context.Context, ref publish.PackRef) (*View, error) {
+	if v, ok := p.cache.Get(ref.Key); ok {
 		if v.partial == nil {
 			p.tiers.memory.Inc()
 		}
@@ -105,26 +106,26 @@ func (p *packs) view(ctx context.Context, ref publish.PackRef) (*packView, error
 
 // loadHeader reads a pack's header with one ranged read (two when it is
 // longer than headerProbe).
-func (p *packs) loadHeader(ctx context.Context, ref publish.PackRef) (*packView, error) {
+func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef) (*View, error) {
 	pk, err := publish.LoadPackHeader(ctx, p.store, ref, headerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
 	p.tiers.header.Inc()
-	return &packView{
+	return &View{
 		pack: pk,
 		size: headerCost(pk),
 		partial: &partialPack{
 			ref:    ref,
 			res:    make(map[string]*represent.Resource),
-			flight: make(flights[*represent.Resource]),
+			flight: make(cache.Flights[*represent.Resource]),
 		},
 	}, nil
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
 // by range the first time.
-func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*represent.Resource, error) {
+func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*represent.Resource, error) {
 	pp := v.partial
 	pp.mu.Lock()
 	if r, ok := pp.res[string(name)]; ok {
@@ -138,21 +139,21 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 		pp.mu.Unlock()
 		return nil, nil
 	}
-	c, lead := pp.flight.join(key)
+	c, lead := pp.flight.Join(key)
 	pp.mu.Unlock()
 	if !lead {
-		return c.wait(ctx)
+		return c.Wait(ctx)
 	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	c.val, c.err = p.readEntry(lctx, v, e)
+	c.Val, c.Err = p.readEntry(lctx, v, e)
 	cancel()
 	pp.mu.Lock()
 	delete(pp.flight, key)
 	promote := false
-	if c.err == nil {
-		pp.res[key] = c.val
-		v.size += c.val.Size() + represent.AllocSize(len(key)) + mapEntryCost
+	if c.Err == nil {
+		pp.res[key] = c.Val
+		v.size += c.Val.Size() + cache.AllocSize(len(key)) + cache.MapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true
@@ -160,21 +161,21 @@ func (p *packs) partialEntry(ctx context.Context, v *packView, name []byte) (*re
 	}
 	size := v.size
 	pp.mu.Unlock()
-	c.land()
-	if c.err == nil {
+	c.Land()
+	if c.Err == nil {
 		p.tiers.ranged.Inc()
-		p.cache.resize(pp.ref.Key, size, func(x *packView) bool { return x == v })
+		p.cache.Resize(pp.ref.Key, size, func(x *View) bool { return x == v })
 	}
 	if promote {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
-	return c.val, c.err
+	return c.Val, c.Err
 }
 
 // readEntry reads every coding of one entry, in as few ranged reads as
 // their layout allows, as a one-entry pack (publish.WithBodies) so that the
 // resource is prepared by the same code as a whole pack's.
-func (p *packs) readEntry(ctx context.Context, v *packView, e *publish.Entry) (*represent.Resource, error) {
+func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (*represent.Resource, error) {
 	ref := v.partial.ref
 	type span struct{ off, end int64 }
 	var spans []span

@@ -1,0 +1,261 @@
+// Package cache holds the building blocks of the edge's in-memory caches:
+// an LRU bounded by what its entries cost on the heap, loads shared by the
+// requests that want the same thing at once (Flights), and the allocation
+// figures the bounds are counted in. The pack tiers, the composed answers
+// and the search answers each keep their own caches made of these.
+package cache
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+)
+
+// LRU is a cache bounded by the total size of its values, evicting the least
+// recently used. Get does not allocate, so the hot path can use it.
+type LRU[V comparable] struct {
+	mu         sync.Mutex
+	max, used  int64
+	items      map[string]*node[V]
+	head, tail *node[V] // head is the most recently used
+	clock      uint64   // counts moves to the front
+	hits, miss metrics.HotCounter
+
+	// Kept and Dropped, when set, are told of every value the cache takes
+	// in and lets go (evicted or replaced), under the cache's lock.
+	// Referenced, when set, reports and clears whether a value was used
+	// by a way around Get since it was last asked (the pack tiers' slots):
+	// such a value at the tail goes back to the front instead of out, once
+	// per pass. They are set before the cache is used.
+	Kept, Dropped func(V)
+	Referenced    func(V) bool
+}
+
+type node[V comparable] struct {
+	key        string
+	val        V
+	size       int64
+	stamp      uint64 // clock when last moved to the front
+	prev, next *node[V]
+}
+
+// New returns a cache holding at most maxBytes of entries, each counted as cost says.
+func New[V comparable](maxBytes int64) *LRU[V] {
+	return &LRU[V]{max: maxBytes, items: make(map[string]*node[V])}
+}
+
+// Get returns the value under key. The key may be a string converted from
+// bytes at the call site: the map index does not allocate.
+func (c *LRU[V]) Get(key string) (V, bool) {
+	c.mu.Lock()
+	n, ok := c.items[key]
+	if ok {
+		c.moveFront(n)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.miss.Inc()
+		var zero V
+		return zero, false
+	}
+	c.hits.Inc()
+	return n.val, true
+}
+
+// Find looks up a key held in bytes and counts a hit but not a miss, for a
+// caller that looks before it knows whether the request is one the cache
+// serves, and counts the miss itself (Missed) once it does.
+func (c *LRU[V]) Find(key []byte) (V, bool) {
+	c.mu.Lock()
+	n, ok := c.items[string(key)]
+	if ok {
+		c.moveFront(n)
+	}
+	c.mu.Unlock()
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	c.hits.Inc()
+	return n.val, true
+}
+
+// Missed counts a miss for a lookup made with Find.
+func (c *LRU[V]) Missed() { c.miss.Inc() }
+
+// Hit counts a hit on a value found by a way around the cache (a slot
+// holding it), which Referenced then reports.
+func (c *LRU[V]) Hit() { c.hits.Inc() }
+
+// Counts are the hits and misses counted since the start.
+func (c *LRU[V]) Counts() (hits, misses uint64) { return c.hits.Load(), c.miss.Load() }
+
+// cost is what an entry of a value of size bytes takes: the value, its key,
+// the list node and the map slot. The cache counts it, so that its bound
+// is on memory.
+func (c *LRU[V]) cost(key string, size int64) int64 {
+	return size + AllocSize(len(key)) + AllocSize(int64(unsafe.Sizeof(node[V]{}))) + MapEntryCost
+}
+
+// Add stores val, whose own size is size. A value larger than the whole
+// cache is not kept: it would only evict everything else.
+func (c *LRU[V]) Add(key string, val V, size int64) {
+	size = c.cost(key, size)
+	if size > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.items[key]; ok {
+		c.used += size - n.size
+		old := n.val
+		n.val, n.size = val, size
+		c.moveFront(n)
+		if c.Dropped != nil && old != val {
+			c.Dropped(old)
+		}
+	} else {
+		n := &node[V]{key: key, val: val, size: size}
+		c.items[key] = n
+		c.used += size
+		c.pushFront(n)
+	}
+	if c.Kept != nil {
+		c.Kept(val)
+	}
+	c.evict()
+}
+
+func (c *LRU[V]) evict() {
+	chances := len(c.items)
+	for c.used > c.max && c.tail != nil {
+		old := c.tail
+		if c.Referenced != nil && chances > 0 && c.Referenced(old.val) {
+			chances--
+			c.unlink(old)
+			c.pushFront(old)
+			continue
+		}
+		c.unlink(old)
+		delete(c.items, old.key)
+		c.used -= old.size
+		if c.Dropped != nil {
+			c.Dropped(old.val)
+		}
+	}
+}
+
+// Peek returns the value under key without counting a hit or a miss or
+// changing its recency: for a loader checking again under its own lock.
+func (c *LRU[V]) Peek(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.items[key]; ok {
+		return n.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Resize records that the value under key grew or shrank to size, if the
+// entry still holds that value (is says so): a value that has been
+// replaced or evicted meanwhile is not put back.
+func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.items[key]
+	if !ok || !is(n.val) {
+		return
+	}
+	size = c.cost(key, size)
+	c.used += size - n.size
+	n.size = size
+	c.evict()
+}
+
+// Stats are the entries held and what they cost.
+func (c *LRU[V]) Stats() (entries int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.items), c.used
+}
+
+// SetMax changes the bound, evicting down to it at once.
+func (c *LRU[V]) SetMax(maxBytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.max = maxBytes
+	c.evict()
+}
+
+// Clear drops every entry without telling Dropped: for measuring what the
+// entries held.
+func (c *LRU[V]) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.items = make(map[string]*node[V])
+	c.head, c.tail, c.used = nil, nil, 0
+}
+
+// moveFront marks n as just used. A node moved to the front within the last
+// quarter of the cache's moves is left where it is: it is far from eviction
+// anyway, and relinking touches three nodes' memory on every hit of a hot
+// entry.
+func (c *LRU[V]) moveFront(n *node[V]) {
+	if c.head == n || c.clock-n.stamp < uint64(len(c.items)/4) {
+		return
+	}
+	c.unlink(n)
+	c.pushFront(n)
+}
+
+func (c *LRU[V]) pushFront(n *node[V]) {
+	c.clock++
+	n.stamp = c.clock
+	n.prev, n.next = nil, c.head
+	if c.head != nil {
+		c.head.prev = n
+	}
+	c.head = n
+	if c.tail == nil {
+		c.tail = n
+	}
+}
+
+func (c *LRU[V]) unlink(n *node[V]) {
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		c.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		c.tail = n.prev
+	}
+	n.prev, n.next = nil, nil
+}
+
+// MapEntryCost is a map slot of a string key and a pointer value, with the
+// spare room a map keeps.
+const MapEntryCost = 48
+
+// AllocSize is about what the allocator takes for n bytes: small objects
+// are rounded up to a size class, large ones to pages. What the caches
+// count is what their entries cost on the heap, so that their bounds bound
+// the edge's memory.
+func AllocSize[N int | int64](n N) int64 {
+	x := int64(n)
+	switch {
+	case x <= 0:
+		return 0
+	case x <= 8:
+		return 8
+	case x <= 1024:
+		return (x + 15) &^ 15
+	case x <= 32<<10:
+		return (x + 127) &^ 127
+	}
+	return (x + 8191) &^ 8191
+}

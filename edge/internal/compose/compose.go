@@ -1,0 +1,139 @@
+// Package compose is what the edge's answers composed on demand share (a
+// range of verses, a catalogue page, a search answer, the developer
+// pages): the body prepared as a published one is (codings compressed
+// once, strong ETags), an answer served and kept under the key of the
+// request that asked for it, and the bound on computations at once.
+package compose
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Codecs compress composed bodies at one pair of levels. The writers are
+// pooled: a brotli writer allocates about 2 MB of hash tables and ring
+// buffer, which cost more than compressing a short range or a search
+// answer; a sync.Pool lets the garbage collector take idle ones back, so a
+// quiet edge does not keep them.
+type Codecs struct{ br, gz sync.Pool }
+
+func newCodecs(brLevel, gzLevel int) *Codecs {
+	c := &Codecs{}
+	c.br.New = func() any { return brotli.NewWriterLevel(nil, brLevel) }
+	c.gz.New = func() any {
+		w, _ := gzip.NewWriterLevel(nil, gzLevel) // the levels below are valid
+		return w
+	}
+	return c
+}
+
+var (
+	// Composed ranges and catalogue answers are kept long and asked for
+	// again: brotli 5 compresses about as well as gzip 9 at a fraction of
+	// brotli 9's cost.
+	Kept = newCodecs(5, 6)
+	// Search answers are computed for every query not in the answer cache
+	// and are about a kilobyte, where higher levels gain a few bytes for
+	// several times the CPU.
+	Quick = newCodecs(2, 4)
+)
+
+// NewResource prepares a composed body like the build prepares a
+// published one: identity plus each coding that is smaller, a strong ETag
+// per coding in the build's form, served as ctype.
+func NewResource(body []byte, ctype string, mod time.Time, c *Codecs) *represent.Resource {
+	r := new(represent.Resource)
+	h := represent.SharedHead(ctype, mod)
+	sum := sha256.Sum256(body)
+	set := func(k int, b []byte) {
+		r.Reps[k].Set(b, publish.ETag(&sum, represent.CodingNames[k]), h)
+	}
+	// The cache keeps these bodies for as long as the range is asked for:
+	// copies of exactly their length, so the spare capacity of the
+	// growing buffers goes with them.
+	set(represent.CodingIdentity, bytes.Clone(body))
+	if b := c.brotli(body); len(b) < len(body) {
+		set(represent.CodingBrotli, b)
+	}
+	if b := c.gzip(body); len(b) < len(body) {
+		set(represent.CodingGzip, b)
+	}
+	return r
+}
+
+// brotli and gzip compress body and return a copy of exactly the
+// compressed length, so a cached answer holds only its bytes.
+func (c *Codecs) brotli(body []byte) []byte {
+	var buf bytes.Buffer
+	w := c.br.Get().(*brotli.Writer)
+	w.Reset(&buf)
+	w.Write(body) // a bytes.Buffer does not fail
+	w.Close()
+	w.Reset(nil)
+	c.br.Put(w)
+	return bytes.Clone(buf.Bytes())
+}
+
+func (c *Codecs) gzip(body []byte) []byte {
+	var buf bytes.Buffer
+	w := c.gz.Get().(*gzip.Writer)
+	w.Reset(&buf)
+	w.Write(body)
+	w.Close()
+	w.Reset(nil)
+	c.gz.Put(w)
+	return bytes.Clone(buf.Bytes())
+}
+
+// Serve serves a JSON body composed on demand with the edge's HTTP
+// semantics and Cache-Control cc. Encoded forms are kept in composed by
+// the hash of the body, so the same answer is compressed once however it
+// was asked for; reqKey, when not "", also names the answer for
+// Remembered, for answers that cost more to compose than to look up.
+func Serve(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
+	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
+	key := "catalog/" + hex.EncodeToString(sum[:16])
+	res, ok := composed.Get(key)
+	if !ok {
+		res = NewResource(bytes.Clone(body), publish.JSON, mod, Kept)
+		composed.Add(key, res, res.Size())
+	}
+	if reqKey != "" {
+		// The resource is shared with the content key: count only the
+		// entry itself.
+		composed.Add(reqKey, res, 0)
+	}
+	represent.Serve(ctx, res, private)
+	if !private && cc != represent.CachePublic {
+		ctx.Response.Header.Set("Cache-Control", cc)
+	}
+}
+
+// Remembered serves the answer kept under reqKey, if there is one.
+func Remembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private bool) bool {
+	res, ok := composed.Get(reqKey)
+	if !ok {
+		return false
+	}
+	represent.Serve(ctx, res, private)
+	return true
+}
+
+// NoContent is the spec's 204: nothing matches, no body.
+func NoContent(ctx *fasthttp.RequestCtx, private bool) {
+	ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.CacheControl(private))
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+	ctx.Response.ResetBody()
+}

@@ -1,0 +1,260 @@
+// Package content answers the Bibles routes (/v1/bibles/{id}/…): a
+// Bible's metadata, books, chapters, verses and passages, pre-rendered
+// entries served from the pack tiers, and verse ranges composed from
+// their verses' segments and kept.
+package content
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/params"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/valyala/fasthttp"
+)
+
+// Kind is which of the Bibles routes a path names.
+type Kind uint8
+
+const (
+	KindBible Kind = iota
+	KindIndex
+	KindBooks
+	KindBook
+	KindChapters
+	KindChapter
+	KindVerses
+	KindVerse
+	KindPassage
+)
+
+// Route is a parsed /v1/bibles/… path. Its segments point into the
+// request's path: parsing allocates nothing. Only the shape is checked;
+// the values are checked by Serve, so that a well-shaped path with a bad
+// value is 422 or 404.
+type Route struct {
+	Kind                        Kind
+	Bible, Book, Chapter, Verse []byte
+	Passage                     []byte
+}
+
+// Routes answers the Bibles routes. It holds what they read: the access
+// decisions, the pack tiers, the cache of composed ranges and the bound on
+// a range.
+type Routes struct {
+	log            *slog.Logger
+	authz          *authz.Authz
+	packs          *packs.Packs
+	composed       *cache.LRU[*represent.Resource]
+	maxRangeVerses int
+}
+
+// Config is what New needs.
+type Config struct {
+	Log      *slog.Logger
+	Authz    *authz.Authz
+	Packs    *packs.Packs
+	Composed *cache.LRU[*represent.Resource] // composed ranges, by composedKey
+	// MaxRangeVerses is the largest range composed (DefaultMaxRangeVerses
+	// when zero).
+	MaxRangeVerses int
+}
+
+// New returns the Bibles routes.
+func New(cfg Config) *Routes {
+	if cfg.MaxRangeVerses <= 0 {
+		cfg.MaxRangeVerses = DefaultMaxRangeVerses
+	}
+	return &Routes{log: cfg.Log, authz: cfg.Authz, packs: cfg.Packs, composed: cfg.Composed, maxRangeVerses: cfg.MaxRangeVerses}
+}
+
+// Serve answers the Bibles routes, once the edge's gate has let the
+// request in.
+func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, rt *Route) {
+	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
+	if app == nil {
+		return
+	}
+	id, p := params.PathID(rt.Bible)
+	if p == params.IDInvalid {
+		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
+		return
+	}
+	bv := st.Bibles[id]
+	if p == params.IDNone || bv == nil {
+		respond.Answer(ctx, respond.NotFound, "Bible not found.")
+		return
+	}
+	if rt.Kind == KindPassage {
+		s.passage(ctx, t, app, st, bv, rt.Passage)
+		return
+	}
+	var ref *publish.PackRef
+	var slot *packs.Slot
+	var name string
+	switch rt.Kind {
+	case KindBible, KindIndex, KindBooks:
+		ref = &bv.Entry.Pack
+		name = publish.NameBible
+		if rt.Kind == KindIndex {
+			name = publish.NameIndex
+		}
+		if rt.Kind == KindBooks {
+			name = publish.NameBooks
+			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
+				canon, ok := bible.ParseCanon(string(c))
+				if !ok {
+					respond.Invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
+					return
+				}
+				name = publish.BooksName(canon)
+			}
+		}
+	default:
+		book, ok := bible.ParseBookID(respond.UnsafeString(rt.Book))
+		if !ok {
+			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
+			return
+		}
+		bk := bv.Books[string(book)]
+		if bk == nil {
+			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			return
+		}
+		if rt.Kind == KindBook || rt.Kind == KindChapters {
+			ref, name = &bk.Entry.Pack, publish.NameBook
+			if rt.Kind == KindChapters {
+				name = publish.NameChapters
+			}
+			break
+		}
+		if !bible.ValidSegment(respond.UnsafeString(rt.Chapter)) {
+			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+			return
+		}
+		ch := bv.Chapter(book, respond.UnsafeString(rt.Chapter))
+		if ch == nil {
+			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			return
+		}
+		ref, slot = &ch.Pack, &ch.Slot
+		switch rt.Kind {
+		case KindChapter:
+			name = publish.NameChapter
+		case KindVerses:
+			name = publish.NameVerses
+		case KindVerse:
+			if !bible.ValidSegment(respond.UnsafeString(rt.Verse)) {
+				respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+				return
+			}
+			var nb [64]byte
+			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.Verse)), false, "Verse not found.")
+			return
+		}
+	}
+	var nb [64]byte
+	s.packs.Serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
+}
+
+// passage serves /v1/bibles/{id}/passages/{passage_id}.
+func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
+	private := !t.IsOpen(bv.ID)
+	args := ctx.QueryArgs()
+	html := false
+	switch f := args.Peek("format"); {
+	case len(f) == 0, string(f) == "text":
+	case string(f) == "html":
+		html = true
+	default:
+		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		return
+	}
+	headings, hSet, ok := params.Bool(args.Peek("include_headings"))
+	if !ok {
+		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+	notes, nSet, ok := params.Bool(args.Peek("include_notes"))
+	if !ok {
+		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+		return
+	}
+
+	// A range composed before is found by the id as sent, before any
+	// parsing. Only valid ids were composed, so a hit is valid too.
+	var kb [128]byte
+	var key []byte
+	if bytes.IndexByte(pid, '-') >= 0 {
+		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
+		if res, ok := s.composed.Find(key); ok {
+			if t.CheckLicence(ctx, app, bv.ID) {
+				represent.Serve(ctx, res, private)
+			}
+			return
+		}
+	}
+	// r holds substrings of the request's path: it is used within this
+	// request only (what the composed cache keeps is built anew).
+	r, err := bible.ParseRef(respond.UnsafeString(pid))
+	if err != nil {
+		var bad *bible.ParseError
+		errors.As(err, &bad)
+		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		return
+	}
+	if !t.CheckLicence(ctx, app, bv.ID) {
+		return
+	}
+	if r.Kind() == bible.KindRange {
+		s.composed.Missed()
+		s.composeRange(ctx, string(key), bv, r, html, headings, notes, private)
+		return
+	}
+	intro := r.Kind() == bible.KindIntro
+	// Whole chapters and introductions default to headings and notes
+	// (passage rule 2); format=text ignores both (rule 1).
+	if intro || r.Verse == "" {
+		if !hSet {
+			headings = true
+		}
+		if !nSet {
+			notes = true
+		}
+	}
+	variant := publish.Variant(html, headings, notes)
+	// A chapter's passage is found by the chapter alone; the book is
+	// looked up for an introduction, or to tell which of the two is
+	// missing.
+	var ch *site.Chapter
+	if !intro {
+		ch = bv.Chapter(r.Book, r.Chapter)
+	}
+	var ref *publish.PackRef
+	var slot *packs.Slot
+	verse := r.Verse
+	if ch != nil {
+		ref, slot = &ch.Pack, &ch.Slot
+	} else {
+		bk := bv.Books[string(r.Book)]
+		if bk == nil {
+			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			return
+		}
+		if !intro {
+			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			return
+		}
+		ref, verse = &bk.Entry.Pack, bible.IntroChapter
+	}
+	var nb [64]byte
+	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+}

@@ -1,0 +1,286 @@
+// Package packs is the edge's pack tiers: published packs decoded in a
+// bounded memory cache, kept whole on a bounded local disk, and read from
+// the store whole or by ranges, one load per pack however many requests
+// wait; the health of the store as those reads find it; and one entry of a
+// pack served as the answer (Serve).
+package packs
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// View is a decoded pack with its entries ready to serve: the whole
+// pack, or (partial != nil) only its header, with the entries fetched so
+// far by ranged reads.
+type View struct {
+	// A hit reads used and the index: they come first, in one line.
+
+	// used is set by requests that found the view in a Slot, which
+	// the cache's recency does not see; the cache gives such a view a
+	// second chance before evicting it (referenced).
+	used  atomic.Bool
+	index entryIndex // every entry; empty when partial
+
+	pack    *publish.Pack
+	size    int64
+	partial *partialPack
+
+	slotsMu sync.Mutex
+	slots   []*Slot // the slots holding this view
+	cached  bool    // in the pack cache: only then may a slot take it
+
+	// 192 bytes in all, an allocation size class of whole cache lines, so
+	// that the view starts a line and its first line is the hit's one.
+	_ [48]byte
+}
+
+// Slot keeps a whole pack in memory for the requests of one chapter,
+// so that they skip the pack cache's map lookup and lock. It holds only
+// what the cache holds: a view is put in a slot only while cached (a pack
+// too large for the cache never is), and the cache empties the view's
+// slots when it evicts it (View.drop), so the cache's bound stays the
+// bound on memory.
+type Slot = atomic.Pointer[View]
+
+// Pack is the decoded pack (only its header when read by ranges).
+func (v *View) Pack() *publish.Pack { return v.pack }
+
+// Entries yields every entry's name and resource, in the pack's order; a
+// pack read by ranges has none.
+func (v *View) Entries() iter.Seq2[string, *represent.Resource] { return v.index.all() }
+
+// touch marks v used, writing only when it was not: a hot pack's line
+// stays shared between cores.
+func (v *View) touch() {
+	if !v.used.Load() {
+		v.used.Store(true)
+	}
+}
+
+// attach puts v in slot, if v is in the cache.
+func (v *View) attach(slot *Slot) {
+	v.slotsMu.Lock()
+	defer v.slotsMu.Unlock()
+	if !v.cached || slot.Load() == v {
+		return
+	}
+	slot.Store(v)
+	v.slots = append(v.slots, slot)
+}
+
+// keep is the cache taking v in.
+func (v *View) keep() {
+	v.slotsMu.Lock()
+	v.cached = true
+	v.slotsMu.Unlock()
+}
+
+// drop is the cache letting v go: every slot holding v lets it go.
+func (v *View) drop() {
+	v.slotsMu.Lock()
+	defer v.slotsMu.Unlock()
+	v.cached = false
+	for _, s := range v.slots {
+		s.CompareAndSwap(v, nil)
+	}
+	v.slots = nil
+}
+
+func newPackView(data []byte, ref publish.PackRef) (*View, error) {
+	p, err := publish.DecodePack(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode pack %s: %w", ref.Key, err)
+	}
+	// The object's buffer holds every body; the decoded header and the
+	// resources are the rest.
+	return packViewOf(p, cache.AllocSize(cap(data))+headerCost(p), ref), nil
+}
+
+// packViewOf prepares the entries of a decoded pack of size bytes.
+func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *View {
+	v := &View{pack: p, index: newEntryIndex(p, ref.Modified), size: size}
+	// Bodies are slices of data, already counted; the names are the
+	// entries' own strings; the rest is the index's two slices.
+	x := &v.index
+	v.size += cache.AllocSize(int64(len(x.res))*int64(unsafe.Sizeof(represent.Resource{}))) +
+		cache.AllocSize(int64(len(x.names.slots))*int64(unsafe.Sizeof(nameSlot{})))
+	return v
+}
+
+// What the caches count is what their entries cost on the heap, so that
+// their bounds bound the edge's memory: every allocation rounded up to its
+// size class (cache.AllocSize), the maps' slots, the decoded pack header.
+// The edge's TestCacheAccounting and TestPackCacheAccounting hold the
+// figures within 10 % of the heap's growth.
+
+// headerCost is what a decoded pack header takes besides the bodies: the
+// entries (a slice grown while decoding), each entry's strings and
+// representations, and the by-name index.
+func headerCost(p *publish.Pack) int64 {
+	n := cache.AllocSize(int64(cap(p.Entries)) * int64(unsafe.Sizeof(publish.Entry{})))
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		n += cache.AllocSize(len(e.Name)) + cache.AllocSize(len(e.Type)) + cache.MapEntryCost +
+			cache.AllocSize(int64(cap(e.Reps))*int64(unsafe.Sizeof(publish.Rep{})))
+		for _, r := range e.Reps {
+			n += cache.AllocSize(len(r.Encoding)) + cache.AllocSize(len(r.ETag))
+		}
+	}
+	return n
+}
+
+// Packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
+// bounded local disk (optional), and in the store. A miss loads once
+// however many requests want the pack at the same moment. Large packs not
+// cached are read by ranges: the header, then only the entries asked for
+// (see storecache.go). Every read from the store is observed: its outcome
+// is the store's health (readiness) and metrics.
+type Packs struct {
+	store    publish.Store // observed
+	cache    *cache.LRU[*View]
+	disk     *diskCache // nil when off
+	wholeMax int64      // packs up to this size are fetched whole; <= 0: always whole
+	tiers    tierCounters
+	health   health
+
+	mu     sync.Mutex
+	flight cache.Flights[*View]
+}
+
+// Config is what New needs.
+type Config struct {
+	Store    publish.Store
+	MaxBytes int64 // the memory tier's bound
+	// WholeMax is the largest pack fetched whole on a miss; larger ones
+	// are read by ranges (0: DefaultWholeMax; negative: always whole).
+	WholeMax int64
+	// DiskDir keeps whole packs on local disk, up to DiskBytes; "" turns
+	// the disk tier off.
+	DiskDir   string
+	DiskBytes int64
+}
+
+// New opens the tiers (the disk cache's directory, when there is one).
+func New(cfg Config) (*Packs, error) {
+	c := cache.New[*View](cfg.MaxBytes)
+	c.Kept, c.Dropped = (*View).keep, (*View).drop
+	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
+	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax}
+	p.store = p.Observe(cfg.Store)
+	if p.wholeMax == 0 {
+		p.wholeMax = DefaultWholeMax
+	}
+	if cfg.DiskDir != "" {
+		d, err := openDiskCache(cfg.DiskDir, cfg.DiskBytes)
+		if err != nil {
+			return nil, err
+		}
+		p.disk = d
+	}
+	return p, nil
+}
+
+// Cache is the memory tier: its counts and size for /metrics.
+func (p *Packs) Cache() *cache.LRU[*View] { return p.cache }
+
+// storeLoadTimeout bounds one load from the store (a pack, a header or an
+// entry). A load is shared by every request waiting for it, so it is not
+// tied to any one request's context.
+const storeLoadTimeout = 30 * time.Second
+
+// Get returns the whole pack.
+func (p *Packs) Get(ctx context.Context, ref publish.PackRef) (*View, error) {
+	if v, ok := p.cache.Get(ref.Key); ok && v.partial == nil {
+		p.tiers.memory.Inc()
+		return v, nil
+	}
+	return p.load(ctx, ref, ref.Key, p.loadWhole)
+}
+
+// load runs fn for ref once for all callers asking under the same flight
+// key at the same time, and caches a successful result in memory.
+func (p *Packs) load(ctx context.Context, ref publish.PackRef, flight string,
+	fn func(context.Context, publish.PackRef) (*View, error)) (*View, error) {
+	p.mu.Lock()
+	if v, ok := p.cache.Peek(ref.Key); ok && (v.partial == nil || flight != ref.Key) {
+		// Loaded by someone else since the caller looked.
+		p.mu.Unlock()
+		return v, nil
+	}
+	c, lead := p.flight.Join(flight)
+	p.mu.Unlock()
+	if !lead {
+		return c.Wait(ctx)
+	}
+
+	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
+	c.Val, c.Err = fn(lctx, ref)
+	cancel()
+	if c.Err == nil {
+		p.cache.Add(ref.Key, c.Val, c.Val.size)
+	}
+	p.mu.Lock()
+	delete(p.flight, flight)
+	p.mu.Unlock()
+	c.Land()
+	return c.Val, c.Err
+}
+
+// loadWhole reads a whole pack from the disk cache, else from the store
+// (and then keeps it on disk).
+func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, error) {
+	if data, ok := p.disk.get(ref.Key); ok {
+		if ref.Size <= 0 || int64(len(data)) == ref.Size {
+			if v, err := newPackView(data, ref); err == nil {
+				p.tiers.disk.Inc()
+				return v, nil
+			}
+		}
+		// Damaged on disk: forget it and fetch it again.
+		p.disk.remove(ref.Key)
+	}
+	data, err := p.store.Get(ctx, ref.Key)
+	if err != nil {
+		return nil, fmt.Errorf("load pack %s: %w", ref.Key, err)
+	}
+	p.tiers.store.Inc()
+	v, err := newPackView(data, ref)
+	if err != nil {
+		return nil, err
+	}
+	// A full or read-only disk costs warmth, not answers: the error is
+	// counted in the disk cache's metrics.
+	p.disk.put(ref.Key, data)
+	return v, nil
+}
+
+// Serve answers with one entry of one pack (404 with missing when there is
+// none, 503 when the pack cannot be loaded); name is built by the caller in
+// a stack buffer so that the lookup does not allocate. slot, when not nil,
+// is where the pack is kept for its next requests (a chapter's).
+func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing string) {
+	res, err := p.Entry(ctx, slot, ref, name)
+	if err != nil {
+		respond.Fail(ctx, log, respond.Unavailable, "cannot load pack", err)
+		return
+	}
+	if res == nil {
+		respond.Answer(ctx, respond.NotFound, missing)
+		return
+	}
+	represent.Serve(ctx, res, private)
+}

@@ -1,0 +1,158 @@
+// Package site is one published build as the edge serves it: the
+// manifest plus maps for the lookups a request needs (a Bible by id, a
+// book, a chapter with one probe), and what the routes derive from the
+// build once and keep with it (its catalogue, its search aids, each
+// Bible's decoded index and search index). Requests load the build's
+// *Site once and keep using it to the end, so a build swap never mixes two
+// builds in one response.
+package site
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// Site is one build.
+type Site struct {
+	Build    string
+	Manifest *publish.Manifest
+	Bibles   map[int32]*Bible
+	Catalog  Slot // the catalogues, built with the site
+	Aids     Slot // each language's topics and suggestions
+}
+
+// Bible is one Bible of the build.
+type Bible struct {
+	ID    int32
+	Entry *publish.BibleEntry
+	Books map[string]*Book
+
+	// Every chapter of every book, found by "BOOK.CHAPTER" with one probe
+	// (packs.NameIndex): a passage's chapter is a lookup of every hit.
+	chapterIdx  packs.NameIndex
+	chapters    []Chapter
+	chapterKeys []string
+
+	mu    sync.Mutex
+	index *bible.Index // decoded on first need (range composition)
+
+	Search Slot // the Bible's search index, loaded by the search routes
+}
+
+// Book is one book of a Bible.
+type Book struct {
+	Entry *publish.BookEntry
+}
+
+// Chapter is a chapter of the build and, once a request has found the
+// chapter's pack whole in memory, that pack (Slot): the chapter's next
+// requests go straight to it, without the pack cache's lookup and lock.
+type Chapter struct {
+	*publish.ChapterEntry
+	Slot packs.Slot
+}
+
+// New prepares build id, whose manifest is m.
+func New(id string, m *publish.Manifest) *Site {
+	s := &Site{Build: id, Manifest: m, Bibles: make(map[int32]*Bible, len(m.Bibles))}
+	for i := range m.Bibles {
+		be := &m.Bibles[i]
+		bv := &Bible{ID: be.ID, Entry: be, Books: make(map[string]*Book, len(be.Books))}
+		for j := range be.Books {
+			ke := &be.Books[j]
+			bv.Books[string(ke.ID)] = &Book{Entry: ke}
+			for k := range ke.Chapters {
+				bv.chapters = append(bv.chapters, Chapter{ChapterEntry: &ke.Chapters[k]})
+				bv.chapterKeys = append(bv.chapterKeys, string(ke.ID)+"."+ke.Chapters[k].ID)
+			}
+		}
+		bv.chapterIdx = packs.NewNameIndex(len(bv.chapterKeys), bv.chapterKey)
+		s.Bibles[be.ID] = bv
+	}
+	return s
+}
+
+// Chapter returns chapter id of book, nil when the build has none.
+func (bv *Bible) Chapter(book bible.BookID, id string) *Chapter {
+	var kb [32]byte
+	i := bv.chapterIdx.Find(append(append(append(kb[:0], book...), '.'), id...), bv.chapterKey)
+	if i < 0 {
+		return nil
+	}
+	return &bv.chapters[i]
+}
+
+func (bv *Bible) chapterKey(i int) string { return bv.chapterKeys[i] }
+
+// Chapters is every chapter of every book, in the manifest's order.
+func (bv *Bible) Chapters() []Chapter { return bv.chapters }
+
+// Index returns the Bible's decoded index, read from its pack through p
+// the first time.
+func (bv *Bible) Index(ctx context.Context, p *packs.Packs) (*bible.Index, error) {
+	bv.mu.Lock()
+	defer bv.mu.Unlock()
+	if bv.index != nil {
+		return bv.index, nil
+	}
+	// By entry, not by pack: the Bible's pack holds every book list too
+	// and is large enough to be read by ranges.
+	r, err := p.Entry(ctx, nil, &bv.Entry.Pack, []byte(publish.NameIndex))
+	if err != nil {
+		return nil, err
+	}
+	if r == nil || !r.Has(represent.CodingIdentity) {
+		return nil, fmt.Errorf("bible %d: pack has no index", bv.ID)
+	}
+	var idx bible.Index
+	if err := publish.DecodeEntry(publish.NameIndex, r.Reps[represent.CodingIdentity].Body(), &idx); err != nil {
+		return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+	}
+	bv.index = &idx
+	return bv.index, nil
+}
+
+// Slot is where a route keeps what it derives from the build, made once:
+// the site holds it without knowing its type, so that the routes that
+// make it own it.
+type Slot struct {
+	mu sync.Mutex
+	v  atomic.Pointer[any]
+}
+
+// Load returns what s holds, nil when nothing yet (or something not a T).
+func Load[T any](s *Slot) *T {
+	if p := s.v.Load(); p != nil {
+		v, _ := (*p).(*T)
+		return v
+	}
+	return nil
+}
+
+// Make returns what s holds, running fn first if it holds nothing yet;
+// one fn runs at a time, and a failed one is tried again by the next
+// caller.
+func Make[T any](s *Slot, fn func() (*T, error)) (*T, error) {
+	if v := Load[T](s); v != nil {
+		return v, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := Load[T](s); v != nil {
+		return v, nil
+	}
+	v, err := fn()
+	if err != nil {
+		return nil, err
+	}
+	var a any = v
+	s.v.Store(&a)
+	return v, nil
+}
