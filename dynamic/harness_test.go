@@ -148,7 +148,7 @@ func newEnv(t *testing.T) *env {
 	c := &clock{t: time.Now()}
 	users := &jwt.Verifier{Keys: keys, Issuer: issuer, Audience: audience}
 	srv := dynamic.New(dynamic.Config{DB: db, Store: store, EdgeToken: edgeToken, Now: c.Now, Users: users,
-		Accounts: db, OAuth: db, Colors: db, Passkeys: db, Portal: db})
+		Accounts: db, OAuth: db, Colors: db, Passkeys: db, Portal: db, Staff: db})
 	if err := srv.Open(ctx, "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -46,9 +46,9 @@ func (u *passkeyUser) WebAuthnName() string                       { return u.a.E
 func (u *passkeyUser) WebAuthnDisplayName() string                { return u.a.DisplayName }
 func (u *passkeyUser) WebAuthnCredentials() []webauthn.Credential { return u.creds }
 
-// relyingParty is the WebAuthn configuration for the origin the browser is
-// on: the provider's issuer, or the origin the edge reports.
-func (s *signInRoutes) relyingParty(ctx *fasthttp.RequestCtx) (*webauthn.WebAuthn, error) {
+// publicOrigin is the platform's origin as the browser sees it: the
+// configured issuer, or the one the edge reports it was reached at.
+func publicOrigin(ctx *fasthttp.RequestCtx, issuer string) string {
 	proto := "http"
 	if isHTTPS(ctx) {
 		proto = "https"
@@ -57,7 +57,13 @@ func (s *signInRoutes) relyingParty(ctx *fasthttp.RequestCtx) (*webauthn.WebAuth
 	if host == "" {
 		host = string(ctx.Host())
 	}
-	origin := oauth.Origin(s.issuer, proto, host)
+	return oauth.Origin(issuer, proto, host)
+}
+
+// relyingParty is the WebAuthn configuration for the origin the browser is
+// on: the provider's issuer, or the origin the edge reports.
+func (s *signInRoutes) relyingParty(ctx *fasthttp.RequestCtx) (*webauthn.WebAuthn, error) {
+	origin := publicOrigin(ctx, s.issuer)
 	u, err := url.Parse(origin)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,8 +62,9 @@ type portalRoutes struct {
 	agreements AgreementStore
 	content    Published
 	usage      UsageStore // usage_portal.go
-	// issuer is the platform's public origin, for invitation links and
-	// the first curl.
+	// issuer is the platform's configured public origin ("": the one
+	// the browser reached it at), for invitation links and the first
+	// curl.
 	issuer string
 }
 
@@ -343,7 +345,7 @@ func (s *portalRoutes) postInvite(ctx *fasthttp.RequestCtx) {
 		s.pageFail(ctx, err)
 		return
 	}
-	v.page.InviteLink = strings.TrimSuffix(s.issuer, "/") + devJoin + "?token=" + token
+	v.page.InviteLink = strings.TrimSuffix(publicOrigin(ctx, s.issuer), "/") + devJoin + "?token=" + token
 	v.page.InviteEmail, v.page.InviteRole = email, string(role)
 	s.render(ctx, v, http.StatusOK, "portal-invited.html")
 }
@@ -483,18 +485,59 @@ func (s *portalRoutes) issueKey(ctx *fasthttp.RequestCtx, v *devVisit) {
 		return
 	}
 	v.page.NewKey = key
-	v.page.Curl = FirstCurl(s.issuer, key)
+	v.page.Curl = FirstCurl(publicOrigin(ctx, s.issuer), key, s.openPassage())
 	s.render(ctx, v, http.StatusOK, "portal-key.html")
 }
 
-// FirstCurl is the first request a developer makes with a new key: the
-// Bibles of every language (open ones and those licensed to the app).
-func FirstCurl(origin, key string) string {
-	if origin == "" {
-		origin = "https://api.example.com"
+// FirstCurl is the first request a developer makes with a new key: a
+// passage of an open Bible ("9001/passages/JHN.3.16", which every key
+// reads), or without one the Bibles of every language.
+func FirstCurl(origin, key, passage string) string {
+	origin = strings.TrimSuffix(origin, "/")
+	if passage == "" {
+		return fmt.Sprintf("curl --globoff -H 'X-SVC-App-Key: %s' \\\n  '%s/v1/bibles?language_ranges[]=*'", key, origin)
 	}
-	return fmt.Sprintf("curl --globoff -H 'X-SVC-App-Key: %s' \\\n  '%s/v1/bibles?language_ranges[]=*'",
-		key, strings.TrimSuffix(origin, "/"))
+	return fmt.Sprintf("curl -H 'X-SVC-App-Key: %s' \\\n  '%s/v1/bibles/%s?format=text'", key, origin, passage)
+}
+
+// openPassage is the passage FirstCurl reads: John 3:16 of the open Bible
+// with the lowest id, or its first verse when it lacks John; "" when no
+// Bible is open or the content cannot be read.
+func (s *portalRoutes) openPassage() string {
+	lics, err := s.content.Licenses(s.ctx)
+	if err != nil {
+		return ""
+	}
+	var open []int32
+	for _, l := range lics {
+		if l.Open {
+			open = append(open, l.BibleIDs...)
+		}
+	}
+	slices.Sort(open)
+	for _, id := range open {
+		x, err := s.content.Index(s.ctx, id)
+		if err != nil {
+			continue
+		}
+		first := ""
+		for _, b := range x.Books {
+			for _, c := range b.Chapters {
+				for _, v := range c.Verses {
+					if v.PassageID == "JHN.3.16" {
+						return fmt.Sprintf("%d/passages/%s", id, v.PassageID)
+					}
+					if first == "" {
+						first = v.PassageID
+					}
+				}
+			}
+		}
+		if first != "" {
+			return fmt.Sprintf("%d/passages/%s", id, first)
+		}
+	}
+	return ""
 }
 
 func (s *portalRoutes) getPortalApp(ctx *fasthttp.RequestCtx) {

@@ -63,10 +63,13 @@ func (e *env) register(b *http.Client, org, name string) (app, key string) {
 		e.t.Fatalf("register: %d %s", r.status, r.body)
 	}
 	apps, err := e.db.OrganizationApps(context.Background(), org)
-	if err != nil || len(apps) == 0 {
+	// Apps registered within the same moment list in no set order: the
+	// app is the one of this name.
+	i := slices.IndexFunc(apps, func(a portal.App) bool { return a.Name == name })
+	if err != nil || i < 0 {
 		e.t.Fatalf("apps of %s: %v %v", org, apps, err)
 	}
-	return apps[0].ID, string(m[1])
+	return apps[i].ID, string(m[1])
 }
 
 // invite has owner browser b invite email into org and the browser

@@ -68,6 +68,9 @@ type Config struct {
 	// Portal is the developer portal's storage (docs/portal.md); it is
 	// served at /developers when Accounts and OAuth are set too.
 	Portal portal.Store
+	// Staff marks the operator's staff, who move apps to live at
+	// /developers/staff; nil (or no Portal) serves no staff page.
+	Staff StaffStore
 	// Colors answers GET /v1/highlights/recent-colors with the user's own
 	// colours; nil gives the defaults only.
 	Colors HighlightColors
@@ -89,6 +92,7 @@ type Server struct {
 	trends     *trends
 	signIn     *signInRoutes
 	portal     *portalRoutes // nil without Config.Portal
+	staff      *staffRoutes  // nil without Config.Portal and Config.Staff
 
 	byPath                          map[string]methods
 	highlight, appInfo, permissions methods
@@ -149,6 +153,9 @@ func New(cfg Config) *Server {
 	if cfg.Portal != nil {
 		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
 			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer, usage: cfg.DB}
+		if cfg.Staff != nil {
+			s.staff = &staffRoutes{portalRoutes: s.portal, staff: cfg.Staff}
+		}
 	}
 	s.trends = &trends{requests: r, store: cfg.DB, window: cfg.TrendingWindow, minApps: cfg.TrendingMinApps}
 	if s.trends.window <= 0 {
@@ -206,6 +213,9 @@ func (s *Server) routes() {
 		s.byPath[passkeySignInFinish] = methods{"POST": si.postPasskeySignInFinish}
 		if s.portal != nil {
 			s.portal.routes(s.byPath)
+		}
+		if s.staff != nil {
+			s.staff.routes(s.byPath)
 		}
 	}
 	s.highlight = methods{"DELETE": s.app(h.deleteHighlights)}

@@ -24,6 +24,11 @@ DEMO_APP=5c1a1e3f-9b7d-4e52-a3f0-6d2b8c4e9a01
 # fixture: the password is printed below and written to demo.json).
 DEMO_EMAIL=demo@example.test
 DEMO_PASSWORD="make run demo reader"
+# The demo staff account: the operator marked it as staff, so it sees every
+# app on /developers/staff and moves apps between development and live.
+DEMO_STAFF=7d3f2c1a-5b6e-4f80-9a1b-2c3d4e5f6a71
+DEMO_STAFF_EMAIL=staff@example.test
+DEMO_STAFF_PASSWORD="make run demo staff"
 # The example app's callback, registered for the demo app (matched exactly).
 REDIRECT_URI=http://127.0.0.1:$EXAMPLE_PORT/callback
 mkdir -p "$RUN"
@@ -44,6 +49,9 @@ ACCOUNT_PASSWORD=$DEMO_PASSWORD bin/dynamic users create --if-absent --id "$DEMO
 	--name "Demo Reader" >/dev/null
 # The demo account owns the demo app's organization on the developer portal.
 bin/dynamic organizations create --if-absent --name "Demo organization" --owner "$DEMO_USER" --of-app "$DEMO_APP" >/dev/null
+ACCOUNT_PASSWORD=$DEMO_STAFF_PASSWORD bin/dynamic users create --if-absent --id "$DEMO_STAFF" --email "$DEMO_STAFF_EMAIL" \
+	--name "Demo Staff" >/dev/null
+bin/dynamic staff add --account "$DEMO_STAFF" >/dev/null
 # Creates the local signing key (and its public half) on first use.
 bin/dynamic users token --user "$DEMO_USER" --key "$RUN/jwt-ed25519.pem" >/dev/null
 
@@ -102,8 +110,10 @@ done
 curl -fsS -o /dev/null "$base/readyz" || { echo "the edge is not ready; see $RUN/edge.log and $RUN/dynamic.log" >&2; exit 1; }
 
 jq -n --arg base "$base" --arg redirect "$REDIRECT_URI" --arg email "$DEMO_EMAIL" --arg password "$DEMO_PASSWORD" \
+	--arg staff_email "$DEMO_STAFF_EMAIL" --arg staff_password "$DEMO_STAFF_PASSWORD" \
 	--slurpfile k fixtures/demo-keys.json \
-	'$k[0] + {base_url: $base, redirect_uri: $redirect, account_email: $email, account_password: $password}' >"$RUN/demo.json"
+	'$k[0] + {base_url: $base, redirect_uri: $redirect, account_email: $email, account_password: $password,
+	  staff_email: $staff_email, staff_password: $staff_password}' >"$RUN/demo.json"
 # A passage of the content being served, for the "Try:" line: the first
 # chapter of the lowest-numbered Bible (CONTENT may hold other Bibles than
 # the fixtures).
@@ -119,7 +129,11 @@ Serving $CONTENT at $base   (logs: $RUN/edge.log, $RUN/dynamic.log)
   Demo user token (Authorization: Bearer …): $(jq -r .user_token "$RUN/demo.json")
   Reader page: $base/   (uses the demo App Key; API description: $base/v1/openapi.json)
   Sign in: $base/auth/sign-in   as $DEMO_EMAIL, password "$DEMO_PASSWORD"
-  Developer portal: $base/developers   (the demo account owns the demo app's organization)
+  Developer portal: $base/developers
+    demo developer: $DEMO_EMAIL, password "$DEMO_PASSWORD" (owns the demo app's organization;
+    or sign up: a new account creates an organization, registers an app and gets its key)
+  Staff page (moves apps to live): $base/developers/staff
+    demo staff: $DEMO_STAFF_EMAIL, password "$DEMO_STAFF_PASSWORD"
   Example app signing in with PKCE (examples/signin): http://127.0.0.1:$EXAMPLE_PORT/
   Its registered callback (redirect_uri): $REDIRECT_URI
   Everything for scripts: $RUN/demo.json

@@ -88,8 +88,7 @@ func build(lang string, books []Verses, syn Synonyms) *Index {
 	b := newBuilder(lang)
 	b.x.synonyms = syn
 	for _, bk := range books {
-		names := []string{bk.Book.Title, bk.Book.FullTitle, bk.Book.Abbreviation}
-		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: slices.DeleteFunc(names, func(s string) bool { return s == "" })})
+		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: citation.BookOf(&bk.Book).Names})
 		for c, ch := range bk.Book.Chapters {
 			for v, vs := range ch.Verses {
 				text := ""

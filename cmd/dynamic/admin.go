@@ -31,6 +31,7 @@ type adminCmds struct {
 	Licenses      licensesCmd      `cmd:"" help:"Record an organization's or a developer's agreement to a licence."`
 	Users         usersCmd         `cmd:"" help:"Platform accounts, development user tokens and permission grants."`
 	Organizations organizationsCmd `cmd:"" help:"Organizations of the developer portal."`
+	Staff         staffCmd         `cmd:"" help:"Accounts marked as the operator's staff, who move apps to live on /developers/staff."`
 	Trending      trendingCmd      `cmd:"" help:"The operator's block-list of trending phrases."`
 	Seed          seedCmd          `cmd:"" help:"Seed the demo apps, keys and licence agreements of an access snapshot."`
 }
@@ -142,26 +143,43 @@ func (c *appsListCmd) Run(ctx context.Context) error {
 
 type appsArchiveCmd struct {
 	dbFlag
-	App string `help:"App id." required:""`
+	output `kong:"-"`
+	App    string `help:"App id." required:""`
 }
 
 func (c *appsArchiveCmd) Run(ctx context.Context) error {
-	return (&appsStatusCmd{dbFlag: c.dbFlag, App: c.App, Status: access.StatusArchived}).Run(ctx)
+	return (&appsStatusCmd{dbFlag: c.dbFlag, output: c.output, App: c.App, Status: access.StatusArchived}).Run(ctx)
 }
 
 type appsStatusCmd struct {
 	dbFlag
+	output `kong:"-"`
 	App    string `help:"App id." required:""`
 	Status string `help:"development, live or archived." required:"" enum:"development,live,archived"`
 }
 
+// Run sets the status and says what it changed: a move out of archived
+// (which the portal never makes) is the operator's alone.
 func (c *appsStatusCmd) Run(ctx context.Context) error {
 	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.SetAppStatus(ctx, strings.ToLower(c.App), c.Status)
+	id := strings.ToLower(c.App)
+	a, err := db.App(ctx, id)
+	if err != nil {
+		return fmt.Errorf("app %s: %w", c.App, err)
+	}
+	if a.Status == c.Status {
+		fmt.Fprintf(c.out(), "app %s (%s) is %s already; nothing changed.\n", a.ID, a.Name, a.Status)
+		return nil
+	}
+	if err := db.SetAppStatus(ctx, id, c.Status); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.out(), "app %s (%s): %s -> %s; every edge follows within seconds.\n", a.ID, a.Name, a.Status, c.Status)
+	return nil
 }
 
 type keysCmd struct {

@@ -107,7 +107,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	}
 	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log,
 		TrendingWindow: c.TrendingWindow, TrendingMinApps: c.TrendingMinApps,
-		Accounts: db, OAuth: db, Issuer: c.Issuer, Colors: db, Passkeys: db, Portal: db}
+		Accounts: db, OAuth: db, Issuer: c.Issuer, Colors: db, Passkeys: db, Portal: db, Staff: db}
 	if keys != nil {
 		cfg.Users = &jwt.Verifier{Keys: keys, Issuer: c.JWTIssuer, Audience: c.JWTAudience}
 	}
