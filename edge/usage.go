@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/edge/internal/params"
+	"github.com/bibleplatform/platform/edge/internal/searchapi"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/edge/internal/usage"
 	"github.com/bibleplatform/platform/wire"
@@ -37,7 +38,7 @@ type edgeUsage struct {
 
 // newEdgeUsage is the usage reporter of an edge with cfg, posting through
 // trends' calls to dynamic; nil without a dynamic service.
-func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site.Site]) *edgeUsage {
+func newEdgeUsage(cfg Config, trends *searchapi.Trends, st *atomic.Pointer[site.Site]) *edgeUsage {
 	if cfg.DynamicURL == "" {
 		return nil
 	}
@@ -46,7 +47,7 @@ func newEdgeUsage(cfg Config, trends *searchTrends, st *atomic.Pointer[site.Site
 		every = DefaultUsageReportInterval
 	}
 	post := func(ctx context.Context, body []byte) error {
-		_, err := trends.internal(ctx, http.MethodPost, wire.UsagePath, body)
+		_, err := trends.Internal(ctx, http.MethodPost, wire.UsagePath, body)
 		return err
 	}
 	return &edgeUsage{Reporter: usage.NewReporter(post), every: every, site: st}

@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
@@ -18,7 +19,7 @@ import (
 
 // biblesCollection is GET /v1/bibles (spec, Bibles): the Bibles in the
 // first language range that has any, by id.
-func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
+func (s *Routes) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App) {
 	args := ctx.QueryArgs()
 	rawRanges := args.PeekMulti("language_ranges[]")
 	if len(rawRanges) == 0 {
@@ -40,7 +41,7 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 	}
 	licence, hasLicence := int32(0), args.Has("license_id")
 	if hasLicence {
-		if licence, ok = parseInt32(args.Peek("license_id")); !ok {
+		if licence, ok = params.Int32(args.Peek("license_id")); !ok {
 			respond.Invalid(ctx, "query", "license_id", "Input should be a valid 32-bit integer", "int_parsing")
 			return
 		}
@@ -51,9 +52,9 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 	if !all {
 		who = app.ID()
 	}
-	qh := queryHash("bibles", c.build, strings.Join(ranges, "\x00"), strconv.FormatBool(all),
+	qh := paging.QueryHash("bibles", c.build, strings.Join(ranges, "\x00"), strconv.FormatBool(all),
 		strconv.FormatBool(hasLicence), strconv.Itoa(int(licence)), who)
-	p, ok := s.parsePage(ctx, bibleFields, qh)
+	p, ok := paging.Parse(ctx, s.pageTokens, bibleFields, qh)
 	if !ok {
 		return
 	}
@@ -68,8 +69,8 @@ func (s *catalogue) biblesCollection(ctx *fasthttp.RequestCtx, c *catalog, t *au
 
 // matchBibles composes the Bibles collection's answer and remembers it
 // under reqKey.
-func (s *catalogue) matchBibles(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App, ranges []string,
-	all, hasLicence bool, licence int32, p page, qh [8]byte, reqKey string) {
+func (s *Routes) matchBibles(ctx *fasthttp.RequestCtx, c *catalog, t *authz.Table, app *authz.App, ranges []string,
+	all, hasLicence bool, licence int32, p paging.Page, qh [8]byte, reqKey string) {
 	var match []*bibleItem
 	for _, r := range ranges {
 		for _, b := range c.bibles {
@@ -94,23 +95,23 @@ func (s *catalogue) matchBibles(ctx *fasthttp.RequestCtx, c *catalog, t *authz.T
 	s.serveBibles(ctx, c, match, p, qh, !all, reqKey)
 }
 
-func (s *catalogue) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p page, qh [8]byte, private bool, reqKey string) {
-	from, to, next := p.window(len(list))
-	var e envelope
-	e.begin()
+func (s *Routes) serveBibles(ctx *fasthttp.RequestCtx, c *catalog, list []*bibleItem, p paging.Page, qh [8]byte, private bool, reqKey string) {
+	from, to, next := p.Window(len(list))
+	var e paging.Envelope
+	e.Begin()
 	var mod time.Time
 	for _, b := range list[from:to] {
-		e.item(p, len(bibleFields), func(i int) []byte { return b.frags[i] })
+		e.Item(p, len(bibleFields), func(i int) []byte { return b.frags[i] })
 		if b.mod.After(mod) {
 			mod = b.mod
 		}
 	}
-	serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), mod, private, false)
+	serveComposedAs(ctx, s.composed, reqKey, e.End(s.nextToken(next, qh), len(list), true), mod, private, false)
 }
 
-func (s *catalogue) nextToken(next int, qh [8]byte) string {
+func (s *Routes) nextToken(next int, qh [8]byte) string {
 	if next < 0 {
 		return ""
 	}
-	return s.pageTokens.issue(next, qh)
+	return s.pageTokens.Issue(next, qh)
 }

@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"strconv"
@@ -16,7 +16,7 @@ import (
 
 // votdCalendar is GET /v1/verse-of-the-days: the site pack's own entry,
 // served as published.
-func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *Routes) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 	if c.site == nil {
 		serveComposed(ctx, s.composed, []byte(`{"data":[]}`), c.mod, false, false)
 		return
@@ -28,7 +28,7 @@ func (s *catalogue) votdCalendar(ctx *fasthttp.RequestCtx, c *catalog) {
 // votd is GET /v1/verse-of-the-days/{day}, day 1..366 in canonical form
 // (404 outside it, for a day the calendar leaves out, or for "+1" and
 // "001"; 422 for a day that is not a number).
-func (s *catalogue) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
+func (s *Routes) votd(ctx *fasthttp.RequestCtx, c *catalog, day []byte) {
 	n, p := params.PathID(day)
 	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "day", "Input should be a valid integer", "int_parsing")

@@ -1,4 +1,7 @@
-package edge
+// Package dev answers the developer surface, public and without a key:
+// the OpenAPI document, the reader page, its configuration and its
+// assets.
+package dev
 
 import (
 	"bytes"
@@ -20,7 +23,7 @@ import (
 )
 
 // The reader page at / and the published assets under /assets/: static
-// files embedded from edge/web, no build step. The page uses the API as any
+// files embedded from edge/internal/dev/web, no build step. The page uses the API as any
 // app does (docs/clients.md); passage.css is the stylesheet for passage
 // HTML that app developers link or copy.
 //
@@ -110,20 +113,30 @@ var (
 	valDeny         = []byte("DENY")
 )
 
-const immutableCache = "public, max-age=31536000, immutable"
-
 var valNoCache = []byte("no-cache")
 
-// devSurface answers the developer surface, public and without a key: the
-// OpenAPI document, the reader page, its configuration and its assets.
-type devSurface struct {
+// Surface answers the developer surface. It holds the log and the App Key
+// the reader page is given.
+type Surface struct {
 	log          *slog.Logger
 	readerAppKey string // given to the reader page; "": it asks its user
 }
 
+// New returns the developer surface; readerAppKey is given to the reader
+// page ("": the page asks its user for one).
+func New(log *slog.Logger, readerAppKey string) *Surface {
+	return &Surface{log: log, readerAppKey: readerAppKey}
+}
+
+// Serve answers the developer surface's paths; it reports false for any
+// other path.
+func (s *Surface) Serve(ctx *fasthttp.RequestCtx, path []byte) bool {
+	return s.serveOpenAPI(ctx, path) || s.serveReader(ctx, path)
+}
+
 // serveReader serves /, /reader/config.json and /assets/…; it reports
 // false for any other path.
-func (s *devSurface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *Surface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 	isAsset := bytes.HasPrefix(path, prefixAssets)
 	if !isAsset && string(path) != "/" && !bytes.Equal(path, pathReaderConfig) {
 		return false
@@ -158,7 +171,7 @@ func (s *devSurface) serveReader(ctx *fasthttp.RequestCtx, path []byte) bool {
 // readerConfig gives the page its App Key when the edge was started with
 // one for it (Config.ReaderAppKey; make run passes the demo app's). Without
 // it the page asks the user for a key.
-func (s *devSurface) readerConfig(ctx *fasthttp.RequestCtx) {
+func (s *Surface) readerConfig(ctx *fasthttp.RequestCtx) {
 	if s.readerAppKey == "" {
 		respond.Answer(ctx, respond.NotFound, "This edge has no reader key; the page asks for an App Key.")
 		return
@@ -193,6 +206,6 @@ func serveAsset(ctx *fasthttp.RequestCtx, rf *readerFiles, rest []byte) {
 		represent.Serve(ctx, a.res, false)
 		// The URL names the content: immutable, on a 304 too (RFC 9110
 		// §15.4.5 wants the 200's Cache-Control there).
-		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCacheImmutable)
 	}
 }

@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"bytes"
@@ -54,9 +54,9 @@ const (
 	internalSearchTrending = "/internal/search-trending"
 )
 
-// searchTrends is the edge's side of trending search queries: the counts
-// it reports to dynamic, and the snapshot of trending phrases it serves.
-type searchTrends struct {
+// Trends is the edge's side of trending search queries: the counts it
+// reports to dynamic, and the snapshot of trending phrases it serves.
+type Trends struct {
 	counter trending.Counter
 	snap    atomic.Pointer[trendSnap]
 	client  *http.Client // nil without a dynamic service
@@ -85,7 +85,7 @@ type trendSnap struct {
 // without a dynamic service to report to, and for a search that found
 // nothing: trending lists what readers found, so phrases that find
 // nothing (typing noise, probes, spam) never count.
-func (t *searchTrends) count(language, query, app, client string, found int) {
+func (t *Trends) count(language, query, app, client string, found int) {
 	if t.client == nil || found <= 0 {
 		return
 	}
@@ -114,19 +114,37 @@ var trendingClientKey = func() []byte {
 	return k
 }()
 
-// RunSearchQueries reports counted searches and refreshes the trending
-// snapshot until ctx ends. Without a dynamic service it returns at once.
-func (s *Server) RunSearchQueries(ctx context.Context) { s.trending.run(ctx) }
+// TrendsConfig is what NewTrends needs.
+type TrendsConfig struct {
+	Log *slog.Logger
+	// DynamicURL is the dynamic service's; "": nothing is counted,
+	// reported or refreshed.
+	DynamicURL   string
+	EdgeToken    string
+	Timeout      time.Duration // of one call to dynamic
+	ReportEvery  time.Duration // DefaultSearchReportInterval when zero
+	RefreshEvery time.Duration // DefaultTrendingRefresh when zero
+}
 
-// ReportSearchQueries sends the searches counted since the last report to
-// dynamic. On failure they are kept (within the counter's bound) for the
-// next report.
-func (s *Server) ReportSearchQueries(ctx context.Context) error { return s.trending.report(ctx) }
+// NewTrends returns the trending counts and snapshot.
+func NewTrends(cfg TrendsConfig) *Trends {
+	t := &Trends{log: cfg.Log, dynamicURL: cfg.DynamicURL, edgeToken: cfg.EdgeToken, timeout: cfg.Timeout,
+		reportEvery: cfg.ReportEvery, refreshEvery: cfg.RefreshEvery}
+	if t.reportEvery <= 0 {
+		t.reportEvery = DefaultSearchReportInterval
+	}
+	if t.refreshEvery <= 0 {
+		t.refreshEvery = DefaultTrendingRefresh
+	}
+	if cfg.DynamicURL != "" {
+		t.client = &http.Client{}
+	}
+	return t
+}
 
-// RefreshTrending fetches the trending phrases from dynamic.
-func (s *Server) RefreshTrending(ctx context.Context) error { return s.trending.refresh(ctx) }
-
-func (s *searchTrends) run(ctx context.Context) {
+// Run reports counted searches and refreshes the trending snapshot until
+// ctx ends. Without a dynamic service it returns at once.
+func (s *Trends) Run(ctx context.Context) {
 	if s.client == nil {
 		return
 	}
@@ -151,16 +169,16 @@ func (s *searchTrends) run(ctx context.Context) {
 	}
 }
 
-func (s *searchTrends) reportLogged(ctx context.Context) {
-	if err := s.report(ctx); err != nil {
+func (s *Trends) reportLogged(ctx context.Context) {
+	if err := s.Report(ctx); err != nil {
 		s.reportOutage.Failed(s.log, "cannot report search queries; kept for the next report", "err", err)
 	} else {
 		s.reportOutage.OK(s.log, "search queries reported again")
 	}
 }
 
-func (s *searchTrends) refreshLogged(ctx context.Context) {
-	if err := s.refresh(ctx); err != nil {
+func (s *Trends) refreshLogged(ctx context.Context) {
+	if err := s.Refresh(ctx); err != nil {
 		s.refreshOutage.Failed(s.log, "cannot refresh trending search queries; serving the last snapshot", "err", err)
 	} else {
 		s.refreshOutage.OK(s.log, "trending search queries refreshed again")
@@ -168,7 +186,9 @@ func (s *searchTrends) refreshLogged(ctx context.Context) {
 }
 
 // report is ReportSearchQueries.
-func (t *searchTrends) report(ctx context.Context) error {
+// Report sends the searches counted since the last report to dynamic. On
+// failure they are kept (within the counter's bound) for the next report.
+func (t *Trends) Report(ctx context.Context) error {
 	if t.client == nil {
 		return nil
 	}
@@ -198,7 +218,8 @@ func (t *searchTrends) report(ctx context.Context) error {
 const reportPart = 1000
 
 // refresh is RefreshTrending.
-func (t *searchTrends) refresh(ctx context.Context) error {
+// Refresh fetches the trending phrases from dynamic.
+func (t *Trends) Refresh(ctx context.Context) error {
 	if t.client == nil {
 		return nil
 	}
@@ -228,8 +249,14 @@ func (t *searchTrends) refresh(ctx context.Context) error {
 	return nil
 }
 
+// Internal calls one of dynamic's internal routes with the edge token, as
+// the reports of trending and of usage (edge/usage.go) do.
+func (s *Trends) Internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	return s.internal(ctx, method, path, body)
+}
+
 // internal calls one of dynamic's internal routes with the edge token.
-func (s *searchTrends) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+func (s *Trends) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var rd io.Reader
@@ -261,7 +288,7 @@ func (s *searchTrends) internal(ctx context.Context, method, path string, body [
 
 // serveTrending answers search-queries?trending=true from the snapshot:
 // the phrases of the first language range that has any, 204 when none.
-func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
+func (s *Routes) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 	ts := s.trending.snap.Load()
 	if ts == nil {
 		compose.NoContent(ctx, false)
@@ -286,4 +313,15 @@ func (s *searchAPI) serveTrending(ctx *fasthttp.RequestCtx, ranges []string) {
 		}
 	}
 	compose.NoContent(ctx, false)
+}
+
+// WriteMetrics adds the trending figures to /metrics.
+func (t *Trends) WriteMetrics(w io.Writer) {
+	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
+	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
+	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", t.counter.Dropped())
+	fmt.Fprintln(w, "# HELP edge_search_trending_failures_total Failed reports of counted searches and refreshes of the trending snapshot.")
+	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", t.reportFailed.Load())
+	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", t.refreshFailed.Load())
 }

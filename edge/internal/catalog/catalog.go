@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,9 +51,9 @@ type catalog struct {
 	votdDay map[int]*represent.Resource
 }
 
-// prepareCatalog builds st's catalog before st is swapped in. A failure is
+// Prepare builds st's catalog before st is swapped in. A failure is
 // logged and retried on demand: the content routes do not need it.
-func (s *catalogue) prepareCatalog(st *site.Site) {
+func (s *Routes) Prepare(st *site.Site) {
 	if _, err := s.catalogOf(context.Background(), st); err != nil {
 		s.log.Error("cannot build the catalogues; will retry on the first catalogue request", "build", st.Build, "err", err)
 	}
@@ -63,11 +62,11 @@ func (s *catalogue) prepareCatalog(st *site.Site) {
 // catalogOf returns st's catalog, building it if needed. It is built
 // before the site is published to requests; if that failed (the store was
 // down), the first catalogue request tries again.
-func (s *catalogue) catalogOf(ctx context.Context, st *site.Site) (*catalog, error) {
+func (s *Routes) catalogOf(ctx context.Context, st *site.Site) (*catalog, error) {
 	return site.Make(&st.Catalog, func() (*catalog, error) { return s.loadCatalog(ctx, st) })
 }
 
-func (s *catalogue) loadCatalog(ctx context.Context, st *site.Site) (*catalog, error) {
+func (s *Routes) loadCatalog(ctx context.Context, st *site.Site) (*catalog, error) {
 	m := st.Manifest
 	c := &catalog{build: st.Build, mod: m.Created, site: m.Site, votdDay: map[int]*represent.Resource{}}
 	var sitePack *packs.View
@@ -512,8 +511,13 @@ func newCatalogResource(body []byte, mod time.Time) *represent.Resource {
 	return compose.NewResource(body, publish.JSON, mod, compose.Kept)
 }
 
-// parseInt32 parses a decimal int32, with an optional minus sign.
-func parseInt32(b []byte) (int32, bool) {
-	n, err := strconv.ParseInt(string(b), 10, 32)
-	return int32(n), err == nil
+// InLanguage reports whether the catalogue of st lists Bible id in
+// language tag; false while the catalogue is not built.
+func InLanguage(st *site.Site, id int32, tag string) bool {
+	c := site.Load[catalog](&st.Catalog)
+	if c == nil {
+		return false
+	}
+	it := c.bibleByID[id]
+	return it != nil && (it.langID == tag || it.tag == tag)
 }

@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ import (
 // shared cache may keep it (one client's Host would reach the others); the
 // edge binary therefore requires --public-url. ok is false for a Host
 // header that is not a plain host[:port].
-func (s *catalogue) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+func (s *Routes) publicBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if s.publicURL != "" {
 		return strings.TrimSuffix(s.publicURL, "/"), false, true
 	}
@@ -49,7 +49,7 @@ func (s *catalogue) publicBase(ctx *fasthttp.RequestCtx) (base string, private, 
 		return "", true, false
 	}
 	for _, b := range host {
-		if !(isAlpha(b) || '0' <= b && b <= '9' || b == '.' || b == '-' || b == ':' || b == '[' || b == ']') {
+		if !(params.Alpha(b) || '0' <= b && b <= '9' || b == '.' || b == '-' || b == ':' || b == '[' || b == ']') {
 			return "", true, false
 		}
 	}
@@ -88,7 +88,7 @@ func (f *fontItem) resource(base string) fontJSON {
 
 // answerBase is publicBase for an answer that names URLs: a Host header
 // that is not a host name is answered 400 here.
-func (s *catalogue) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
+func (s *Routes) answerBase(ctx *fasthttp.RequestCtx) (base string, private, ok bool) {
 	if base, private, ok = s.publicBase(ctx); !ok {
 		respond.Answer(ctx, respond.Unacceptable, "The Host header is not a host name.")
 	}
@@ -97,7 +97,7 @@ func (s *catalogue) answerBase(ctx *fasthttp.RequestCtx) (base string, private, 
 
 // fontWithBase is the font a path names and the base of its URLs; f is
 // nil when it has answered (404, 422, or 400 for the Host header).
-func (s *catalogue) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
+func (s *Routes) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte) (f *fontItem, base string, private bool) {
 	if f = s.fontByPath(ctx, c, id); f == nil {
 		return nil, "", false
 	}
@@ -109,7 +109,7 @@ func (s *catalogue) fontWithBase(ctx *fasthttp.RequestCtx, c *catalog, id []byte
 }
 
 // fontsCollection is GET /v1/fonts, by id.
-func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *Routes) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 	base, private, ok := s.answerBase(ctx)
 	if !ok {
 		return
@@ -128,7 +128,7 @@ func (s *catalogue) fontsCollection(ctx *fasthttp.RequestCtx, c *catalog) {
 	serveComposed(ctx, s.composed, body, c.fontMod, private, false)
 }
 
-func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
+func (s *Routes) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *fontItem {
 	n, p := params.PathID(id)
 	if p == params.IDInvalid {
 		respond.Invalid(ctx, "path", "font_id", "Input should be a valid 32-bit integer", "int_parsing")
@@ -142,7 +142,7 @@ func (s *catalogue) fontByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) 
 }
 
 // font is GET /v1/fonts/{id}.
-func (s *catalogue) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
@@ -158,7 +158,7 @@ func (s *catalogue) font(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 // fontStylesheet is GET /v1/fonts/{id}/stylesheet: one @font-face per
 // variant with its woff2 file, font-display: swap so that text shows in a
 // fallback font while the file loads.
-func (s *catalogue) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	f, base, private := s.fontWithBase(ctx, c, id)
 	if f == nil {
 		return
@@ -219,7 +219,7 @@ func cssIdent(s string) string {
 // fontFile serves a published font file at /v1/fonts/files/<hash>/<name>.
 // The URL names the content, so the answer is immutable; a URL with an
 // older hash is sent to the current one.
-func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) {
+func (s *Routes) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byte) {
 	hash, name, ok := bytes.Cut(rest, []byte("/"))
 	if !ok || len(name) == 0 || bytes.Contains(name, []byte("..")) {
 		respond.RouteNotFound(ctx)
@@ -242,8 +242,6 @@ func (s *catalogue) fontFile(ctx *fasthttp.RequestCtx, st *site.Site, rest []byt
 	// A 304 carries the Cache-Control the 200 would (RFC 9110 §15.4.5), or
 	// a cache that revalidates would downgrade the file to an hour.
 	if st := ctx.Response.StatusCode(); st < 300 || st == fasthttp.StatusNotModified {
-		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, valImmutable)
+		ctx.Response.Header.SetCanonical(respond.HdrCacheControl, represent.ValCacheImmutable)
 	}
 }
-
-var valImmutable = []byte(immutableCache)

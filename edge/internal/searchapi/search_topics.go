@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
@@ -17,7 +18,7 @@ import (
 
 // searchCache is the Cache-Control of topic search and suggestions: they
 // depend only on the build and the request, like the catalogues.
-const searchCache = catalogCache
+const searchCache = represent.CachePublic
 
 // topicJSON is a topic as the wire format has it: no passages.
 type topicJSON struct {
@@ -50,7 +51,7 @@ func (a *topicAnswer) didYouMean() []string {
 // findTopics searches the topics of the first language range whose topics
 // answer the query (as typed or corrected). mod is the Last-Modified of
 // the answer.
-func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges []string, query string) (topicAnswer, time.Time, error) {
+func (s *Routes) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges []string, query string) (topicAnswer, time.Time, error) {
 	var ans topicAnswer
 	mod := st.Manifest.Created
 	_, err := s.eachRange(ctx, st, ranges, func(l *langAids) bool {
@@ -75,7 +76,7 @@ func (s *searchAPI) findTopics(ctx *fasthttp.RequestCtx, st *site.Site, ranges [
 // all four always present as the live service sends them; every topic found
 // is in the one page, so total_size is their number. Nothing found is an
 // empty list, not 204 (only suggestions answer 204).
-func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *authz.App) {
+func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *authz.App) {
 	start := time.Now()
 	query, ok := searchQuery(ctx)
 	if !ok {
@@ -87,7 +88,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 	}
 	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
 	s.compute.Serve(ctx, key, func() bool {
-		if !serveRemembered(ctx, s.searched, key, false, false) {
+		if !compose.Remembered(ctx, s.searched, key, false) {
 			return false
 		}
 		s.metrics.observe(time.Since(start), -1)
@@ -122,7 +123,7 @@ func (s *searchAPI) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *a
 // foundTopicsIn is the language whose topics answered the topic search
 // cached under key, "" when it found none (or that mark was evicted: then
 // the search is not counted, the safe side).
-func (s *searchAPI) foundTopicsIn(st *site.Site, key string, ranges []string) string {
+func (s *Routes) foundTopicsIn(st *site.Site, key string, ranges []string) string {
 	for _, tag := range aidsIn(st).languages(st.Manifest) {
 		for _, r := range ranges {
 			if lang.MatchRange(r, tag) {

@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func aidsIn(st *site.Site) *aidsSlot {
 }
 
 // aidsOf returns a language's aids in st, loading them if needed.
-func (s *searchAPI) aidsOf(ctx context.Context, st *site.Site, tag string) (*langAids, error) {
+func (s *Routes) aidsOf(ctx context.Context, st *site.Site, tag string) (*langAids, error) {
 	a := aidsIn(st)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -93,7 +93,7 @@ func (s *searchAPI) aidsOf(ctx context.Context, st *site.Site, tag string) (*lan
 }
 
 // readInternal decodes an internal JSON entry of a pack.
-func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
+func (s *Routes) readInternal(ctx context.Context, ref publish.PackRef, name string, v any) error {
 	pv, err := s.packs.Get(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("search aids: %w", err)
@@ -108,7 +108,7 @@ func (s *searchAPI) readInternal(ctx context.Context, ref publish.PackRef, name 
 // range by range, languages in tag order, until fn reports that it found
 // an answer: the first language range with an answer wins (as for the
 // Bibles collection). It reports whether fn did.
-func (s *searchAPI) eachRange(ctx context.Context, st *site.Site, ranges []string, fn func(*langAids) bool) (bool, error) {
+func (s *Routes) eachRange(ctx context.Context, st *site.Site, ranges []string, fn func(*langAids) bool) (bool, error) {
 	tags := aidsIn(st).languages(st.Manifest)
 	for _, r := range ranges {
 		for _, tag := range tags {
@@ -131,7 +131,7 @@ func (s *searchAPI) eachRange(ctx context.Context, st *site.Site, ranges []strin
 // background, so that the first search of each language does not wait for
 // them and the disk cache holds them for an edge that restarts during a
 // store outage.
-func (s *searchAPI) loadSearchAids(st *site.Site) {
+func (s *Routes) loadSearchAids(st *site.Site) {
 	for _, tag := range aidsIn(st).languages(st.Manifest) {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
@@ -140,4 +140,23 @@ func (s *searchAPI) loadSearchAids(st *site.Site) {
 			s.log.Warn("search: cannot load topics and suggestions; they load on the first search", "language", tag, "err", err)
 		}
 	}
+}
+
+// Prepare loads a new build's search indexes, topics and suggestions in
+// the background, so that the first search of each Bible and language
+// does not wait for them and the disk cache holds them for an edge that
+// restarts during a store outage.
+func (s *Routes) Prepare(st *site.Site) {
+	go s.loadSearchIndexes(st)
+	go s.loadSearchAids(st)
+}
+
+// AidsLoaded reports whether every language's topics and suggestions of
+// st are loaded.
+func AidsLoaded(st *site.Site) bool {
+	a := aidsIn(st)
+	tags := a.languages(st.Manifest)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.byTag) == len(tags)
 }

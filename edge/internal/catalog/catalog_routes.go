@@ -1,4 +1,7 @@
-package edge
+// Package catalog answers the catalogue routes (docs/catalogue.md): the
+// Bibles collection, languages, organizations, fonts and their files, and
+// the verse of the day, composed from a catalogue built once per build.
+package catalog
 
 import (
 	"bytes"
@@ -13,8 +16,10 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
 )
 
@@ -30,25 +35,43 @@ var (
 	pathVOTDAlias = []byte("/v1/verse_of_the_days")
 )
 
-// catalogue answers the catalogue routes (docs/catalogue.md). It holds
-// what they read: the access table and build in force (through gate), the
-// pack tiers, the cache of composed answers, and the settings that shape
-// their bodies.
-type catalogue struct {
+// Routes answers the catalogue routes. It holds what they read: the
+// access decisions, the pack tiers, the cache of composed answers, the
+// bound on computations, and the settings that shape their bodies.
+type Routes struct {
 	log        *slog.Logger
 	authz      *authz.Authz
-	gate       *gate
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
 	compute    *compose.Computations // bounds the answers composed on demand
 	publicURL  string                // scheme and host of absolute URLs (font sources); "": the request's
-	pageTokens pageTokens            // seals the collections' page tokens
+	pageTokens paging.Tokens         // seals the collections' page tokens
 }
 
-type catRoute uint8
+// Config is what New needs.
+type Config struct {
+	Log      *slog.Logger
+	Authz    *authz.Authz
+	Packs    *packs.Packs
+	Composed *cache.LRU[*represent.Resource]
+	Compute  *compose.Computations
+	// PublicURL is the scheme and host of absolute URLs (font sources);
+	// "": the request's own, as a trusted proxy reports it.
+	PublicURL  string
+	PageTokens paging.Tokens
+}
+
+// New returns the catalogue routes.
+func New(cfg Config) *Routes {
+	return &Routes{log: cfg.Log, authz: cfg.Authz, packs: cfg.Packs, composed: cfg.Composed, compute: cfg.Compute,
+		publicURL: cfg.PublicURL, pageTokens: cfg.PageTokens}
+}
+
+// Route is which catalogue route a path names.
+type Route uint8
 
 const (
-	catNone catRoute = iota
+	catNone Route = iota
 	catBibles
 	catLanguages
 	catLanguage
@@ -61,6 +84,9 @@ const (
 	catFontFile
 	catVOTDs
 	catVOTD
+	// The spec's underscore paths: the same answers, deprecated.
+	catVOTDsAlias
+	catVOTDAlias
 )
 
 // catClasses are the catalogue routes' classes in metrics and the access
@@ -70,13 +96,13 @@ var catClasses = [...]metrics.Class{catNone: metrics.ClassOther,
 	catOrganizations: metrics.ClassOrganizations, catOrganization: metrics.ClassOrganizations,
 	catOrganizationBibles: metrics.ClassOrganizations, catFonts: metrics.ClassFonts, catFont: metrics.ClassFonts,
 	catFontStylesheet: metrics.ClassFonts, catFontFile: metrics.ClassFontFiles,
-	catVOTDs: metrics.ClassVOTD, catVOTD: metrics.ClassVOTD}
+	catVOTDs: metrics.ClassVOTD, catVOTD: metrics.ClassVOTD, catVOTDsAlias: metrics.ClassVOTD, catVOTDAlias: metrics.ClassVOTD}
 
-// parseCatalogPath recognises a catalogue path and returns its route and
-// its one parameter (a language, organization, font id or day; the file
-// path for font files). ok is false for a path that is not the
-// catalogue's; a catalogue prefix with an unknown shape is catNone with ok.
-func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
+// Parse recognises a catalogue path and returns its route and its one
+// parameter (a language, organization, font id or day; the file path for
+// font files). ok is false for a path that is not the catalogue's; a
+// catalogue prefix with an unknown shape is a route that is not Known.
+func Parse(p []byte) (r Route, param []byte, ok bool) {
 	sub := func(prefix []byte) ([]byte, bool) {
 		if len(p) > len(prefix) && bytes.HasPrefix(p, prefix) && p[len(prefix)] == '/' {
 			return p[len(prefix)+1:], true
@@ -92,8 +118,10 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		return catOrganizations, nil, true
 	case bytes.Equal(p, pathFonts):
 		return catFonts, nil, true
-	case bytes.Equal(p, pathVOTD), bytes.Equal(p, pathVOTDAlias):
+	case bytes.Equal(p, pathVOTD):
 		return catVOTDs, nil, true
+	case bytes.Equal(p, pathVOTDAlias):
+		return catVOTDsAlias, nil, true
 	}
 	if rest, ok := sub(pathLanguages); ok {
 		if len(rest) == 0 || bytes.IndexByte(rest, '/') >= 0 {
@@ -128,43 +156,36 @@ func parseCatalogPath(p []byte) (r catRoute, param []byte, ok bool) {
 		}
 		return catNone, nil, true
 	}
-	rest, ok := sub(pathVOTD)
-	if !ok {
-		rest, ok = sub(pathVOTDAlias)
-	}
-	if ok {
-		if len(rest) == 0 || bytes.IndexByte(rest, '/') >= 0 {
-			return catNone, nil, true
+	for _, v := range [...]struct {
+		prefix []byte
+		day    Route
+	}{{pathVOTD, catVOTD}, {pathVOTDAlias, catVOTDAlias}} {
+		if rest, ok := sub(v.prefix); ok {
+			if len(rest) == 0 || bytes.IndexByte(rest, '/') >= 0 {
+				return catNone, nil, true
+			}
+			return v.day, rest, true
 		}
-		return catVOTD, rest, true
 	}
 	return catNone, nil, false
 }
 
-// serve answers the catalogue routes and returns the route's class; it
-// reports false when path is not one of them. Checks run in the edge's
-// order (docs/edge.md): shape, method, App Key, status and rate limit,
-// values.
-func (s *catalogue) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) (metrics.Class, bool) {
-	r, param, ok := parseCatalogPath(path)
-	if !ok {
-		return metrics.ClassOther, false
-	}
-	s.route(ctx, adm, r, param)
-	if bytes.HasPrefix(path, pathVOTDAlias) {
-		// Every answer of the alias, errors included, names its successor
-		// (RFC 9745 Deprecation, RFC 8288 Link); it has no Sunset.
-		ctx.Response.Header.Set("Deprecation", "true")
-		ctx.Response.Header.Set("Link", `</v1/verse-of-the-days>; rel="successor-version"`)
-	}
-	return catClasses[r], true
-}
+// Known reports a route of a known shape; a catalogue prefix with
+// another shape is 404.
+func (r Route) Known() bool { return r != catNone }
 
-// route answers one catalogue route.
-func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catRoute, param []byte) {
-	t, st, ok := s.gate.admitGET(ctx, r != catNone)
-	if !ok {
-		return
+// Class is the route's class in metrics and the access log.
+func (r Route) Class() metrics.Class { return catClasses[r] }
+
+// Serve answers one catalogue route, once the edge's gate has let the
+// request in (shape, method, a build and access data). Checks run in the
+// edge's order (docs/edge.md): App Key, status and rate limit, values.
+func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, r Route, param []byte) {
+	if r == catVOTDsAlias || r == catVOTDAlias {
+		// Every answer of the alias, errors included, names its successor
+		// (RFC 9745 Deprecation, RFC 8288 Link); it has no Sunset. Set
+		// last: an answer's header block replaces what was set before.
+		defer deprecated(ctx)
 	}
 	if r == catFontFile {
 		// Browsers fetch font files from a stylesheet's url(), which
@@ -207,11 +228,17 @@ func (s *catalogue) route(ctx *fasthttp.RequestCtx, adm *authz.Admission, r catR
 		s.font(ctx, c, param)
 	case catFontStylesheet:
 		s.fontStylesheet(ctx, c, param)
-	case catVOTDs:
+	case catVOTDs, catVOTDsAlias:
 		s.votdCalendar(ctx, c)
-	case catVOTD:
+	case catVOTD, catVOTDAlias:
 		s.votd(ctx, c, param)
 	}
+}
+
+// deprecated marks an answer of the verse-of-the-day alias.
+func deprecated(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("Deprecation", "true")
+	ctx.Response.Header.Set("Link", `</v1/verse-of-the-days>; rel="successor-version"`)
 }
 
 // serveComposed serves a body composed from the catalogue with the edge's
@@ -237,7 +264,7 @@ func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Re
 // as sent, so that page_size=05 and page_size=5, or parameters the route
 // does not read, do not make new keys). Only answers that were served are
 // stored under it, so a hit needs no validation.
-func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params ...string) string {
+func requestKey(route string, c *catalog, prefs lang.Preferences, p paging.Page, params ...string) string {
 	var b strings.Builder
 	b.WriteString("catalog-req/")
 	b.WriteString(c.build)
@@ -246,7 +273,7 @@ func requestKey(route string, c *catalog, prefs lang.Preferences, p page, params
 	b.WriteByte(0)
 	b.WriteString(strings.Join(prefs.Locales(), ","))
 	b.WriteByte(0)
-	b.WriteString(p.key())
+	b.WriteString(p.Key())
 	for _, s := range params {
 		b.WriteByte(0)
 		b.WriteString(s)

@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"strconv"
@@ -7,6 +7,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/lang"
 )
@@ -58,7 +60,7 @@ func orgFrag(o *orgItem, l string) func(i int) []byte {
 }
 
 // organizations is GET /v1/organizations, by id.
-func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *Routes) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 	args := ctx.QueryArgs()
 	var filter map[string]bool
 	rawIDs := args.PeekMulti("bible_ids[]")
@@ -66,7 +68,7 @@ func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 	if len(rawIDs) > 0 {
 		filter = map[string]bool{}
 		for _, r := range rawIDs {
-			id, ok := parseInt32(r)
+			id, ok := params.Int32(r)
 			if !ok {
 				respond.Invalid(ctx, "query", "bible_ids[]", "Input should be a valid 32-bit integer", "int_parsing")
 				return
@@ -77,8 +79,8 @@ func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 			}
 		}
 	}
-	qh := queryHash("organizations", c.build, strings.Join(norm, ","))
-	p, ok := s.parsePage(ctx, orgFields, qh)
+	qh := paging.QueryHash("organizations", c.build, strings.Join(norm, ","))
+	p, ok := paging.Parse(ctx, s.pageTokens, orgFields, qh)
 	if !ok {
 		return
 	}
@@ -92,9 +94,9 @@ func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		}
 	}
 	prefs := orgPrefs(ctx)
-	from, to, next := p.window(len(list))
-	var e envelope
-	e.begin()
+	from, to, next := p.Window(len(list))
+	var e paging.Envelope
+	e.Begin()
 	// The list names a Content-Language only when every organization on
 	// the page is shown in the same languages.
 	same := ""
@@ -105,15 +107,15 @@ func (s *catalogue) organizations(ctx *fasthttp.RequestCtx, c *catalog) {
 		} else if cl != same {
 			same = ""
 		}
-		e.item(p, len(orgFields), orgFrag(o, l))
+		e.Item(p, len(orgFields), orgFrag(o, l))
 	}
-	serveComposed(ctx, s.composed, e.end(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
+	serveComposed(ctx, s.composed, e.End(s.nextToken(next, qh), len(list), false), c.orgMod, false, true)
 	if same != "" {
 		ctx.Response.Header.Set("Content-Language", same)
 	}
 }
 
-func (s *catalogue) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
+func (s *Routes) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *orgItem {
 	if !bible.ValidUUID(id) {
 		respond.Invalid(ctx, "path", "organization_id", "Input should be a valid UUID", "uuid_parsing")
 		return nil
@@ -127,26 +129,26 @@ func (s *catalogue) orgByPath(ctx *fasthttp.RequestCtx, c *catalog, id []byte) *
 
 // organization is GET /v1/organizations/{id}, in the language negotiated
 // with Accept-Language, else its primary language (spec, Organization).
-func (s *catalogue) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) organization(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return
 	}
 	l := chooseLanguage(o.names, orgPrefs(ctx), o.primary)
-	body := appendObject(nil, page{}, len(orgFields), orgFrag(o, l))
+	body := paging.AppendObject(nil, paging.Page{}, len(orgFields), orgFrag(o, l))
 	serveComposed(ctx, s.composed, body, c.orgMod, false, true)
 	ctx.Response.Header.Set("Content-Language", o.contentLanguage(l))
 }
 
 // organizationBibles is GET /v1/organizations/{id}/bibles: every published
 // Bible of the organization, by id (metadata, which every app may read).
-func (s *catalogue) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) organizationBibles(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	o := s.orgByPath(ctx, c, id)
 	if o == nil {
 		return
 	}
-	qh := queryHash("organization-bibles", c.build, o.id)
-	p, ok := s.parsePage(ctx, bibleFields, qh)
+	qh := paging.QueryHash("organization-bibles", c.build, o.id)
+	p, ok := paging.Parse(ctx, s.pageTokens, bibleFields, qh)
 	if !ok {
 		return
 	}

@@ -1,10 +1,11 @@
-package edge
+package searchapi
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -35,15 +38,15 @@ type searchRequest struct {
 	query  string
 	bible  int32
 	intent string
-	page   page // size and offset; fields unused
-	text   bool // fields[]=text
+	page   paging.Page // size and offset; fields unused
+	text   bool        // fields[]=text
 	app    string
 }
 
 // parseSearchVerses checks the parameters as the clients check them
 // (query 1-100 characters, bible_id a positive int32, page_size 1-99,
 // user_intent one of four) and writes the 422 itself.
-func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
 	q, ok := searchQuery(ctx)
@@ -56,7 +59,7 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 		respond.Invalid(ctx, "query", "bible_id", "Field required", "missing")
 		return r, false
 	}
-	id, ok := parseInt32(b)
+	id, ok := params.Int32(b)
 	if !ok || id <= 0 {
 		respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 		return r, false
@@ -72,7 +75,7 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 		}
 		r.text = true
 	}
-	r.page.size = defaultPageSize
+	r.page.Size = paging.DefaultSize
 	switch ps := args.Peek("page_size"); {
 	case len(ps) == 0 && !args.Has("page_size"):
 	default:
@@ -81,11 +84,11 @@ func (s *searchAPI) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, 
 			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return r, false
 		}
-		if n < 1 || n > maxPageSize {
+		if n < 1 || n > paging.MaxSize {
 			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return r, false
 		}
-		r.page.size = n
+		r.page.Size = n
 	}
 	return r, true
 }
@@ -129,9 +132,9 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 }
 
 // searchVerses serves verse search. Authentication, app status and rate
-// limit come first (search_routes.go), as for every content route; then
+// limit come first (Routes.Serve), as for every content route; then
 // the parameters; then the Bible (404) and the app's licence for it (403).
-func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	req, ok := s.parseSearchVerses(ctx)
 	if !ok {
@@ -147,16 +150,16 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 		return
 	}
 	private := !t.IsOpen(bv.ID)
-	qh := queryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
+	qh := paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.pageTokens.open(tok, qh)
+		off, msg := s.pageTokens.Open(tok, qh)
 		if msg != "" {
 			respond.Answer(ctx, respond.Unacceptable, msg)
 			return
 		}
-		req.page.offset = off
+		req.page.Offset = off
 	}
-	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.offset, req.page.size, req.text)
+	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
 	s.compute.Serve(ctx, key, func() bool {
 		res, ok := s.searched.Get(key)
 		if !ok {
@@ -176,7 +179,7 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 			respond.Answer(ctx, respond.NotFound, "Bible "+strconv.Itoa(int(bv.ID))+" has no search index yet.")
 			return
 		}
-		r := x.Search(req.query, req.intent, req.page.offset+req.page.size)
+		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
 		body := s.searchBody(x, r, req, qh)
 		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
 		s.remember(key, res, r.Total)
@@ -189,15 +192,15 @@ func (s *searchAPI) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *aut
 // countVerseSearch counts a first page that found verses for trending
 // (trending.go), under the Bible's language; further pages of the same
 // search count nothing.
-func (s *searchAPI) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
-	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.offset == 0 {
+func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
+	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
 		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
 	}
 }
 
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
-func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
+func (s *Routes) remember(key string, res *represent.Resource, found int) {
 	s.searched.Add(key, res, res.Size())
 	if found > 0 {
 		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
@@ -207,7 +210,7 @@ func (s *searchAPI) remember(key string, res *represent.Resource, found int) {
 // foundBefore is 1 when the answer cached under key found something, 0
 // when it found nothing (or that mark was evicted: then the search is
 // not counted, the safe side).
-func (s *searchAPI) foundBefore(key string) int {
+func (s *Routes) foundBefore(key string) int {
 	if _, ok := s.searched.Peek(key + foundSuffix); ok {
 		return 1
 	}
@@ -216,7 +219,7 @@ func (s *searchAPI) foundBefore(key string) int {
 
 // trendingClient is the hashed address trending counts the request's
 // client by.
-func (s *searchAPI) trendingClient(ctx *fasthttp.RequestCtx) string {
+func (s *Routes) trendingClient(ctx *fasthttp.RequestCtx) string {
 	return trendingClient(s.authz.ClientAddr(ctx))
 }
 
@@ -225,8 +228,8 @@ const foundSuffix = "\x00found"
 // searchBody writes the answer: verses, user_intent, did_you_mean,
 // search_instead_for and next_page_token, always present as the live
 // service sends them; the last two are null when they do not apply.
-func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
-	from, to := min(req.page.offset, len(r.Verses)), len(r.Verses)
+func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+	from, to := min(req.page.Offset, len(r.Verses)), len(r.Verses)
 	b := make([]byte, 0, 64+40*(to-from))
 	b = append(b, `{"verses":[`...)
 	for i, v := range r.Verses[from:to] {
@@ -269,9 +272,9 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"next_page_token":`...)
-	if end := req.page.offset + req.page.size; end < r.Total {
+	if end := req.page.Offset + req.page.Size; end < r.Total {
 		b = append(b, '"')
-		b = append(b, s.pageTokens.issue(end, qh)...)
+		b = append(b, s.pageTokens.Issue(end, qh)...)
 		b = append(b, '"')
 	} else {
 		b = append(b, "null"...)
@@ -282,7 +285,7 @@ func (s *searchAPI) searchBody(x *search.Index, r *search.Result, req searchRequ
 // searchIndex returns the Bible's decoded search index (nil when its
 // build has none), loading it through the pack tiers (memory, disk cache,
 // store) on first need and keeping it with the build's view of the Bible.
-func (s *searchAPI) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
+func (s *Routes) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
 	if bv.Entry.Search == nil {
 		return nil, nil
 	}
@@ -304,7 +307,7 @@ func (s *searchAPI) searchIndex(ctx context.Context, bv *site.Bible) (*search.In
 // loadSearchIndexes loads a new build's search indexes in the background,
 // so that the first search of each Bible does not wait for it and the
 // disk cache holds them for an edge that restarts during a store outage.
-func (s *searchAPI) loadSearchIndexes(st *site.Site) {
+func (s *Routes) loadSearchIndexes(st *site.Site) {
 	for _, bv := range st.Bibles {
 		if s.site.Load() != st {
 			return // a newer build came in: it loads its own
@@ -347,7 +350,8 @@ func (m *searchMetrics) observe(d time.Duration, total int) {
 	}
 }
 
-func (s *searchAPI) writeSearchMetrics(w interface{ Write([]byte) (int, error) }) {
+// WriteMetrics adds the search routes' figures to /metrics.
+func (s *Routes) WriteMetrics(w io.Writer) {
 	m := &s.metrics
 	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
 	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")

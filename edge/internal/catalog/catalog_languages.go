@@ -1,4 +1,4 @@
-package edge
+package catalog
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
@@ -17,12 +18,12 @@ import (
 
 // languages is GET /v1/languages: by id in byte order, or with country in
 // the order of speakers in that country.
-func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
+func (s *Routes) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 	args := ctx.QueryArgs()
 	country := ""
 	if args.Has("country") {
 		cc := args.Peek("country")
-		if len(cc) != 2 || !isAlpha(cc[0]) || !isAlpha(cc[1]) {
+		if len(cc) != 2 || !params.Alpha(cc[0]) || !params.Alpha(cc[1]) {
 			respond.Invalid(ctx, "query", "country", "Input should be an ISO 3166 two-letter country code", "string_pattern_mismatch")
 			return
 		}
@@ -33,8 +34,8 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 		respond.Invalid(ctx, "query", "bibles_available", "Input should be a valid boolean", "bool_parsing")
 		return
 	}
-	qh := queryHash("languages", c.build, country, strconv.FormatBool(avail))
-	p, ok := s.parsePage(ctx, languageFields, qh)
+	qh := paging.QueryHash("languages", c.build, country, strconv.FormatBool(avail))
+	p, ok := paging.Parse(ctx, s.pageTokens, languageFields, qh)
 	if !ok {
 		return
 	}
@@ -61,13 +62,13 @@ func (s *catalogue) languages(ctx *fasthttp.RequestCtx, c *catalog) {
 			}
 			list = keep
 		}
-		from, to, next := p.window(len(list))
-		var e envelope
-		e.begin()
+		from, to, next := p.Window(len(list))
+		var e paging.Envelope
+		e.Begin()
 		for _, it := range list[from:to] {
-			e.item(p, len(languageFields), langFrag(it, prefs))
+			e.Item(p, len(languageFields), langFrag(it, prefs))
 		}
-		serveComposedAs(ctx, s.composed, reqKey, e.end(s.nextToken(next, qh), len(list), true), c.mod, false, true)
+		serveComposedAs(ctx, s.composed, reqKey, e.End(s.nextToken(next, qh), len(list), true), c.mod, false, true)
 	})
 	if ctx.Response.StatusCode() < 400 {
 		ctx.Response.Header.Set("Content-Language", prefs.Locale())
@@ -92,7 +93,7 @@ func langFrag(it *langItem, prefs lang.Preferences) func(i int) []byte {
 
 // language is GET /v1/languages/{id}: a non-canonical id redirects (301)
 // to the canonical one (spec, Languages).
-func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
+func (s *Routes) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 	canon, err := lang.Canonical(string(id))
 	if err != nil {
 		respond.Answer(ctx, respond.NotFound, "Language not found.")
@@ -119,11 +120,11 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 		return
 	}
 	prefs := lang.ParsePreferences(string(ctx.Request.Header.Peek("Accept-Language")))
-	reqKey := requestKey("language", c, prefs, page{}, canon)
+	reqKey := requestKey("language", c, prefs, paging.Page{}, canon)
 	s.compute.Serve(ctx, reqKey, func() bool {
 		return serveRemembered(ctx, s.composed, reqKey, false, true)
 	}, func() {
-		body := appendObject(nil, page{}, len(languageFields), langFrag(it, prefs))
+		body := paging.AppendObject(nil, paging.Page{}, len(languageFields), langFrag(it, prefs))
 		serveComposedAs(ctx, s.composed, reqKey, body, c.mod, false, true)
 	})
 	if ctx.Response.StatusCode() < 400 {
@@ -132,5 +133,3 @@ func (s *catalogue) language(ctx *fasthttp.RequestCtx, c *catalog, id []byte) {
 }
 
 const jsonType = "application/json; charset=utf-8"
-
-func isAlpha(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }

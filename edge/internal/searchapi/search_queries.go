@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/catalog"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
@@ -21,7 +22,7 @@ import (
 // for query, or with trending=true what users searched most lately
 // (trending.go). Either is {"data": [{"text", "source"}]}, or 204 with no
 // body when there is nothing to suggest.
-func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	// Suggestions are timed with the searches but are not searches: they
 	// count no results (-1).
 	start := time.Now()
@@ -55,7 +56,7 @@ func (s *searchAPI) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
 	s.compute.Serve(ctx, reqKey, func() bool {
 		_, private := s.composed.Peek(reqKey + privateSuffix)
-		return serveRemembered(ctx, s.composed, reqKey, private, false)
+		return compose.Remembered(ctx, s.composed, reqKey, private)
 	}, func() {
 		var found []topic.Suggestion
 		mod := st.Manifest.Created
@@ -101,7 +102,7 @@ type licensed struct {
 	bibles, openBibles int
 }
 
-func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
+func (s *Routes) licensedIndexes(ctx context.Context, st *site.Site, t *authz.Table, app *authz.App, tag string) (licensed, error) {
 	var l licensed
 	var firstErr error
 	for _, bv := range st.Bibles {
@@ -112,7 +113,7 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		if x == nil && inLanguage(st, bv.ID, tag) || x != nil && x.Language() == tag {
+		if x == nil && catalog.InLanguage(st, bv.ID, tag) || x != nil && x.Language() == tag {
 			l.bibles++
 			if t.IsOpen(bv.ID) {
 				l.openBibles++
@@ -128,16 +129,6 @@ func (s *searchAPI) licensedIndexes(ctx context.Context, st *site.Site, t *authz
 		}
 	}
 	return l, firstErr
-}
-
-// inLanguage reports whether the catalogue lists Bible id in language tag.
-func inLanguage(st *site.Site, id int32, tag string) bool {
-	c := site.Load[catalog](&st.Catalog)
-	if c == nil {
-		return false
-	}
-	it := c.bibleByID[id]
-	return it != nil && (it.langID == tag || it.tag == tag)
 }
 
 // shows reports whether the app may see a suggestion: topics are the

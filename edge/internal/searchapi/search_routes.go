@@ -1,4 +1,8 @@
-package edge
+// Package searchapi answers the search routes (docs/search.md): verse
+// search over a Bible's index, topic search and suggestions from a
+// language's aids, the unified results, and the trending queries the edge
+// counts, reports to dynamic and serves from a snapshot (Trends).
+package searchapi
 
 import (
 	"bytes"
@@ -10,6 +14,8 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -23,19 +29,39 @@ var (
 	prefixSearchV1   = []byte("/v1/search-")
 )
 
-type searchOp uint8
+// Config is what New needs.
+type Config struct {
+	Log        *slog.Logger
+	Authz      *authz.Authz
+	Site       *atomic.Pointer[site.Site] // the build in force
+	Packs      *packs.Packs
+	Composed   *cache.LRU[*represent.Resource] // composed answers, shared with the other routes
+	Searched   *cache.LRU[*represent.Resource] // search answers
+	Compute    *compose.Computations
+	PageTokens paging.Tokens
+	Trends     *Trends
+}
+
+// New returns the search routes.
+func New(cfg Config) *Routes {
+	return &Routes{log: cfg.Log, authz: cfg.Authz, site: cfg.Site, packs: cfg.Packs, composed: cfg.Composed,
+		searched: cfg.Searched, compute: cfg.Compute, pageTokens: cfg.PageTokens, trending: cfg.Trends}
+}
+
+// Op is which search route a path names.
+type Op uint8
 
 const (
-	opNone searchOp = iota
+	opNone Op = iota
 	opQueries
 	opTopics
 	opResults
 	opVerses
 )
 
-// parseSearchPath recognises a search path; ok is false for a path that
-// is not one, op is opNone for an unknown operation under the prefix.
-func parseSearchPath(p []byte) (op searchOp, ok bool) {
+// Parse recognises a search path; ok is false for a path that is not
+// one, and op is not Known for an unknown operation under the prefix.
+func Parse(p []byte) (op Op, ok bool) {
 	var rest []byte
 	switch {
 	case bytes.HasPrefix(p, prefixSearchBeta):
@@ -58,40 +84,35 @@ func parseSearchPath(p []byte) (op searchOp, ok bool) {
 	return opNone, true
 }
 
-// searchAPI answers the search routes (docs/search.md). It holds what they
-// read: the gate (access table and build in force), the build for the
-// search indexes loaded in the background, the pack tiers, the caches of
-// composed and search answers, the page-token key, its own figures and
-// the trending counts it adds to.
-type searchAPI struct {
+// Routes answers the search routes. It holds what they read: the access
+// decisions, the build in force (for the search indexes loaded in the
+// background), the pack tiers, the caches of composed and search answers,
+// the bound on computations, the page-token key, its own figures and the
+// trending counts it adds to.
+type Routes struct {
 	log        *slog.Logger
 	authz      *authz.Authz
-	gate       *gate
 	site       *atomic.Pointer[site.Site]
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*represent.Resource]
 	compute    *compose.Computations // bounds the answers computed on demand
-	pageTokens pageTokens
+	pageTokens paging.Tokens
 	metrics    searchMetrics
-	trending   *searchTrends
+	trending   *Trends
 }
 
-// search serves the search routes; it reports false when path is not one
-// of them. Checks run in the edge's order: shape, method, App Key, status
-// and rate limit, then the values.
-func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path []byte) bool {
-	op, ok := parseSearchPath(path)
-	if !ok {
-		return false
-	}
-	t, st, ok := s.gate.admitGET(ctx, op != opNone)
-	if !ok {
-		return true
-	}
+// Known reports an operation of a known shape; another under the prefix
+// is 404.
+func (op Op) Known() bool { return op != opNone }
+
+// Serve answers one search route, once the edge's gate has let the
+// request in (shape, method, a build and access data). Checks run in the
+// edge's order: App Key, status and rate limit, then the values.
+func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, op Op) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
-		return true
+		return
 	}
 	switch op {
 	case opQueries:
@@ -103,7 +124,6 @@ func (s *searchAPI) serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 	case opVerses:
 		s.searchVerses(ctx, st, t, app)
 	}
-	return true
 }
 
 // searchRanges reads language_ranges[]: one or more, each "*" or a
@@ -144,7 +164,7 @@ func validSearchRange(r []byte) bool {
 			return false
 		}
 		for _, c := range part {
-			if !isAlpha(c) && (i == 0 || c < '0' || c > '9') {
+			if !params.Alpha(c) && (i == 0 || c < '0' || c > '9') {
 				return false
 			}
 		}

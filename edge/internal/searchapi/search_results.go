@@ -1,4 +1,4 @@
-package edge
+package searchapi
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -20,7 +22,7 @@ import (
 // unifiedVerses is how many verses unified search lists: the first page of
 // verse search. The wire format has no paging for it; an app that wants
 // more asks search-verses.
-const unifiedVerses = defaultPageSize
+const unifiedVerses = paging.DefaultSize
 
 // searchResults is GET /v1-beta/search-results and /v1/search-unified:
 // verses of one Bible and topics together, {"verses": [{"reference"}],
@@ -29,7 +31,7 @@ const unifiedVerses = defaultPageSize
 // goes to verse search as it does there. Verses need bible_id and the
 // app's licence for it (403); topics come from language_ranges[], or from
 // the Bible's language when the request names none.
-func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
 	start := time.Now()
 	args := ctx.QueryArgs()
 	query, ok := searchQuery(ctx)
@@ -63,7 +65,7 @@ func (s *searchAPI) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *au
 	}
 	var bibleID int32
 	if b := args.Peek("bible_id"); len(b) > 0 || args.Has("bible_id") {
-		id, ok := parseInt32(b)
+		id, ok := params.Int32(b)
 		if !ok || id <= 0 {
 			respond.Invalid(ctx, "query", "bible_id", "Input should be a positive 32-bit integer", "int_parsing")
 			return

@@ -1,4 +1,4 @@
-package edge
+package dev
 
 import (
 	"sync"
@@ -33,7 +33,7 @@ var openapiDocs = sync.OnceValues(func() ([2]*represent.Resource, error) {
 })
 
 // serveOpenAPI reports false when path is not the document's.
-func (s *devSurface) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
+func (s *Surface) serveOpenAPI(ctx *fasthttp.RequestCtx, path []byte) bool {
 	i := 0
 	switch string(path) { // compared in place, no copy
 	case pathOpenAPIJSON:

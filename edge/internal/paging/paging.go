@@ -1,4 +1,8 @@
-package edge
+// Package paging is the spec's paging of a collection, shared by the
+// catalogue and search: page_size, fields[] and page_token read from the
+// query, page tokens sealed so that a client can neither forge a position
+// nor reuse one for another query, and the envelope of one page.
+package paging
 
 import (
 	"crypto/hmac"
@@ -20,24 +24,25 @@ import (
 // in that order, bound to the query and the build it was issued for.
 
 const (
-	defaultPageSize = 25
-	maxPageSize     = 99
-	maxStarFields   = 3
+	DefaultSize   = 25
+	MaxSize       = 99
+	maxStarFields = 3
 )
 
-// page is a parsed paging request.
-type page struct {
-	size   int   // items per page; 0 with all
-	all    bool  // page_size=*
-	fields []int // indexes into the resource's fields, in its order; nil for all
-	offset int   // from page_token
+// Page is a parsed paging request.
+type Page struct {
+	Size   int   // items per page; 0 with All
+	All    bool  // page_size=*
+	Fields []int // indexes into the resource's fields, in its order; nil for all
+	Offset int   // from page_token
 }
 
-// parsePage reads page_size, fields[] and page_token for a collection of
+// Parse reads page_size, fields[] and page_token for a collection of
 // resources with the given fields. qh binds tokens to the query (see
-// queryHash). It writes the 422 or 400 itself and reports false.
-func (s *catalogue) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]byte) (page, bool) {
-	var p page
+// QueryHash), which tokens open. It writes the 422 or 400 itself and
+// reports false.
+func Parse(ctx *fasthttp.RequestCtx, tokens Tokens, fields []string, qh [8]byte) (Page, bool) {
+	var p Page
 	args := ctx.QueryArgs()
 	if raw := args.PeekMulti("fields[]"); len(raw) > 0 {
 		sel := make([]bool, len(fields))
@@ -51,7 +56,7 @@ func (s *catalogue) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]b
 		}
 		for i, ok := range sel {
 			if ok {
-				p.fields = append(p.fields, i)
+				p.Fields = append(p.Fields, i)
 			}
 		}
 	}
@@ -60,32 +65,32 @@ func (s *catalogue) parsePage(ctx *fasthttp.RequestCtx, fields []string, qh [8]b
 		respond.Invalid(ctx, "query", "page_size", "Input should be an integer from 1 to 99, or * with fields[]", "int_parsing")
 		return p, false
 	case len(ps) == 0:
-		p.size = defaultPageSize
+		p.Size = DefaultSize
 	case string(ps) == "*":
-		if len(p.fields) == 0 || len(p.fields) > maxStarFields {
+		if len(p.Fields) == 0 || len(p.Fields) > maxStarFields {
 			respond.Invalid(ctx, "query", "page_size", "page_size * needs fields[] naming one to three fields", "value_error")
 			return p, false
 		}
-		p.all = true
+		p.All = true
 	default:
 		n, err := strconv.Atoi(string(ps))
 		if err != nil {
 			respond.Invalid(ctx, "query", "page_size", "Input should be a valid integer", "int_parsing")
 			return p, false
 		}
-		if n < 1 || n > maxPageSize {
+		if n < 1 || n > MaxSize {
 			respond.Invalid(ctx, "query", "page_size", "Input should be from 1 to 99", "less_than_equal")
 			return p, false
 		}
-		p.size = n
+		p.Size = n
 	}
 	if tok := args.Peek("page_token"); len(tok) > 0 {
-		off, msg := s.pageTokens.open(tok, qh)
+		off, msg := tokens.Open(tok, qh)
 		if msg != "" {
 			respond.Answer(ctx, respond.Unacceptable, msg)
 			return p, false
 		}
-		p.offset = off
+		p.Offset = off
 	}
 	return p, true
 }
@@ -99,43 +104,43 @@ func fieldIndex(fields []string, f string) int {
 	return -1
 }
 
-// window is the part of n items the page shows, and the offset of the next
+// Window is the part of n items the page shows, and the offset of the next
 // page (-1 on the last page).
-func (p page) window(n int) (from, to, next int) {
-	from = min(p.offset, n)
-	if p.all {
+func (p Page) Window(n int) (from, to, next int) {
+	from = min(p.Offset, n)
+	if p.All {
 		return from, n, -1
 	}
-	to = min(from+p.size, n)
+	to = min(from+p.Size, n)
 	if to >= n {
 		return from, to, -1
 	}
 	return from, to, to
 }
 
-// key is the page in a normalised form, for the keys of cached answers.
-func (p page) key() string {
+// Key is the page in a normalised form, for the keys of cached answers.
+func (p Page) Key() string {
 	b := make([]byte, 0, 32)
-	if p.all {
+	if p.All {
 		b = append(b, '*')
 	} else {
-		b = strconv.AppendInt(b, int64(p.size), 10)
+		b = strconv.AppendInt(b, int64(p.Size), 10)
 	}
 	b = append(b, '@')
-	b = strconv.AppendInt(b, int64(p.offset), 10)
-	for _, f := range p.fields {
+	b = strconv.AppendInt(b, int64(p.Offset), 10)
+	for _, f := range p.Fields {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(f), 10)
 	}
 	return string(b)
 }
 
-// has reports whether field i is selected.
-func (p page) has(i int) bool {
-	if p.fields == nil {
+// Has reports whether field i is selected.
+func (p Page) Has(i int) bool {
+	if p.Fields == nil {
 		return true
 	}
-	for _, f := range p.fields {
+	for _, f := range p.Fields {
 		if f == i {
 			return true
 		}
@@ -143,11 +148,11 @@ func (p page) has(i int) bool {
 	return false
 }
 
-// queryHash binds a page token to one collection, one build and the
+// QueryHash binds a page token to one collection, one build and the
 // parameters that choose the items (not page_size or fields[], which may
 // change from page to page). parts are those parameters, already
 // normalised by the caller.
-func queryHash(collection, build string, parts ...string) [8]byte {
+func QueryHash(collection, build string, parts ...string) [8]byte {
 	h := sha256.New()
 	var n [8]byte
 	for _, s := range append([]string{collection, build}, parts...) {
@@ -160,12 +165,12 @@ func queryHash(collection, build string, parts ...string) [8]byte {
 	return out
 }
 
-// pageTokens issues and opens page tokens: version, offset and query hash,
+// Tokens issues and opens page tokens: version, offset and query hash,
 // sealed with an HMAC so that a client can neither forge a position nor
 // reuse a token for another query. The key is Config.PageTokenKey, or a
 // random one per process (then every edge behind one balancer needs the
 // same configured key, or a token only works on the edge that issued it).
-type pageTokens struct{ key []byte }
+type Tokens struct{ key []byte }
 
 const (
 	tokenVersion = 1
@@ -179,22 +184,23 @@ var processTokenKey = func() []byte {
 	return k
 }()
 
-// newPageTokens seals page tokens with key, or with a random key of this
+// NewTokens seals page tokens with key, or with a random key of this
 // process when key is empty.
-func newPageTokens(key []byte) pageTokens {
+func NewTokens(key []byte) Tokens {
 	if len(key) > 0 {
-		return pageTokens{key}
+		return Tokens{key}
 	}
-	return pageTokens{processTokenKey}
+	return Tokens{processTokenKey}
 }
 
-func (t pageTokens) mac(payload []byte) []byte {
+func (t Tokens) mac(payload []byte) []byte {
 	m := hmac.New(sha256.New, t.key)
 	m.Write(payload)
 	return m.Sum(nil)[:tokenMAC]
 }
 
-func (t pageTokens) issue(offset int, qh [8]byte) string {
+// Issue seals offset for the query qh.
+func (t Tokens) Issue(offset int, qh [8]byte) string {
 	var b [tokenPayload + tokenMAC]byte
 	b[0] = tokenVersion
 	binary.BigEndian.PutUint32(b[1:5], uint32(offset))
@@ -203,8 +209,8 @@ func (t pageTokens) issue(offset int, qh [8]byte) string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// open checks a token and returns its offset, or a message for the 400.
-func (t pageTokens) open(tok []byte, qh [8]byte) (int, string) {
+// Open checks a token and returns its offset, or a message for the 400.
+func (t Tokens) Open(tok []byte, qh [8]byte) (int, string) {
 	const forged = "The page_token is not one this service issued; use next_page_token from the previous page as it is."
 	var b [tokenPayload + tokenMAC]byte
 	if base64.RawURLEncoding.DecodedLen(len(tok)) != len(b) {
@@ -228,30 +234,32 @@ func (t pageTokens) open(tok []byte, qh [8]byte) (int, string) {
 	return int(off), ""
 }
 
-// envelope composes a collection answer: data, then next_page_token when
+// Envelope composes a collection answer: data, then next_page_token when
 // there is a next page, then total_size when the collection reports it.
-type envelope struct {
+type Envelope struct {
 	buf   []byte
 	items int
 }
 
-func (e *envelope) begin() { e.buf = append(e.buf[:0], `{"data":[`...) }
+// Begin starts the page.
+func (e *Envelope) Begin() { e.buf = append(e.buf[:0], `{"data":[`...) }
 
-// item appends one object made of the selected fragments. frag returns the
+// Item appends one object made of the selected fragments. frag returns the
 // `"name":value` bytes of field i (nil when the item lacks it).
-func (e *envelope) item(p page, nfields int, frag func(i int) []byte) {
+func (e *Envelope) Item(p Page, nfields int, frag func(i int) []byte) {
 	if e.items > 0 {
 		e.buf = append(e.buf, ',')
 	}
 	e.items++
-	e.buf = appendObject(e.buf, p, nfields, frag)
+	e.buf = AppendObject(e.buf, p, nfields, frag)
 }
 
-func appendObject(buf []byte, p page, nfields int, frag func(i int) []byte) []byte {
+// AppendObject appends one object made of the fields p selects.
+func AppendObject(buf []byte, p Page, nfields int, frag func(i int) []byte) []byte {
 	buf = append(buf, '{')
 	first := true
 	for i := 0; i < nfields; i++ {
-		if !p.has(i) {
+		if !p.Has(i) {
 			continue
 		}
 		f := frag(i)
@@ -267,7 +275,9 @@ func appendObject(buf []byte, p page, nfields int, frag func(i int) []byte) []by
 	return append(buf, '}')
 }
 
-func (e *envelope) end(next string, total int, withTotal bool) []byte {
+// End closes the page: next is the next page's token ("" on the last),
+// total the collection's size when withTotal.
+func (e *Envelope) End(next string, total int, withTotal bool) []byte {
 	e.buf = append(e.buf, ']')
 	if next != "" {
 		e.buf = append(e.buf, `,"next_page_token":"`...)
