@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/citation"
@@ -45,7 +46,13 @@ type Index struct {
 	// least frequentDF verses: the words most queries and phrases touch,
 	// whose postings are the longest to decode.
 	frequent map[uint32]hits
-	cite     *citation.Resolver
+	// hot, skips and scratch make queries cheaper (hot.go): the clauses
+	// of common words by stem group, skip entries by word, reused arrays.
+	hot     map[uint32]*hotClause
+	freqPos map[uint32]posList
+	skips   [][]skip
+	scratch sync.Pool
+	cite    *citation.Resolver
 	// synonyms are the groups the index was built with; synAt maps a
 	// stem to its synonyms' words (synonyms.go).
 	synonyms Synonyms
@@ -232,6 +239,9 @@ func (x *Index) derive() {
 			x.frequent[uint32(w)] = x.decodePostings(uint32(w))
 		}
 	}
+	x.hotClauses()
+	x.frequentPositions()
+	x.skipLists()
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	x.mask = make([]uint64, len(x.words))
