@@ -153,7 +153,7 @@ func New(cfg Config) *Server {
 	s.exchange = &exchangeRoutes{pages: pg, apps: cfg.DB, store: cfg.DB, grants: cfg.DB, signIn: s.signIn}
 	if cfg.Portal != nil {
 		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
-			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer}
+			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer, usage: cfg.DB}
 		if cfg.Staff != nil {
 			s.staff = &staffRoutes{portalRoutes: s.portal, staff: cfg.Staff}
 		}
@@ -187,6 +187,7 @@ func (s *Server) routes() {
 		"/internal/access":          {"GET": s.feed.serveAccess},
 		"/internal/search-queries":  {"POST": t.postSearchQueries},
 		"/internal/search-trending": {"GET": t.getSearchTrending},
+		wire.UsagePath:              {"POST": (&usageReports{requests: s.requests, store: s.cfg.DB}).postUsage},
 		"/v1/highlights": {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights),
 			"PUT": s.app(h.putHighlights)},
 		"/v1/highlights/recent-colors": {"GET": s.app(h.getRecentColors)},

@@ -96,6 +96,9 @@ func (s *Server) writeMetrics(w io.Writer) {
 	fmt.Fprintf(w, "edge_computations_total{outcome=\"run\"} %d\n", run)
 	fmt.Fprintf(w, "edge_computations_total{outcome=\"refused\"} %d\n", refused)
 	s.trending.WriteMetrics(w)
+	if s.usage != nil {
+		s.usage.WriteMetrics(w)
+	}
 	s.packs.WriteMetrics(w)
 	s.search.WriteMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")

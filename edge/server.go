@@ -63,6 +63,9 @@ type Config struct {
 	// (edge/internal/searchapi); zero means the defaults.
 	SearchReportInterval time.Duration
 	TrendingRefresh      time.Duration
+	// UsageReportInterval is how often usage counts are reported to
+	// dynamic (usage.go); zero means DefaultUsageReportInterval.
+	UsageReportInterval time.Duration
 
 	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
 	// are then redirected. ForceHTTPS redirects on a trusted proxy's
@@ -156,6 +159,7 @@ type Server struct {
 	started  time.Time
 	latency  *metrics.Latency
 	trending *searchapi.Trends
+	usage    *edgeUsage // nil without a dynamic service (usage.go)
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
@@ -271,6 +275,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.usage = newEdgeUsage(cfg, s.trending, &s.site)
 	return s, nil
 }
 
@@ -297,6 +302,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
 	adm.WriteRate(&ctx.Response.Header)
+	s.usage.count(ctx, &adm, start, status)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No

@@ -36,6 +36,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/conn":    {"edge/internal/respond", "wire"},
 	"edge/internal/authz":   {"edge/internal/respond", "access", "wire", "wire/problem"},
 	"edge/internal/metrics": {},
+	"edge/internal/usage":   {"edge/internal/metrics", "bible", "wire"},
 }
 
 func TestEdgeRoleImports(t *testing.T) {

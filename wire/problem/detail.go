@@ -125,6 +125,11 @@ func Pattern(re string, loc ...string) Detail {
 	return Detail{loc, Text("String should match pattern '" + re + "'"), "string_pattern_mismatch"}
 }
 
+// DateWithin: not a date (YYYY-MM-DD) within days of today.
+func DateWithin(days int, loc ...string) Detail {
+	return Detail{loc, Text("Input should be a date (YYYY-MM-DD) within " + strconv.Itoa(days) + " days of today"), "date_parsing"}
+}
+
 // ChapterOrVerseID: a chapter or verse id outside the spec's grammar
 // (bible.MaxIDLen letters, digits or '_').
 func ChapterOrVerseID(loc ...string) Detail {

@@ -19,14 +19,20 @@ const (
 )
 
 // Admission is what authorising a request decided that its answer reports
-// at the end: the rate limit taken. Handler writes its fields last, after
+// at the end: the rate limit taken (and the app admitted, which usage
+// counts). Handler writes its fields last, after
 // the route has answered, so that an answer may start its header afresh
 // (a representation's header block, serve.go; dynamic's answer read
 // through the gateway).
 type Admission struct {
 	rate  decision
 	taken bool
+	app   *App // the app admitted, nil when none was
 }
+
+// App is the app the request was admitted for; nil when it was refused or
+// named none.
+func (a *Admission) App() *App { return a.app }
 
 // WriteRate sets the X-RateLimit-* fields of a taken rate limit.
 func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
@@ -77,6 +83,7 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 	if !a.rateLimit(ctx, adm, app.lim, problem.TooManyByKey) {
 		return nil
 	}
+	adm.app = app
 	return app
 }
 
@@ -120,6 +127,7 @@ func (a *Authz) AuthorizeSignIn(ctx *fasthttp.RequestCtx, adm *Admission, t *Tab
 		if !a.rateLimit(ctx, adm, app.lim, problem.TooManyByKey) {
 			return nil, true
 		}
+		adm.app = app
 		return app, false
 	}
 	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),

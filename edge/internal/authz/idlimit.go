@@ -105,5 +105,6 @@ func (a *Authz) authorizeByID(ctx *fasthttp.RequestCtx, adm *Admission, t *Table
 		problem.TooManyByID) {
 		return nil
 	}
+	adm.app = app
 	return app
 }

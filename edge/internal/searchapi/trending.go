@@ -249,6 +249,12 @@ func (t *Trends) Refresh(ctx context.Context) error {
 	return nil
 }
 
+// Internal calls one of dynamic's internal routes with the edge token, as
+// the reports of trending and of usage (edge/usage.go) do.
+func (s *Trends) Internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	return s.internal(ctx, method, path, body)
+}
+
 // internal calls one of dynamic's internal routes with the edge token.
 func (s *Trends) internal(ctx context.Context, method, path string, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
