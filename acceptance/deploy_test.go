@@ -34,8 +34,9 @@ func TestDeployTopology(t *testing.T) {
 	store := minio.URL(minio.NewBucket(t), "deploy")
 	dir := t.TempDir()
 	bin := func(name string) string { return filepath.Join(root, "bin", name) }
+	dbURL := pgtest.Empty(t)
 	secrets := []string{
-		"DATABASE_URL=" + pgtest.Empty(t),
+		"DATABASE_URL=" + dbURL,
 		"EDGE_TOKEN=deploy-test-edge-token",
 		"CSRF_KEY=deploy-test-csrf-key",
 		"EDGE_PAGE_TOKEN_KEY=deploy-test-page-token-key",
@@ -85,7 +86,7 @@ func TestDeployTopology(t *testing.T) {
 			"--listen", addr, "--public-url", base,
 			"--access", dynamicURL+"/internal/access", "--dynamic", dynamicURL,
 			"--access-cache", filepath.Join(cache, "access.json"), "--disk-cache", filepath.Join(cache, "packs"),
-			"--edges", "2")
+			"--edges", "2", "--usage-report", "200ms")
 		waitReady(t, base, e)
 		edges = append(edges, base)
 	}
@@ -127,6 +128,9 @@ func TestDeployTopology(t *testing.T) {
 			t.Errorf("edge %d: the highlight written through the other edge: %d %.200s", i, code, body)
 		}
 	}
+	// Both edges report the six requests they admitted for the demo app
+	// (docs/portal.md, Usage).
+	checkUsage(t, dbURL, demo.AppID, 6)
 	// dynamic's access log (on by default) has the writes, each with its
 	// duration in microseconds; lines reach the log every 100 ms.
 	time.Sleep(300 * time.Millisecond)

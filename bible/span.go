@@ -3,6 +3,7 @@ package bible
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // Span is the run of verses a Ref covers in one book's index: from verse
@@ -16,33 +17,63 @@ type Span struct {
 	LastChapter, LastVerse   int
 }
 
-// Errors of Book.Span besides *MissingError.
+// Errors of Book.Span besides *MissingError and *BackwardsError.
 var (
 	// ErrBackwards is a range whose end comes before its start in the
-	// book's order.
+	// book's order; every *BackwardsError is one (errors.Is).
 	ErrBackwards = errors.New("the range ends before it starts")
 	// ErrIntro is an introduction, which has no verses.
 	ErrIntro = errors.New("an introduction has no verses")
 )
 
-// MissingError names the chapter, or the verse, of a Ref that the book
-// does not have.
+// MissingError names the book, the chapter or the verse of a Ref that a
+// Bible does not have.
 type MissingError struct {
 	Book    BookID
-	Chapter string
-	Verse   string // "" when the chapter is missing
+	Chapter string // "" when the book is missing
+	Verse   string // "" when the book or the chapter is missing
 }
 
 func (e *MissingError) Error() string {
-	if e.Verse == "" {
-		return "chapter " + string(e.Book) + "." + e.Chapter + " not found"
+	what, id := e.what()
+	return what + " " + id + " not found"
+}
+
+// Message is the text for a client who asked for what is missing: it
+// names the book, chapter or verse as a passage id, so that a reader of
+// the answer sees which part of a range was not found.
+func (e *MissingError) Message() string {
+	what, id := e.what()
+	return strings.ToUpper(what[:1]) + what[1:] + " " + id + " is not in this Bible."
+}
+
+// what is the missing part ("book", "chapter" or "verse") and its id.
+func (e *MissingError) what() (what, id string) {
+	switch {
+	case e.Chapter == "":
+		return "book", string(e.Book)
+	case e.Verse == "":
+		return "chapter", string(e.Book) + "." + e.Chapter
 	}
-	return "verse " + string(e.Book) + "." + e.Chapter + "." + e.Verse + " not found"
+	return "verse", string(e.Book) + "." + e.Chapter + "." + e.Verse
+}
+
+// BackwardsError is a range whose end comes before its start.
+type BackwardsError struct{ Ref Ref }
+
+func (e *BackwardsError) Error() string { return ErrBackwards.Error() }
+
+// Is makes a *BackwardsError an ErrBackwards.
+func (e *BackwardsError) Is(target error) bool { return target == ErrBackwards }
+
+// Message is the text for a client who sent the range.
+func (e *BackwardsError) Message() string {
+	return "The passage range " + e.Ref.String() + " ends before it starts."
 }
 
 // Span locates r (a verse, a range or a whole chapter; r.Book is not
 // checked) in b. A missing chapter or verse is a *MissingError, a range
-// running backwards ErrBackwards, an introduction ErrIntro. It does not
+// running backwards a *BackwardsError, an introduction ErrIntro. It does not
 // allocate on success.
 func (b *Book) Span(r Ref) (Span, error) {
 	switch r.Kind() {
@@ -68,7 +99,7 @@ func (b *Book) Span(r Ref) (Span, error) {
 		}
 	}
 	if c2 < c1 || c2 == c1 && v2 < v1 {
-		return Span{}, ErrBackwards
+		return Span{}, &BackwardsError{Ref: r}
 	}
 	return Span{Book: b, FirstChapter: c1, FirstVerse: v1, LastChapter: c2, LastVerse: v2}, nil
 }

@@ -122,3 +122,29 @@ func FuzzSpan(f *testing.F) {
 		}
 	})
 }
+
+func TestSpanErrorMessages(t *testing.T) {
+	b := testBook()
+	for _, c := range []struct {
+		ref  string
+		want string
+	}{
+		{"JHN.5", "Chapter JHN.5 is not in this Bible."},
+		{"JHN.1.1-2.9", "Verse JHN.2.9 is not in this Bible."},
+		{"JHN.1.3-1", "The passage range JHN.1.3-1 ends before it starts."},
+		{"JHN.2.1-1.3", "The passage range JHN.2.1-1.3 ends before it starts."},
+	} {
+		_, err := b.Span(MustParseRef(c.ref))
+		var m interface{ Message() string }
+		if !errors.As(err, &m) {
+			t.Errorf("Span(%s) = %v, want an error with a Message", c.ref, err)
+			continue
+		}
+		if got := m.Message(); got != c.want {
+			t.Errorf("Span(%s) message = %q, want %q", c.ref, got, c.want)
+		}
+	}
+	if got, want := (&MissingError{Book: "REV"}).Message(), "Book REV is not in this Bible."; got != want {
+		t.Errorf("missing book: %q, want %q", got, want)
+	}
+}

@@ -46,6 +46,18 @@ type Book struct {
 	Chapters int
 }
 
+// BookOf is a book of a Bible's index as the resolver knows it: its
+// title, full title and abbreviation (those it has), and its chapters.
+func BookOf(b *bible.Book) Book {
+	var names []string
+	for _, n := range []string{b.Title, b.FullTitle, b.Abbreviation} {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	return Book{ID: b.ID, Names: names, Chapters: len(b.Chapters)}
+}
+
 // Resolver reads citations of one Bible's books. It is immutable and safe
 // for concurrent use.
 type Resolver struct {

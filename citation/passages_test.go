@@ -2,6 +2,7 @@ package citation
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -294,5 +295,23 @@ func TestIndexLengths(t *testing.T) {
 	}
 	if _, err := r.Resolve("Rom 8:1", IndexLengths{x}); err == nil || !strings.Contains(err.Error(), "this Bible has no Romans 8") {
 		t.Errorf("Rom 8:1: %v", err)
+	}
+}
+
+// TestBookOf: a resolver made from a Bible's index reads the Bible's own
+// names and writes them in references.
+func TestBookOf(t *testing.T) {
+	b := bible.Book{ID: "JHN", Title: "Juan", FullTitle: "El Evangelio según San Juan", Abbreviation: "Jn"}
+	for c := 1; c <= 21; c++ {
+		b.Chapters = append(b.Chapters, bible.Chapter{ID: strconv.Itoa(c), Verses: []bible.Verse{{ID: "1"}, {ID: "2"}}})
+	}
+	got := BookOf(&b)
+	if got.ID != "JHN" || got.Chapters != 21 || strings.Join(got.Names, "|") != "Juan|El Evangelio según San Juan|Jn" {
+		t.Errorf("BookOf = %+v", got)
+	}
+	x := &bible.Index{Books: []bible.Book{b}}
+	res, err := NewResolver("es", []Book{got}, nil).Resolve("San Juan 3:1-end", IndexLengths{x})
+	if err != nil || res.Reference != "Juan 3:1-2" || strings.Join(res.IDs(), ",") != "JHN.3.1-2" {
+		t.Errorf("Resolve = %+v (%v)", res, err)
 	}
 }

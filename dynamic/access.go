@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // accessFeed keeps the access snapshot the edges enforce, rebuilt whenever
@@ -203,7 +204,7 @@ func (f *accessFeed) serveAccess(ctx *fasthttp.RequestCtx) {
 	if v := ctx.QueryArgs().Peek("version"); len(v) > 0 {
 		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil {
-			validation(ctx, detail{Loc: []string{"query", "version"}, Msg: "version must be an integer", Type: "int_parsing"})
+			validation(ctx, problem.NotInt("query", "version"))
 			return
 		}
 		have = n

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // appRoutes serves /v1/apps/{app_id}, its permissions and /v1/licenses
@@ -27,12 +28,12 @@ type appRoutes struct {
 func (ap *appRoutes) getApp(ctx *fasthttp.RequestCtx, _ caller) {
 	id := pathValue(ctx, "app_id")
 	if !bible.ValidUUID(id) {
-		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		validation(ctx, problem.NotUUID("path", "app_id"))
 		return
 	}
 	a, err := ap.apps.App(ap.ctx, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
-		err = clientErrorf(ErrNotFound, "No app has the id %s.", id)
+		err = problem.New(problem.NotFound, problem.NoApp(id))
 	}
 	if err != nil {
 		ap.fail(ctx, err)
@@ -51,11 +52,11 @@ func (ap *appRoutes) getPermissions(ctx *fasthttp.RequestCtx, c caller) {
 	}
 	id := pathValue(ctx, "app_id")
 	if !bible.ValidUUID(id) {
-		validation(ctx, detail{Loc: []string{"path", "app_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		validation(ctx, problem.NotUUID("path", "app_id"))
 		return
 	}
 	if strings.ToLower(id) != c.AppID {
-		ap.fail(ctx, clientErrorf(ErrForbidden, "An app may only read its own permissions."))
+		ap.fail(ctx, problem.New(problem.Forbidden, problem.OwnPermissionsOnly))
 		return
 	}
 	perms, err := ap.grants.Grants(ap.ctx, user, c.AppID)
@@ -91,19 +92,19 @@ func (ap *appRoutes) getLicenses(ctx *fasthttp.RequestCtx, _ caller) {
 	if hasBible {
 		n, err := strconv.ParseInt(string(q.Peek("bible_id")), 10, 32)
 		if err != nil {
-			ds = append(ds, detail{Loc: []string{"query", "bible_id"}, Msg: "Input should be a valid 32-bit integer", Type: "int_parsing"})
+			ds = append(ds, problem.NotInt32("query", "bible_id"))
 		}
 		bibleID = int32(n)
 	}
 	dev := string(q.Peek("developer_id"))
 	if q.Has("developer_id") && !bible.ValidUUID(dev) {
-		ds = append(ds, detail{Loc: []string{"query", "developer_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		ds = append(ds, problem.NotUUID("query", "developer_id"))
 	}
 	all := false
 	if q.Has("all_available") {
 		b, err := strconv.ParseBool(string(q.Peek("all_available")))
 		if err != nil {
-			ds = append(ds, detail{Loc: []string{"query", "all_available"}, Msg: "Input should be a valid boolean", Type: "bool_parsing"})
+			ds = append(ds, problem.NotBool("query", "all_available"))
 		}
 		all = b
 	}

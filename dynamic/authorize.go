@@ -12,6 +12,7 @@ import (
 
 	"github.com/bibleplatform/platform/dynamic/oauth"
 	"github.com/bibleplatform/platform/templates"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // providerHandler serves one of the provider's routes (op's net/http
@@ -90,7 +91,7 @@ func (s *signInRoutes) getContinue(ctx *fasthttp.RequestCtx) {
 // answering with an error page when there is none to continue.
 func (s *signInRoutes) continueRequest(ctx *fasthttp.RequestCtx, id string) (*oauth.AuthRequest, bool) {
 	if s.provider == nil {
-		message(ctx, http.StatusNotFound, "Not found: no such route.")
+		refuse(ctx, problem.NotFound, problem.NoRoute)
 		return nil, false
 	}
 	req, err := s.provider.Request(s.ctx, id)

@@ -4,18 +4,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Domain errors. Adapters translate their driver's errors into these (no
 // rows → ErrNotFound, unique violation → ErrConflict, failed check →
-// ErrUnacceptable); handlers return them with a message written for the
-// client (clientError). errorTable is the one place they become HTTP
-// statuses.
+// ErrUnacceptable); handlers return them, or a *problem.Problem with a
+// text for the client. errorTable is the one place they become kinds of
+// wire/problem, which the edge answers with too.
 var (
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflict")
@@ -36,73 +37,42 @@ var (
 	// ErrRequestReused is a highlight request id already used for a
 	// different highlight: replaying the first answer would silently drop
 	// the new one.
-	ErrRequestReused = errors.New(msgRequestReused)
+	ErrRequestReused = errors.New(string(problem.RequestIDReused))
 	// ErrUnavailable is a dependency that cannot be reached right now
 	// (PostgreSQL down or restarting): 503 with Retry-After, never 500.
 	ErrUnavailable = errors.New("unavailable")
 )
 
-// msgRequestReused is ErrRequestReused's text, which the 422 on
-// request_id also reads (a constant: client messages are never built from
-// error values).
-const msgRequestReused = "request_id was already used for a different highlight"
-
-// errorTable maps each domain error to its status and the message a client
-// reads when the error carries none of its own.
+// errorTable maps each domain error to its kind of failure, which gives
+// the status and the text a client reads when the error carries none.
 var errorTable = []struct {
-	err    error
-	status int
-	msg    string
+	err  error
+	kind problem.Kind
 }{
-	{ErrNotFound, http.StatusNotFound, "Not found."},
-	{ErrConflict, http.StatusConflict, "This conflicts with what is already stored."},
-	{ErrUnacceptable, http.StatusBadRequest, "The request cannot be carried out with these values."},
-	{ErrForbidden, http.StatusForbidden, "This app may not do that."},
-	{ErrNotPermitted, http.StatusPreconditionFailed, "The app is archived or unknown."},
-	{ErrTokenUsed, http.StatusGone, "This data exchange token has already been used."},
-	{ErrTokenExpired, http.StatusGone, "This data exchange token has expired."},
-	{ErrUnavailable, http.StatusServiceUnavailable, "User data is temporarily unavailable; retry shortly."},
+	{ErrNotFound, problem.NotFound},
+	{ErrConflict, problem.Conflict},
+	{ErrUnacceptable, problem.Unacceptable},
+	{ErrForbidden, problem.Forbidden},
+	{ErrNotPermitted, problem.NotPermitted},
+	{ErrTokenUsed, problem.TokenUsed},
+	{ErrTokenExpired, problem.TokenExpired},
+	{ErrUnavailable, problem.UserDataDown},
 }
 
-// clientError is a domain error with the message a client reads, written
-// for humans when the error is made. Its Error is that message; what it
-// wraps (kind, and a cause for the log) only decides the status.
-type clientError struct {
-	kind  error
-	msg   string
-	cause error
-}
-
-func (e *clientError) Error() string {
-	if e.cause != nil {
-		return e.msg + " (" + e.cause.Error() + ")"
+// errorStatus is the table lookup: the status for err and the text a
+// client may read. A *problem.Problem answers with its own kind and text;
+// an error outside the table is a 500 whose text stays in the log.
+func errorStatus(err error) (int, problem.Text) {
+	var p *problem.Problem
+	if errors.As(err, &p) {
+		return p.Kind.Status(), p.Text
 	}
-	return e.msg
-}
-
-func (e *clientError) Unwrap() []error { return []error{e.kind, e.cause} }
-
-// clientErrorf is an error of kind whose client message is format with
-// args. The arguments are the request's own values (ids, passage ids),
-// never an error: TestNoErrorInClientMessages enforces it.
-func clientErrorf(kind error, format string, args ...any) error {
-	return &clientError{kind: kind, msg: fmt.Sprintf(format, args...)}
-}
-
-// errorStatus is the table lookup: the status for err and the message a
-// client may read. An error outside the table is a 500 whose text stays in
-// the log.
-func errorStatus(err error) (int, string) {
 	for _, e := range errorTable {
 		if errors.Is(err, e.err) {
-			var ce *clientError
-			if errors.As(err, &ce) {
-				return e.status, ce.msg
-			}
-			return e.status, e.msg
+			return e.kind.Status(), e.kind.Text()
 		}
 	}
-	return http.StatusInternalServerError, "Internal error."
+	return problem.Internal.Status(), problem.Internal.Text()
 }
 
 // fail answers err through the table. Every failure is logged with an id
@@ -119,13 +89,19 @@ func (r *requests) fail(ctx *fasthttp.RequestCtx, err error) {
 		r.log.Log(ctx, level, "dynamic: request failed", "request_id", id, "method", string(ctx.Method()),
 			"path", string(ctx.Path()), "status", status, "err", err)
 		if status >= 500 && status != http.StatusServiceUnavailable {
-			msg = "Internal error (request " + id + ")."
+			msg = problem.InternalRef(id)
 		}
 	}
 	if status == http.StatusServiceUnavailable {
 		ctx.Response.Header.Set("Retry-After", retryUnavailable)
 	}
 	message(ctx, status, msg)
+}
+
+// refuse answers a failure of kind that reads msg, for a handler that
+// knows the failure itself (no error to look up).
+func refuse(ctx *fasthttp.RequestCtx, kind problem.Kind, msg problem.Text) {
+	message(ctx, kind.Status(), msg)
 }
 
 // retryUnavailable is the Retry-After of a 503: PostgreSQL restarting

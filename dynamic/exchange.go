@@ -21,6 +21,7 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/templates"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // exchangeTokenLifetime is the spec's data-exchange token lifetime.
@@ -69,22 +70,22 @@ func (x *exchangeRoutes) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 		Permissions *[]string `json:"requested_permissions"`
 	}
 	if err := json.NewDecoder(io.LimitReader(bytes.NewReader(ctx.PostBody()), 16<<10)).Decode(&body); err != nil {
-		validation(ctx, bodyError(err))
+		validation(ctx, problem.JSONBody(err))
 		return
 	}
 	loc := []string{"body", "requested_permissions"}
 	if body.Permissions == nil {
-		validation(ctx, detail{Loc: loc, Msg: "Field required", Type: "missing"})
+		validation(ctx, problem.Missing(loc...))
 		return
 	}
 	if len(*body.Permissions) == 0 {
-		validation(ctx, detail{Loc: loc, Msg: "List should have at least 1 item after validation, not 0", Type: "too_short"})
+		validation(ctx, problem.NoItems(loc...))
 		return
 	}
 	var perms []string
 	for i, p := range *body.Permissions {
 		if _, ok := permissionText[p]; !ok {
-			validation(ctx, detail{Loc: append(loc, strconv.Itoa(i)), Msg: "Input should be 'highlights'", Type: "enum"})
+			validation(ctx, problem.OneOf([]string{PermissionHighlights}, append(loc, strconv.Itoa(i))...))
 			return
 		}
 		if !slices.Contains(perms, p) {
@@ -112,8 +113,11 @@ func (x *exchangeRoutes) postExchangeToken(ctx *fasthttp.RequestCtx, c caller) {
 // App status).
 func (x *exchangeRoutes) liveApp(ctx *fasthttp.RequestCtx, id string) (*App, bool) {
 	a, err := x.apps.App(x.ctx, id)
-	if errors.Is(err, ErrNotFound) || err == nil && a.Status == access.StatusArchived {
-		err = clientErrorf(ErrNotPermitted, "The app is archived or unknown.")
+	switch {
+	case errors.Is(err, ErrNotFound):
+		err = problem.New(problem.NotPermitted, problem.AppUnknown)
+	case err == nil && a.Status == access.StatusArchived:
+		err = problem.New(problem.NotPermitted, problem.AppArchived)
 	}
 	if err != nil {
 		x.fail(ctx, err)
@@ -134,7 +138,7 @@ func (p *pages) page(ctx *fasthttp.RequestCtx, status int, name string, callback
 	var buf bytes.Buffer
 	if err := templates.Pages.ExecuteTemplate(&buf, name, data(nonce)); err != nil {
 		p.log.Error("dynamic: render page", "page", name, "err", err)
-		ctx.Error("Internal error.", http.StatusInternalServerError)
+		ctx.Error(string(problem.Internal.Text()), http.StatusInternalServerError)
 		return
 	}
 	formAction := "'self'"
@@ -177,8 +181,7 @@ func (x *exchangeRoutes) tokenProblem(ctx *fasthttp.RequestCtx, err error) {
 			"This link does not belong to any permission request.")
 	default:
 		x.log.Error("dynamic: data exchange", "err", err)
-		x.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
-			"The request could not be completed. Please try again later.")
+		x.errorPage(ctx, http.StatusInternalServerError, string(problem.PageFailedTitle), string(problem.PageFailed))
 	}
 }
 
@@ -464,9 +467,7 @@ func (x *exchangeRoutes) postExchangeBearer(ctx *fasthttp.RequestCtx, c caller) 
 		}
 	}
 	if !first {
-		message(ctx, http.StatusForbidden, "Only apps the platform's operator marks first-party may grant permissions "+
-			"with the user's bearer token alone; every other app asks the user on the approval page: create a token with "+
-			"POST /data-exchange/token and open GET /data-exchange?token=… in the user's browser.")
+		refuse(ctx, problem.Forbidden, problem.FirstPartyOnly)
 		return
 	}
 	user, ok := x.user(ctx)
@@ -478,7 +479,7 @@ func (x *exchangeRoutes) postExchangeBearer(ctx *fasthttp.RequestCtx, c caller) 
 		return
 	}
 	if !httpURL(a.CallbackURL) {
-		message(ctx, http.StatusConflict, "The app has no registered callback URL.")
+		refuse(ctx, problem.Conflict, problem.NoCallbackURL)
 		return
 	}
 	perms := []string{PermissionHighlights}
@@ -487,7 +488,7 @@ func (x *exchangeRoutes) postExchangeBearer(ctx *fasthttp.RequestCtx, c caller) 
 	}
 	for _, p := range perms {
 		if _, ok := permissionText[p]; !ok {
-			validation(ctx, detail{Loc: []string{"query", "requested_permissions"}, Msg: "Input should be 'highlights'", Type: "enum"})
+			validation(ctx, problem.OneOf([]string{PermissionHighlights}, "query", "requested_permissions"))
 			return
 		}
 	}

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // highlightRoutes serves /v1/highlights and /v1/highlights/{passage_id}
@@ -36,26 +34,20 @@ type highlightRoutes struct {
 func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 	b := x.Book(r.Book)
 	if b == nil {
-		return nil, clientErrorf(ErrNotFound, "The book %s is not in this Bible.", r.Book)
+		return nil, problem.New(problem.NotFound, problem.BookNotFound(r.Book))
 	}
 	switch r.Kind() {
 	case bible.KindIntro:
-		return nil, clientErrorf(ErrUnacceptable, "An introduction cannot be highlighted: give a verse or a range of verses.")
+		return nil, problem.New(problem.Unacceptable, problem.IntroNotHighlightable)
 	case bible.KindChapter:
 		if !allowChapter {
-			return nil, clientErrorf(ErrUnacceptable, "Give a verse or a range of verses, not a whole chapter.")
+			return nil, problem.New(problem.Unacceptable, problem.ChapterNotHighlight)
 		}
 	}
 	span, err := b.Span(r)
-	var missing *bible.MissingError
-	switch {
-	case errors.As(err, &missing) && missing.Verse == "":
-		return nil, clientErrorf(ErrNotFound, "Chapter %s.%s is not in this Bible.", missing.Book, missing.Chapter)
-	case errors.As(err, &missing):
-		return nil, clientErrorf(ErrNotFound, "Verse %s.%s.%s is not in this Bible.", missing.Book, missing.Chapter, missing.Verse)
-	case errors.Is(err, bible.ErrBackwards):
-		return nil, clientErrorf(ErrUnacceptable, "Range %s ends before it starts.", r)
-	case err != nil:
+	if p, ok := problem.Passage(err); ok {
+		return nil, p
+	} else if err != nil {
 		return nil, err
 	}
 	return span.PassageIDs(), nil
@@ -66,7 +58,7 @@ func expand(x *bible.Index, r bible.Ref, allowChapter bool) ([]string, error) {
 func (h *highlightRoutes) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref bible.Ref, allowChapter bool) ([]string, bool) {
 	x, err := h.content.Index(h.ctx, bibleID)
 	if errors.Is(err, ErrNotFound) {
-		err = &clientError{kind: ErrNotFound, msg: fmt.Sprintf("Bible %d is not published.", bibleID), cause: err}
+		err = &problem.Problem{Kind: problem.NotFound, Text: problem.BibleNotFound(bibleID), Cause: err}
 	}
 	var verses []string
 	if err == nil {
@@ -83,25 +75,25 @@ func (h *highlightRoutes) passage(ctx *fasthttp.RequestCtx, bibleID int32, ref b
 // a 422.
 func parseBibleID(loc []string, v string, present bool) (int32, *detail) {
 	if !present || v == "" {
-		return 0, &detail{Loc: loc, Msg: "Field required", Type: "missing"}
+		return 0, entry(problem.Missing(loc...))
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
-		return 0, &detail{Loc: loc, Msg: "Input should be a valid 32-bit integer", Type: "int_parsing"}
+		return 0, entry(problem.NotInt32(loc...))
 	}
 	return int32(n), nil
 }
 
 func parsePassage(loc []string, v string, present bool) (bible.Ref, *detail) {
 	if !present || v == "" {
-		return bible.Ref{}, &detail{Loc: loc, Msg: "Field required", Type: "missing"}
+		return bible.Ref{}, entry(problem.Missing(loc...))
 	}
 	r, err := bible.ParseRef(v)
 	if err != nil {
 		// The parser's own client text, which the edge answers too.
 		var bad *bible.ParseError
 		errors.As(err, &bad)
-		return r, &detail{Loc: loc, Msg: bad.Message(), Type: "value_error"}
+		return r, entry(problem.PassageID(bad, loc...))
 	}
 	return r, nil
 }
@@ -114,7 +106,7 @@ func (h *highlightRoutes) requireGrant(ctx *fasthttp.RequestCtx, user, app, perm
 		return false
 	}
 	if !ok {
-		h.fail(ctx, clientErrorf(ErrForbidden, "The user has not granted the %s permission to this app.", perm))
+		h.fail(ctx, problem.New(problem.Forbidden, problem.NotGranted(perm)))
 		return false
 	}
 	return true
@@ -203,7 +195,7 @@ func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, pu
 	// The server already refused a body over wire.MaxRequestBody (413).
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	if err := dec.Decode(&body); err != nil {
-		validation(ctx, bodyError(err))
+		validation(ctx, problem.JSONBody(err))
 		return
 	}
 	var ds []detail
@@ -213,15 +205,15 @@ func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, pu
 		}
 	}
 	if body.RequestID == nil {
-		add(&detail{Loc: []string{"body", "request_id"}, Msg: "Field required", Type: "missing"})
+		add(entry(problem.Missing("body", "request_id")))
 	} else if !bible.ValidUUID(*body.RequestID) {
-		add(&detail{Loc: []string{"body", "request_id"}, Msg: "Input should be a valid UUID", Type: "uuid_parsing"})
+		add(entry(problem.NotUUID("body", "request_id")))
 	}
 	var bibleID int32
 	var ref bible.Ref
 	var color string
 	if h := body.Highlight; h == nil {
-		add(&detail{Loc: []string{"body", "highlight"}, Msg: "Field required", Type: "missing"})
+		add(entry(problem.Missing("body", "highlight")))
 	} else {
 		// A JSON number only: "9001" as a string is a type error (422).
 		num := string(h.BibleID)
@@ -239,10 +231,9 @@ func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, pu
 		add(d)
 		switch {
 		case h.Color == nil:
-			add(&detail{Loc: []string{"body", "highlight", "color"}, Msg: "Field required", Type: "missing"})
+			add(entry(problem.Missing("body", "highlight", "color")))
 		case !colorPattern.MatchString(*h.Color):
-			add(&detail{Loc: []string{"body", "highlight", "color"},
-				Msg: "String should match pattern '^[0-9a-f]{6}$'", Type: "string_pattern_mismatch"})
+			add(entry(problem.Pattern(colorPattern.String(), "body", "highlight", "color")))
 		default:
 			color = *h.Color
 		}
@@ -260,8 +251,7 @@ func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, pu
 	if errors.Is(err, ErrRequestReused) {
 		// A client bug, not a retry: 422 on the field, so that neither
 		// highlight is silently lost (a 409 would read as "already there").
-		validation(ctx, detail{Loc: []string{"body", "request_id"},
-			Msg: msgRequestReused, Type: "value_error"})
+		validation(ctx, problem.RequestReused("body", "request_id"))
 		return
 	}
 	if err != nil {
@@ -276,51 +266,15 @@ func (h *highlightRoutes) writeHighlights(ctx *fasthttp.RequestCtx, c caller, pu
 	case put:
 		writeJSON(ctx, http.StatusOK, created)
 	case !out.Changed:
-		message(ctx, http.StatusConflict, "The user already has this highlight.")
+		refuse(ctx, problem.Conflict, problem.HighlightExists)
 	default:
 		writeJSON(ctx, http.StatusCreated, created)
 	}
 }
 
-// bodyError turns a JSON decoding error into a 422 entry.
-func bodyError(err error) detail {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		loc := []string{"body"}
-		if te.Field != "" {
-			loc = append(loc, strings.Split(te.Field, ".")...)
-		}
-		return detail{Loc: loc, Msg: "Input should be a valid " + jsonKind(te.Type), Type: "type_error"}
-	}
-	if errors.Is(err, io.EOF) {
-		return detail{Loc: []string{"body"}, Msg: "Field required", Type: "missing"}
-	}
-	return detail{Loc: []string{"body"}, Msg: "JSON decode error", Type: "json_invalid"}
-}
-
-// jsonKind names what a Go type holds in the words of JSON, so that a
-// client reads "object" where the decoder saw a struct type.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "object"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	}
-	return "value"
-}
+// entry is d as an entry to add to a 422 body, for checks that report
+// at most one entry each (nil: none).
+func entry(d problem.Detail) *detail { return &d }
 
 // deleteHighlights answers DELETE /v1/highlights/{passage_id}?bible_id=:
 // a verse, a range or a whole chapter; 204 with no body, also when there

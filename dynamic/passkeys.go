@@ -15,6 +15,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/oauth"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Passkeys (WebAuthn, through github.com/go-webauthn/webauthn): a signed-in
@@ -92,11 +93,11 @@ func (s *signInRoutes) passkeyUserOf(a *accounts.Account) (*passkeyUser, error) 
 // page's csrf value (X-CSRF, bound to the browser's cookie).
 func (s *signInRoutes) passkeyRequest(ctx *fasthttp.RequestCtx) (*webauthn.WebAuthn, bool) {
 	if s.passkeys == nil {
-		message(ctx, http.StatusNotFound, "Passkeys are not available.")
+		refuse(ctx, problem.NotFound, problem.PasskeysOff)
 		return nil, false
 	}
 	if !s.csrfOK(ctx, bindPasskey, string(ctx.Request.Header.Peek("X-CSRF"))) {
-		message(ctx, http.StatusForbidden, "The page had expired; reload it and try again.")
+		refuse(ctx, problem.Forbidden, problem.PageExpired)
 		return nil, false
 	}
 	rp, err := s.relyingParty(ctx)
@@ -127,7 +128,7 @@ func (s *signInRoutes) takeCeremony(ctx *fasthttp.RequestCtx) (*webauthn.Session
 	setCookie(ctx, ceremonyCookie, "", fasthttp.CookieSameSiteStrictMode, 0)
 	data, err := s.passkeys.TakeCeremony(s.ctx, accounts.HashSessionID(id), s.now())
 	if errors.Is(err, ErrNotFound) {
-		message(ctx, http.StatusBadRequest, "The passkey request had expired; try again.")
+		refuse(ctx, problem.Unacceptable, problem.PasskeyExpired)
 		return nil, false
 	}
 	var sd webauthn.SessionData
@@ -172,7 +173,7 @@ func (s *signInRoutes) postPasskeyRegisterBegin(ctx *fasthttp.RequestCtx) {
 func (s *signInRoutes) passkeyAccount(ctx *fasthttp.RequestCtx) (*passkeyUser, bool) {
 	_, a, err := s.session(ctx)
 	if err == nil && a == nil {
-		message(ctx, http.StatusUnauthorized, "Sign in first.")
+		refuse(ctx, problem.Unauthenticated, problem.SignInFirst)
 		return nil, false
 	}
 	var u *passkeyUser
@@ -206,7 +207,7 @@ func (s *signInRoutes) postPasskeyRegisterFinish(ctx *fasthttp.RequestCtx) {
 		cred, err = rp.CreateCredential(u, *sd, parsed)
 	}
 	if err != nil {
-		message(ctx, http.StatusBadRequest, "The passkey could not be verified.")
+		refuse(ctx, problem.Unacceptable, problem.PasskeyUnverified)
 		return
 	}
 	b, _ := json.Marshal(cred)
@@ -257,7 +258,7 @@ func (s *signInRoutes) postPasskeySignInFinish(ctx *fasthttp.RequestCtx) {
 		}, *sd, parsed)
 	}
 	if err != nil {
-		message(ctx, http.StatusUnauthorized, "The passkey was not accepted.")
+		refuse(ctx, problem.Unauthenticated, problem.PasskeyRefused)
 		return
 	}
 	u := user.(*passkeyUser)

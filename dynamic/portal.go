@@ -61,6 +61,7 @@ type portalRoutes struct {
 	keys       KeyStore
 	agreements AgreementStore
 	content    Published
+	usage      UsageStore // usage_portal.go
 	// issuer is the platform's configured public origin ("": the one
 	// the browser reached it at), for invitation links and the first
 	// curl.
@@ -88,6 +89,7 @@ func (s *portalRoutes) routes(byPath map[string]methods) {
 	} {
 		byPath[path] = m
 	}
+	s.usageRoutes(byPath)
 }
 
 // bindPortal binds the portal forms' csrf values to the account: a value

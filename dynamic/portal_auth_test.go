@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bibleplatform/platform/dynamic/accounts"
+	"github.com/bibleplatform/platform/wire"
 )
 
 // TestPortalAuthorisation tries every portal page and form as a signed-out
@@ -34,6 +36,14 @@ func TestPortalAuthorisation(t *testing.T) {
 	link := string(inviteLink.FindSubmatch(r.body)[1])
 	token := strings.TrimPrefix(link, "/developers/join?token=")
 	keys, _ := e.db.Keys(ctx, app)
+	// The organization is a licensor too: its usage pages show something.
+	if err := e.db.SetLicenseOwner(ctx, 2, org, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.AddUsage(ctx, "edge-a", 1, e.clock.Now(), []wire.UsageCount{{App: app, Bible: 9002,
+		Day: e.clock.Now().UTC().Format(time.DateOnly), Requests: 4}}); err != nil {
+		t.Fatal(err)
+	}
 
 	// state is everything the forms could change.
 	state := func() string {
@@ -61,6 +71,9 @@ func TestPortalAuthorisation(t *testing.T) {
 		"/developers/app?app=" + app,
 		"/developers/licenses?org=" + org,
 		"/developers/join?token=" + token,
+		"/developers/usage?app=" + app,
+		"/developers/licensor?org=" + org,
+		"/developers/licensor.csv?org=" + org,
 	}
 	forms := []struct {
 		action string

@@ -25,6 +25,7 @@ import (
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/trending"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Config is what a Server needs.
@@ -152,7 +153,7 @@ func New(cfg Config) *Server {
 	s.exchange = &exchangeRoutes{pages: pg, apps: cfg.DB, store: cfg.DB, grants: cfg.DB, signIn: s.signIn}
 	if cfg.Portal != nil {
 		s.portal = &portalRoutes{pages: pg, signIn: s.signIn, store: cfg.Portal, accounts: cfg.Accounts,
-			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer}
+			apps: cfg.DB, keys: cfg.DB, agreements: cfg.DB, content: s.content, issuer: cfg.Issuer, usage: cfg.DB}
 		if cfg.Staff != nil {
 			s.staff = &staffRoutes{portalRoutes: s.portal, staff: cfg.Staff}
 		}
@@ -186,6 +187,7 @@ func (s *Server) routes() {
 		"/internal/access":          {"GET": s.feed.serveAccess},
 		"/internal/search-queries":  {"POST": t.postSearchQueries},
 		"/internal/search-trending": {"GET": t.getSearchTrending},
+		wire.UsagePath:              {"POST": (&usageReports{requests: s.requests, store: s.cfg.DB}).postUsage},
 		"/v1/highlights": {"GET": s.app(h.getHighlights), "POST": s.app(h.postHighlights),
 			"PUT": s.app(h.putHighlights)},
 		"/v1/highlights/recent-colors": {"GET": s.app(h.getRecentColors)},
@@ -363,7 +365,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 	m, route := s.route(ctx, string(ctx.Path()))
 	if m == nil {
 		// Every error in the spec's JSON shape, an unknown path too.
-		message(ctx, fasthttp.StatusNotFound, "Not found: no such route.")
+		refuse(ctx, problem.NotFound, problem.NoRoute)
 		return route
 	}
 	method := string(ctx.Method())
@@ -381,7 +383,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) string {
 		}
 		slices.Sort(allow)
 		ctx.Response.Header.Set("Allow", strings.Join(allow, ", "))
-		message(ctx, fasthttp.StatusMethodNotAllowed, "Method not allowed.")
+		refuse(ctx, problem.NotAllowed, problem.NotAllowed.Text())
 		return route
 	}
 	h(ctx)
@@ -538,13 +540,13 @@ func (r *requests) user(ctx *fasthttp.RequestCtx) (string, bool) {
 	scheme, tok, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform"`)
-		message(ctx, http.StatusUnauthorized, "A user bearer token is required (Authorization: Bearer …).")
+		refuse(ctx, problem.Unauthenticated, problem.BearerRequired)
 		return "", false
 	}
 	id, err := r.verifyUser(r.ctx, strings.TrimSpace(tok))
 	if err != nil {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="platform", error="invalid_token"`)
-		message(ctx, http.StatusUnauthorized, "The bearer token is not valid.")
+		refuse(ctx, problem.Unauthenticated, problem.Unauthenticated.Text())
 		return "", false
 	}
 	return id, true
@@ -648,7 +650,7 @@ func (g *grantCheck) has(ctx context.Context, user, app, perm string) (bool, err
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		message(ctx, http.StatusInternalServerError, "Internal error.")
+		refuse(ctx, problem.Internal, problem.Internal.Text())
 		return
 	}
 	writeBody(ctx, status, b)
@@ -668,12 +670,13 @@ func noContent(ctx *fasthttp.RequestCtx, status int) {
 	ctx.Response.SkipBody = true
 }
 
-func message(ctx *fasthttp.RequestCtx, status int, msg string) {
+func message(ctx *fasthttp.RequestCtx, status int, msg problem.Text) {
 	writeBody(ctx, status, wire.AppendMessage(nil, msg))
 }
 
-// detail is one entry of a 422 body (DESIGN.md).
-type detail = wire.Detail
+// detail is one entry of a 422 body (DESIGN.md), made by one of
+// wire/problem's rules.
+type detail = problem.Detail
 
 func validation(ctx *fasthttp.RequestCtx, d ...detail) {
 	writeBody(ctx, http.StatusUnprocessableEntity, wire.AppendValidation(nil, d...))

@@ -15,6 +15,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/oauth"
 	"github.com/bibleplatform/platform/templates"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // signInRoutes serves the platform's accounts and its OpenID provider
@@ -187,7 +188,7 @@ func (s *signInRoutes) postSignIn(ctx *fasthttp.RequestCtx) {
 	email := strings.TrimSpace(string(form.Peek("email")))
 	pw := string(form.Peek("password"))
 	if !s.csrfOK(ctx, bindSignIn, string(form.Peek("csrf"))) {
-		s.signInPage(ctx, http.StatusBadRequest, ret, email, "The form had expired. Please try again.", "")
+		s.signInPage(ctx, http.StatusBadRequest, ret, email, string(problem.FormExpired), "")
 		return
 	}
 	key := accounts.EmailKey(email)
@@ -283,7 +284,7 @@ func (s *signInRoutes) postSignUp(ctx *fasthttp.RequestCtx) {
 	email := strings.TrimSpace(string(form.Peek("email")))
 	pw := string(form.Peek("password"))
 	if !s.csrfOK(ctx, bindSignUp, string(form.Peek("csrf"))) {
-		s.signUpPage(ctx, http.StatusBadRequest, ret, name, email, "The form had expired. Please try again.")
+		s.signUpPage(ctx, http.StatusBadRequest, ret, name, email, string(problem.FormExpired))
 		return
 	}
 	if err := accounts.CheckProfile(name, email); err != nil {
@@ -372,8 +373,7 @@ func (s *pages) pageFail(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	s.log.Error("dynamic: account pages", "err", err)
-	s.errorPage(ctx, http.StatusInternalServerError, "Something went wrong",
-		"The request could not be completed. Please try again later.")
+	s.errorPage(ctx, http.StatusInternalServerError, string(problem.PageFailedTitle), string(problem.PageFailed))
 }
 
 // seeOther sends the browser on to a path of this origin (303: a GET).

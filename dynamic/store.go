@@ -173,4 +173,5 @@ type DB interface {
 	HighlightStore
 	ExchangeStore
 	SearchStore
+	UsageStore
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/trending"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Trending search queries (docs/search.md): edges report counted searches
@@ -66,11 +67,11 @@ func (tr *trends) postSearchQueries(ctx *fasthttp.RequestCtx) {
 	dec := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
-		validation(ctx, bodyError(err))
+		validation(ctx, problem.JSONBody(err))
 		return
 	}
 	if len(b.Queries) > trending.MaxBatch {
-		validation(ctx, detail{Loc: []string{"body", "queries"}, Msg: "List should have at most " + strconv.Itoa(trending.MaxBatch) + " items", Type: "too_long"})
+		validation(ctx, problem.TooManyItems(trending.MaxBatch, "body", "queries"))
 		return
 	}
 	merged := map[[2]string]*trending.Count{}
@@ -142,29 +143,29 @@ func checkCount(i int, q *trending.Count) *detail {
 	loc := func(f string) []string { return []string{"body", "queries", strconv.Itoa(i), f} }
 	switch {
 	case q.Language == "" || len(q.Language) > trending.MaxLanguageLen:
-		return &detail{Loc: loc("language"), Msg: "String should have 1 to " + strconv.Itoa(trending.MaxLanguageLen) + " characters", Type: "string_length"}
+		return entry(problem.LengthBetween(1, trending.MaxLanguageLen, loc("language")...))
 	case strings.ContainsFunc(q.Language, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
 	}):
-		return &detail{Loc: loc("language"), Msg: "String should be a language tag", Type: "string_pattern_mismatch"}
+		return entry(problem.LanguageTag(loc("language")...))
 	case q.Phrase == "" || trending.Normalize(q.Phrase) != q.Phrase:
-		return &detail{Loc: loc("phrase"), Msg: "String should be a non-empty normalised phrase", Type: "value_error"}
+		return entry(problem.Phrase(loc("phrase")...))
 	case q.Count < 1 || q.Count > 1<<31:
-		return &detail{Loc: loc("count"), Msg: "Input should be between 1 and 2147483648", Type: "value_error"}
+		return entry(problem.OutOfRange(1, 1<<31, loc("count")...))
 	case len(q.Apps) > trending.MaxApps:
-		return &detail{Loc: loc("apps"), Msg: "List should have at most " + strconv.Itoa(trending.MaxApps) + " items", Type: "too_long"}
+		return entry(problem.TooManyItems(trending.MaxApps, loc("apps")...))
 	}
 	for _, a := range q.Apps {
 		if a == "" || !utf8.ValidString(a) || len(a) > 64 {
-			return &detail{Loc: loc("apps"), Msg: "App ids should have 1 to 64 characters", Type: "string_length"}
+			return entry(problem.LengthBetween(1, 64, loc("apps")...))
 		}
 	}
 	if len(q.Clients) > trending.MaxApps {
-		return &detail{Loc: loc("clients"), Msg: "List should have at most " + strconv.Itoa(trending.MaxApps) + " items", Type: "too_long"}
+		return entry(problem.TooManyItems(trending.MaxApps, loc("clients")...))
 	}
 	for _, c := range q.Clients {
 		if c == "" || !utf8.ValidString(c) || len(c) > 64 {
-			return &detail{Loc: loc("clients"), Msg: "Client ids should have 1 to 64 characters", Type: "string_length"}
+			return entry(problem.LengthBetween(1, 64, loc("clients")...))
 		}
 	}
 	return nil

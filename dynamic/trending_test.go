@@ -18,6 +18,7 @@ import (
 
 	"github.com/bibleplatform/platform/build"
 	"github.com/bibleplatform/platform/dynamic"
+	"github.com/bibleplatform/platform/dynamic/postgres"
 	"github.com/bibleplatform/platform/dynamic/postgres/pgtest"
 	"github.com/bibleplatform/platform/edge"
 	"github.com/bibleplatform/platform/internal/repotest"
@@ -49,18 +50,7 @@ func TestSearchQueriesRoute(t *testing.T) {
 		`{"queries":[{"language":"en","phrase":"love","count":1}, {"language":"en"}]}`: "phrase",
 		`not json`: "",
 	} {
-		r := e.do(req{method: "POST", path: "/internal/search-queries", body: body})
-		if r.status != 422 {
-			t.Errorf("%s: %d, want 422", body, r.status)
-			continue
-		}
-		var v struct {
-			Detail []struct{ Loc []any }
-		}
-		r.json(t, &v)
-		if loc != "" && fmt.Sprint(v.Detail[0].Loc[len(v.Detail[0].Loc)-1]) != loc {
-			t.Errorf("%s: loc %v, want %s", body, v.Detail[0].Loc, loc)
-		}
+		wantValidation(t, e, "/internal/search-queries", body, loc)
 	}
 	if r := e.do(req{method: "POST", path: "/internal/search-queries", body: ok}); r.status != 204 {
 		t.Errorf("a good batch: %d %s", r.status, r.body)
@@ -239,6 +229,7 @@ func (p *switchProxy) switchTo(backend string) {
 // published, and a dynamic service over them that trends phrases two apps
 // searched.
 type trendingEnv struct {
+	db    *postgres.DB
 	store *publish.Dir
 	keys  []string
 	dyn   *dynamic.Server
@@ -325,7 +316,7 @@ func newTrendingEnv(t *testing.T) *trendingEnv {
 		}
 		return srv
 	}
-	env := &trendingEnv{store: store, keys: keys, start: startDynamic}
+	env := &trendingEnv{db: db, store: store, keys: keys, start: startDynamic}
 	env.dyn = startDynamic()
 	t.Cleanup(func() { env.dyn.Close() })
 	return env

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,13 @@ const (
 type portalStack struct {
 	db   *postgres.DB
 	edge string // the edge's base URL, the platform's public origin
+	// answered counts read's answers by key, Bible and status: what the
+	// usage page must show.
+	answered map[string]int
 }
+
+// usageReport is how often the test's edge reports usage to dynamic.
+const usageReport = 500 * time.Millisecond
 
 func startPortalStack(t *testing.T) *portalStack {
 	t.Helper()
@@ -73,7 +80,7 @@ func startPortalStack(t *testing.T) *portalStack {
 		Access: dyn.URL() + "/internal/access", Poll: 100 * time.Millisecond,
 		// One browser signs up and walks the portal faster than a person:
 		// the per-address allowance of the sign-in pages would slow it.
-		IDOnlyRate: access.Rate{PerSecond: 1000, Burst: 1000}})
+		IDOnlyRate: access.Rate{PerSecond: 1000, Burst: 1000}, UsageReportInterval: usageReport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +88,7 @@ func startPortalStack(t *testing.T) *portalStack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ed.Close() })
-	return &portalStack{db: db, edge: "http://" + ed.Addr()}
+	return &portalStack{db: db, edge: "http://" + ed.Addr(), answered: map[string]int{}}
 }
 
 // read is a passage of bible read through the edge with key: its status.
@@ -95,6 +102,7 @@ func (s *portalStack) read(t *testing.T, key, bible string) int {
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, resp.Body)
+	s.answered[key+" "+bible+" "+strconv.Itoa(resp.StatusCode)]++
 	return resp.StatusCode
 }
 
@@ -121,7 +129,8 @@ func (s *portalStack) within(t *testing.T, what, key, bible string, want int) ti
 // app and copies its key from the page; within 10 s the key reads a
 // passage of an open Bible (200) and is refused a licensed one (403); once
 // the owner agrees to that licence it reads it within 10 s; a second key
-// is made and the first revoked, which answers 401 within 10 s.
+// is made and the first revoked, which answers 401 within 10 s. Between,
+// the requests it sent are counted on the app's usage page.
 // PORTAL_SCREENSHOTS names a directory to keep the screenshots in.
 func TestPortalKeyInPractice(t *testing.T) {
 	s := startPortalStack(t)
@@ -209,8 +218,34 @@ func TestPortalKeyInPractice(t *testing.T) {
 		t.Errorf("the licensed Bible read %s after agreeing, want within %s", since, propagation)
 	}
 
-	// Usage: the requests above, counted on the app's usage page, are
-	// checked here once the edges count usage (issue 26, item 4).
+	// Usage: the requests above, counted at the edge and shown on the
+	// app's usage page within a report interval or so. Reads the key
+	// answered 200 count under their Bible, the curl's among them; a 403
+	// counts under no Bible, a 401 (before the key reached the edge)
+	// nowhere.
+	click(`nav a[href^="/developers/organization"]`)
+	ready(`location.pathname === "/developers/organization"`)
+	click(`a[href^="/developers/app?"]`)
+	ready(`location.pathname === "/developers/app" && !!document.querySelector("a[href^='/developers/usage']")`)
+	click(`a[href^="/developers/usage"]`)
+	ready(`location.pathname === "/developers/usage"`)
+	usagePage := s.edge + "/developers/usage" + evalString(b, `location.search`)
+	open := s.answered[key+" "+openBible+" 200"] + 1 // the curl's
+	want := []string{"Bible " + openBible + "\t" + strconv.Itoa(open),
+		"Bible " + licensedBible + "\t" + strconv.Itoa(s.answered[key+" "+licensedBible+" 200"])}
+	var page string
+	for deadline := time.Now().Add(propagation); ; time.Sleep(200 * time.Millisecond) {
+		b.Navigate(usagePage)
+		ready(`true`)
+		page = evalString(b, `document.body.innerText`)
+		if strings.Contains(page, want[0]) && strings.Contains(page, want[1]) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the usage page does not show %q within %s:\n%s", want, propagation, page)
+		}
+	}
+	shot("usage")
 
 	// Rotation: a second key from the app page, then the first revoked;
 	// within 10 s the first answers 401 and the second reads.

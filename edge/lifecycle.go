@@ -86,12 +86,13 @@ func (s *Server) Open(ctx context.Context, addr string) error {
 	if err := bw.Check(ctx); err != nil && s.Build() == "" {
 		s.log.Error("no build yet", "err", err)
 	}
-	r.done.Add(3)
+	r.done.Add(4)
 	go func() { defer r.done.Done(); aw.Run(runCtx) }()
 	go func() { defer r.done.Done(); bw.Run(runCtx) }()
 	// Reports counted searches to dynamic and refreshes trending queries;
 	// returns at once without a dynamic service.
 	go func() { defer r.done.Done(); s.RunSearchQueries(runCtx) }()
+	go func() { defer r.done.Done(); s.RunUsage(runCtx) }()
 
 	r.srv = s.httpServer()
 	s.log.Info("edge listening", "addr", r.ln.Addr().String(), "access", src.String(), "dynamic", s.cfg.DynamicURL)

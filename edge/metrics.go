@@ -95,15 +95,12 @@ func (s *Server) writeMetrics(w io.Writer) {
 	run, refused := s.compute.Counts()
 	fmt.Fprintf(w, "edge_computations_total{outcome=\"run\"} %d\n", run)
 	fmt.Fprintf(w, "edge_computations_total{outcome=\"refused\"} %d\n", refused)
-	fmt.Fprintln(w, "# HELP edge_search_queries_dropped_total Searches not counted for trending: the batch was full.")
-	fmt.Fprintln(w, "# TYPE edge_search_queries_dropped_total counter")
-	fmt.Fprintf(w, "edge_search_queries_dropped_total %d\n", s.trending.counter.Dropped())
-	fmt.Fprintln(w, "# HELP edge_search_trending_failures_total Failed reports of counted searches and refreshes of the trending snapshot.")
-	fmt.Fprintln(w, "# TYPE edge_search_trending_failures_total counter")
-	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"report\"} %d\n", s.trending.reportFailed.Load())
-	fmt.Fprintf(w, "edge_search_trending_failures_total{op=\"refresh\"} %d\n", s.trending.refreshFailed.Load())
+	s.trending.WriteMetrics(w)
+	if s.usage != nil {
+		s.usage.WriteMetrics(w)
+	}
 	s.packs.WriteMetrics(w)
-	s.searchAPI.writeSearchMetrics(w)
+	s.search.WriteMetrics(w)
 	fmt.Fprintln(w, "# HELP edge_build_info The build being served.")
 	fmt.Fprintln(w, "# TYPE edge_build_info gauge")
 	if st := s.site.Load(); st != nil {

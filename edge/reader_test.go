@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/bibleplatform/platform/edge/internal/dev"
 	"github.com/bibleplatform/platform/internal/chromiumtest"
 )
 
@@ -28,7 +29,7 @@ func TestReaderInChromium(t *testing.T) {
 		t.Skip("builds cmd/publish and starts Chromium")
 	}
 	srv, keys := fixtureEdge(t, nil)
-	srv.dev.readerAppKey = keys.AppKey // as make run starts the edge
+	srv.dev = dev.New(srv.log, keys.AppKey) // as make run starts the edge
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestReaderPageCSP(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET / = %d", resp.StatusCode)
 	}
-	js, err := webFiles.ReadFile("web/reader.js")
+	js, err := os.ReadFile(filepath.Join("internal", "dev", "web", "reader.js"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // route is a parsed /v1/bibles/… path and its route class.
@@ -113,7 +114,7 @@ func (s *Server) redirectHTTPS(ctx *fasthttp.RequestCtx) bool {
 	}
 	loc = append(loc, ctx.RequestURI()...)
 	ctx.Response.Header.SetBytesV("Location", loc)
-	respond.Message(ctx, fasthttp.StatusPermanentRedirect, "Use HTTPS.")
+	respond.Message(ctx, fasthttp.StatusPermanentRedirect, problem.UseHTTPS)
 	return true
 }
 

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -23,13 +22,17 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/catalog"
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/content"
+	"github.com/bibleplatform/platform/edge/internal/dev"
 	"github.com/bibleplatform/platform/edge/internal/gateway"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
+	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/searchapi"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
@@ -57,9 +60,12 @@ type Config struct {
 	DynamicTimeout time.Duration
 	// SearchReportInterval is how often counted searches are reported to
 	// dynamic, TrendingRefresh how often the trending snapshot is fetched
-	// (trending.go); zero means the defaults.
+	// (edge/internal/searchapi); zero means the defaults.
 	SearchReportInterval time.Duration
 	TrendingRefresh      time.Duration
+	// UsageReportInterval is how often usage counts are reported to
+	// dynamic (usage.go); zero means DefaultUsageReportInterval.
+	UsageReportInterval time.Duration
 
 	// TLS is set when this edge terminates TLS itself: plain-HTTP requests
 	// are then redirected. ForceHTTPS redirects on a trusted proxy's
@@ -120,12 +126,17 @@ type Config struct {
 // Defaults New applies to a zero Config field; cmd/edge shows them as its
 // flags' defaults.
 const (
-	DefaultRatePerSecond     = 20 // burst: twice the rate
-	DefaultWholePackMax      = packs.DefaultWholeMax
-	DefaultMaxRangeVerses    = content.DefaultMaxRangeVerses
-	DefaultPackCacheBytes    = 1 << 30
-	DefaultComposeCacheBytes = 64 << 20
-	DefaultDynamicTimeout    = 30 * time.Second
+	DefaultRatePerSecond  = 20 // burst: twice the rate
+	DefaultWholePackMax   = packs.DefaultWholeMax
+	DefaultMaxRangeVerses = content.DefaultMaxRangeVerses
+	// DefaultSearchReportInterval is how often counted searches are
+	// reported to dynamic, DefaultTrendingRefresh how often the trending
+	// snapshot is fetched.
+	DefaultSearchReportInterval = searchapi.DefaultSearchReportInterval
+	DefaultTrendingRefresh      = searchapi.DefaultTrendingRefresh
+	DefaultPackCacheBytes       = 1 << 30
+	DefaultComposeCacheBytes    = 64 << 20
+	DefaultDynamicTimeout       = 30 * time.Second
 )
 
 // DefaultIDOnlyRate is the allowance of requests that name their app only
@@ -139,15 +150,16 @@ type Server struct {
 	log      *slog.Logger
 	packs    *packs.Packs
 	composed *cache.LRU[*represent.Resource]
-	searched *cache.LRU[*represent.Resource] // search answers (search_verses.go)
+	searched *cache.LRU[*represent.Resource] // search answers (edge/internal/searchapi)
 	compute  *compose.Computations           // the bound on answers composed on demand
 	authz    *authz.Authz
 	gateway  *gateway.Gateway
-	dev      *devSurface
+	dev      *dev.Surface
 	requests metrics.Requests // by route class and status (metrics.go)
 	started  time.Time
 	latency  *metrics.Latency
-	trending searchTrends
+	trending *searchapi.Trends
+	usage    *edgeUsage // nil without a dynamic service (usage.go)
 
 	// httpsPortSet: Config.HTTPSPort was given, not defaulted.
 	httpsPortSet bool
@@ -157,13 +169,24 @@ type Server struct {
 	// the edge token (ErrEdgeTokenRejected); /readyz says so.
 	tokenRejected atomic.Bool
 
-	site       atomic.Pointer[site.Site]
-	gate       gate            // the checks every GET route group starts with
-	bibles     *content.Routes // the Bibles routes
-	catalogue  *catalogue      // the catalogue routes
-	searchAPI  *searchAPI      // the search routes
-	pageTokens pageTokens      // seals search's page tokens, as the catalogue's
+	site    atomic.Pointer[site.Site]
+	gate    gate              // the checks every GET route group starts with
+	bibles  *content.Routes   // the Bibles routes
+	catalog *catalog.Routes   // the catalogue routes
+	search  *searchapi.Routes // the search routes
 }
+
+// RunSearchQueries reports counted searches and refreshes the trending
+// snapshot until ctx ends. Without a dynamic service it returns at once.
+func (s *Server) RunSearchQueries(ctx context.Context) { s.trending.Run(ctx) }
+
+// ReportSearchQueries sends the searches counted since the last report to
+// dynamic. On failure they are kept (within the counter's bound) for the
+// next report.
+func (s *Server) ReportSearchQueries(ctx context.Context) error { return s.trending.Report(ctx) }
+
+// RefreshTrending fetches the trending phrases from dynamic.
+func (s *Server) RefreshTrending(ctx context.Context) error { return s.trending.Refresh(ctx) }
 
 // New returns a server; it is not ready until it has a build (SetBuild)
 // and access data (SetAccess).
@@ -237,25 +260,22 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.packs = p
 	s.gate = gate{authz: s.authz, site: &s.site}
-	s.pageTokens = newPageTokens(cfg.PageTokenKey)
+	pageTokens := paging.NewTokens(cfg.PageTokenKey) // the catalogue's and search's
 	s.compute = compose.NewComputations(0)
-	s.catalogue = &catalogue{log: s.log, authz: s.authz, gate: &s.gate, packs: s.packs, composed: s.composed,
-		compute: s.compute, publicURL: cfg.PublicURL, pageTokens: s.pageTokens}
-	s.trending.log, s.trending.dynamicURL, s.trending.edgeToken = s.log, cfg.DynamicURL, cfg.EdgeToken
-	s.trending.timeout, s.trending.reportEvery, s.trending.refreshEvery = cfg.DynamicTimeout, cfg.SearchReportInterval, cfg.TrendingRefresh
+	s.catalog = catalog.New(catalog.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed,
+		Compute: s.compute, PublicURL: cfg.PublicURL, PageTokens: pageTokens, VerseOfDayIn: s.verseOfDayIn})
+	s.trending = searchapi.NewTrends(searchapi.TrendsConfig{Log: s.log, DynamicURL: cfg.DynamicURL, EdgeToken: cfg.EdgeToken,
+		Timeout: cfg.DynamicTimeout, ReportEvery: cfg.SearchReportInterval, RefreshEvery: cfg.TrendingRefresh})
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
-	s.catalogue.bibles = s.bibles
-	s.searchAPI = &searchAPI{log: s.log, authz: s.authz, gate: &s.gate, site: &s.site, packs: s.packs,
-		composed: s.composed, searched: s.searched, compute: s.compute, pageTokens: s.pageTokens, trending: &s.trending}
-	s.dev = &devSurface{log: s.log, readerAppKey: cfg.ReaderAppKey}
+	s.search = searchapi.New(searchapi.Config{Log: s.log, Authz: s.authz, Site: &s.site, Packs: s.packs,
+		Composed: s.composed, Searched: s.searched, Compute: s.compute, PageTokens: pageTokens, Trends: s.trending})
+	s.dev = dev.New(s.log, cfg.ReaderAppKey)
 	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
 		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.DynamicURL != "" {
-		s.trending.client = &http.Client{}
-	}
+	s.usage = newEdgeUsage(cfg, s.trending, &s.site)
 	return s, nil
 }
 
@@ -264,10 +284,9 @@ func New(cfg Config) (*Server, error) {
 // with it.
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := site.New(id, m)
-	s.catalogue.prepareCatalog(st)
+	s.catalog.Prepare(st)
 	s.site.Store(st)
-	go s.searchAPI.loadSearchIndexes(st)
-	go s.searchAPI.loadSearchAids(st)
+	s.search.Prepare(st)
 }
 
 // SetAccess swaps in an access snapshot.
@@ -283,6 +302,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
 	adm.WriteRate(&ctx.Response.Header)
+	s.usage.count(ctx, &adm, start, status)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No
@@ -398,16 +418,22 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 		return metrics.ClassPassage
 	}
 	// The developer surface: the OpenAPI document, the reader page and
-	// its assets (openapi.go, reader.go). Public, no App Key.
-	if s.dev.serveOpenAPI(ctx, path) || s.dev.serveReader(ctx, path) {
+	// its assets (edge/internal/dev). Public, no App Key.
+	if s.dev.Serve(ctx, path) {
 		return metrics.ClassDev
 	}
-	if class, ok := s.catalogue.serve(ctx, adm, path); ok {
-		return class
+	if r, param, ok := catalog.Parse(path); ok {
+		if t, st, ok := s.gate.admitGET(ctx, r.Known()); ok {
+			s.catalog.Serve(ctx, adm, t, st, r, param)
+		}
+		return r.Class()
 	}
 	// After the Bibles routes: a passage request never looks at the
 	// search paths.
-	if s.searchAPI.serve(ctx, adm, path) {
+	if op, ok := searchapi.Parse(path); ok {
+		if t, st, ok := s.gate.admitGET(ctx, op.Known()); ok {
+			s.search.Serve(ctx, adm, t, st, op)
+		}
 		return metrics.ClassSearch
 	}
 	if gateway.IsPath(path) {
@@ -456,4 +482,10 @@ func (s *Server) ops(ctx *fasthttp.RequestCtx, path []byte) {
 		ctx.SetContentType("text/plain; version=0.0.4; charset=utf-8")
 		s.writeMetrics(ctx)
 	}
+}
+
+// verseOfDayIn answers the verse of the day in a Bible's numbering for
+// the catalogue (package content).
+func (s *Server) verseOfDayIn(ctx *fasthttp.RequestCtx, st *site.Site, bibleID []byte, day int) {
+	s.bibles.VerseOfDayIn(ctx, st, bibleID, day)
 }

@@ -28,28 +28,10 @@ PUBLISH=${PUBLISH:-bin/publish}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-catalogue.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The five Bibles: folder, language, abbreviation, title.
-sources=(
-	"eng-web|en|WEB|World English Bible"
-	"eng-bsb|en|BSB|Berean Standard Bible"
-	"eng-kjv1611|en|KJV1611|King James Version 1611"
-	"spa-rv1909|es|RV1909|Reina-Valera 1909"
-	"hbo-uhb|hbo|UHB|unfoldingWord Hebrew Bible"
-)
-org=e88fbc6b-9864-482f-a534-0f2e0251faeb # licence 1's organization in fixtures/content
-
-# Import each Bible once; copies are that import under another id (the id
-# changed in bible.json), which is what importing it again would write,
-# without parsing it ten times over. Each copy's book titles (\h, \toc2) carry
-# the copy's number: the titles are in every passage's reference, so a copy's
-# packs are its own, as another translation's would be. (Identical copies would
-# share their packs, which are content-addressed, and measure nothing.)
+# The five Bibles, imported once, and their copies (scripts/catalogue.sh).
+. scripts/catalogue.sh
 imported="$work/imported"
-for i in "${!sources[@]}"; do
-	IFS='|' read -r dir lang abbr title <<<"${sources[$i]}"
-	"$PUBLISH" import --content "$imported" --id $((i + 1)) --language "$lang" --abbreviation "$abbr" \
-		--title "$title" --license 1 --organization "$org" "../shared/bibles/$dir" >/dev/null 2>>"$work/import.log"
-done
+catalogue_import "$imported"
 
 # build DIR STORE: one build; sets s (wall seconds), cpu (user+system seconds),
 # w (objects written), r (peak RSS MiB).
@@ -63,20 +45,8 @@ build() {
 
 # scale COPIES: sets line and the figures of this scale.
 scale() {
-	local copies=$1 content="$work/content-$1" store="$work/store-$1" n=0
-	mkdir -p "$content/bibles"
-	cp -r fixtures/content/licenses fixtures/content/organizations "$content/"
-	for ((c = 0; c < copies; c++)); do
-		for i in "${!sources[@]}"; do
-			local id=$((100000 + c * 10 + i + 1))
-			cp -r "$imported/bibles/$((i + 1))" "$content/bibles/$id"
-			sed -i -E "0,/\"id\": *[0-9]+/s//\"id\": $id/" "$content/bibles/$id/bible.json"
-			if ((c > 0)); then
-				sed -i -E "s/^\\\\(h|toc2) (.*)\$/\\\\\1 \2 $c/" "$content/bibles/$id/"*.usfm
-			fi
-			n=$((n + 1))
-		done
-	done
+	local copies=$1 content="$work/content-$1" store="$work/store-$1" n=$((5 * $1))
+	catalogue_content "$imported" "$content" "$copies"
 	build "$content" "$store"
 	cold_s=$s cold_cpu=$cpu peak=$r
 	# One Bible moves to another licence.

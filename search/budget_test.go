@@ -17,9 +17,9 @@ func TestWorkBudget(t *testing.T) {
 		t.Skip("loads the WEB")
 	}
 	x := loadBible(t, "eng-web", true)
-	// The figure docs/search.md gives for a busy machine; the postings
-	// read are checked exactly.
-	const budget = 19 * time.Millisecond
+	// The work is checked exactly, as postings read; the time each query
+	// took is only logged (speed lives in benchmarks: a timed test fails
+	// on a loaded machine, not on a slow query).
 	for _, q := range []string{
 		strings.Repeat("the ", 16),
 		strings.Repeat("love ", 16),
@@ -37,9 +37,6 @@ func TestWorkBudget(t *testing.T) {
 		t.Logf("%q: %v, %d postings", q, best, cost)
 		if cost > search.MaxPostings {
 			t.Errorf("%q reads %d postings, over the budget of %d", q, cost, search.MaxPostings)
-		}
-		if best > budget {
-			t.Errorf("%q took %v, over the %v budget", q, best, budget)
 		}
 	}
 }

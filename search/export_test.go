@@ -10,3 +10,6 @@ func (x *Index) QueryCost(q string) int {
 }
 
 const MaxPostings = maxPostings
+
+// SetShortcuts turns the query path's shortcuts (hot.go) on or off.
+func SetShortcuts(on bool) { shortcuts = on }

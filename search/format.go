@@ -191,6 +191,17 @@ func appendString(b []byte, s string) []byte {
 // Decode reads an index object. The postings stay views of data, which
 // the caller must not change afterwards.
 func Decode(data []byte) (*Index, error) {
+	x, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	x.derive()
+	return x, nil
+}
+
+// decode reads an index object without deriving what queries need: the
+// parts Merge joins need only what the object holds.
+func decode(data []byte) (*Index, error) {
 	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
 		return nil, errors.New("search: not an index object")
 	}
@@ -254,7 +265,6 @@ func Decode(data []byte) (*Index, error) {
 	if len(r.b) != 0 {
 		return nil, errors.New("search: index object has trailing bytes")
 	}
-	x.derive()
 	return x, nil
 }
 

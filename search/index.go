@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/citation"
@@ -45,7 +46,13 @@ type Index struct {
 	// least frequentDF verses: the words most queries and phrases touch,
 	// whose postings are the longest to decode.
 	frequent map[uint32]hits
-	cite     *citation.Resolver
+	// hot, skips and scratch make queries cheaper (hot.go): the clauses
+	// of common words by stem group, skip entries by word, reused arrays.
+	hot     map[uint32]*hotClause
+	freqPos map[uint32]posList
+	skips   [][]skip
+	scratch sync.Pool
+	cite    *citation.Resolver
 	// synonyms are the groups the index was built with; synAt maps a
 	// stem to its synonyms' words (synonyms.go).
 	synonyms Synonyms
@@ -88,8 +95,7 @@ func build(lang string, books []Verses, syn Synonyms) *Index {
 	b := newBuilder(lang)
 	b.x.synonyms = syn
 	for _, bk := range books {
-		names := []string{bk.Book.Title, bk.Book.FullTitle, bk.Book.Abbreviation}
-		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: slices.DeleteFunc(names, func(s string) bool { return s == "" })})
+		b.x.books = append(b.x.books, Book{ID: bk.Book.ID, Names: citation.BookOf(&bk.Book).Names})
 		for c, ch := range bk.Book.Chapters {
 			for v, vs := range ch.Verses {
 				text := ""
@@ -233,6 +239,9 @@ func (x *Index) derive() {
 			x.frequent[uint32(w)] = x.decodePostings(uint32(w))
 		}
 	}
+	x.hotClauses()
+	x.frequentPositions()
+	x.skipLists()
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	x.mask = make([]uint64, len(x.words))

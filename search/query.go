@@ -165,6 +165,20 @@ type query struct {
 	raw     string
 	clauses []clause
 	unknown []span // words of raw the vocabulary does not have
+	// hits are the clauses' verses once a pass over them needed them
+	// (queryHits): a query without an answer is evaluated again in part.
+	hits []clauseHits
+}
+
+// queryHits returns the verses of each of q's clauses, made once per query.
+func (x *Index) queryHits(q *query) []clauseHits {
+	if q.hits == nil {
+		q.hits = make([]clauseHits, len(q.clauses))
+		for i, c := range q.clauses {
+			q.hits[i] = x.clauseHits(c)
+		}
+	}
+	return q.hits
 }
 
 type span struct{ start, end int }
@@ -416,6 +430,9 @@ func (h *hits) add(doc int32, tf uint32) {
 // union merges the postings of alternative words: a stem group's few
 // forms merged pairwise, a prefix's many words collected and sorted.
 func (x *Index) union(alts []uint32) hits {
+	if h, ok := x.hotUnion(alts); ok {
+		return h
+	}
 	if len(alts) > 16 {
 		return x.unionMany(alts)
 	}
@@ -469,26 +486,36 @@ func merge(a, b hits) hits {
 }
 
 // unionMany adds counts up in one slot per verse, then reads the slots
-// in order: linear in the verses, where sorting the postings was not.
+// in use in order: linear in the postings, where sorting them was not.
 func (x *Index) unionMany(alts []uint32) hits {
-	tf := make([]uint32, len(x.verse))
+	s := x.getScratch(true, false, false, false)
+	defer x.putScratch(s)
 	n := 0
 	for _, w := range alts {
+		if h, ok := x.frequent[w]; ok {
+			for i, d := range h.doc {
+				if s.tf[d] == 0 {
+					n++
+					s.use(d)
+				}
+				s.tf[d] += h.tf[i]
+			}
+			continue
+		}
 		p := postings{b: x.post[w]}
 		for p.next(true) {
-			if tf[p.doc] == 0 {
+			if s.tf[p.doc] == 0 {
 				n++
+				s.use(p.doc)
 			}
-			tf[p.doc] += uint32(p.tf)
+			s.tf[p.doc] += uint32(p.tf)
 		}
 	}
 	h := hits{doc: make([]int32, 0, n), tf: make([]uint32, 0, n)}
-	for d, c := range tf {
-		if c > 0 {
-			h.doc = append(h.doc, int32(d))
-			h.tf = append(h.tf, c)
-		}
-	}
+	s.each(func(d int32) {
+		h.doc = append(h.doc, d)
+		h.tf = append(h.tf, s.tf[d])
+	})
 	return h
 }
 
@@ -506,6 +533,9 @@ func (x *Index) phrase(c clause) hits {
 	}
 	var h hits
 	if len(cand) == 0 {
+		return h
+	}
+	if h, ok := x.phraseDecoded(c, cand); ok {
 		return h
 	}
 	pos := make([]positions, len(c.alts))
@@ -530,22 +560,43 @@ func (x *Index) phrase(c clause) hits {
 	return h
 }
 
-// intersect returns the documents in both sorted lists.
+// intersect returns the documents in both sorted lists, galloping
+// through the longer one.
 func intersect(a, b []int32) []int32 {
-	out := make([]int32, 0, min(len(a), len(b)))
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	out := make([]int32, 0, len(a))
 	j := 0
 	for _, d := range a {
-		for j < len(b) && b[j] < d {
-			j++
+		var found bool
+		if j, found = gallop(b, j, d); found {
+			out = append(out, d)
 		}
 		if j == len(b) {
 			break
 		}
-		if b[j] == d {
-			out = append(out, d)
-		}
 	}
 	return out
+}
+
+// gallop returns the index of the first of list[from:] at or after d and
+// whether it is d: a few steps when it is near, a binary search of a
+// range that doubles when it is far.
+func gallop(list []int32, from int, d int32) (int, bool) {
+	for end := min(from+4, len(list)); from < end; from++ {
+		if list[from] >= d {
+			return from, list[from] == d
+		}
+	}
+	lo, step := from, 1
+	for lo+step < len(list) && list[lo+step] < d {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step+1, len(list))
+	i, found := slices.BinarySearch(list[lo:hi], d)
+	return lo + i, found
 }
 
 // positions holds, for each of a list of verses, where a word occurs in
@@ -561,29 +612,36 @@ func (p positions) of(j int) []uint32 { return p.buf[p.start[j]:p.start[j+1]] }
 // of u's, u being the union of alts).
 func (x *Index) positionsIn(alts []uint32, u hits, docs []int32) positions {
 	p := positions{start: make([]int, len(docs)+1)}
+	at := make([]int, len(docs)) // where each of docs is in u
 	k := 0
 	for j, d := range docs {
-		for u.doc[k] < d {
-			k++
-		}
+		k, _ = gallop(u.doc, k, d)
+		at[j] = k
 		p.start[j+1] = p.start[j] + int(u.tf[k])
 	}
 	p.buf = make([]uint32, p.start[len(docs)])
 	fill := make([]int, len(docs))
 	copy(fill, p.start[:len(docs)])
 	for _, w := range alts {
-		it := postings{b: x.post[w]}
-		j := 0
-		for it.next(true) {
-			for j < len(docs) && docs[j] < it.doc {
-				j++
+		if pl, ok := x.freqPos[w]; ok && shortcuts {
+			h, k := x.frequent[w], 0
+			for j, d := range docs {
+				if len(alts) == 1 {
+					k = at[j] // u is w's postings
+				} else if k, ok = gallop(h.doc, k, d); !ok {
+					continue
+				}
+				for _, v := range pl.pos[pl.start[k]:pl.start[k+1]] {
+					p.buf[fill[j]] = uint32(v)
+					fill[j]++
+				}
 			}
-			if j == len(docs) {
-				break
-			}
-			if docs[j] == it.doc {
-				n := len(it.positions(p.buf[fill[j]:fill[j]]))
-				fill[j] += n
+			continue
+		}
+		c := x.cursor(w)
+		for j, d := range docs {
+			if c.seek(d) {
+				fill[j] += len(c.p.positions(p.buf[fill[j]:fill[j]]))
 			}
 		}
 	}
@@ -638,6 +696,9 @@ type clauseHits struct {
 }
 
 func (x *Index) clauseHits(c clause) clauseHits {
+	if hc := x.hotClause(c); hc != nil {
+		return hc.ch
+	}
 	var h hits
 	if c.phrase {
 		h = x.phrase(c)
@@ -701,10 +762,15 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 	if len(q.clauses) == 0 || all && len(q.unknown) > 0 {
 		return r
 	}
-	hs := make([]clauseHits, len(q.clauses))
-	for i, c := range q.clauses {
-		hs[i] = x.clauseHits(c)
+	if hr := x.runHot(q, want); hr != nil {
+		return hr
 	}
+	if all {
+		if or := x.runOne(q, want); or != nil {
+			return or
+		}
+	}
+	hs := x.queryHits(q)
 	var acc []scored
 	if all {
 		acc = x.conjunction(q, hs)
@@ -758,13 +824,11 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		out := acc[:0]
 		j := 0
 		for _, a := range acc {
-			for j < len(h.doc) && h.doc[j] < a.doc {
-				j++
-			}
-			if j == len(h.doc) {
-				break
-			}
-			if h.doc[j] != a.doc {
+			var found bool
+			if j, found = gallop(h.doc, j, a.doc); !found {
+				if j == len(h.doc) {
+					break
+				}
 				continue
 			}
 			a.score += x.bm25(h.idf, h.tf[j], a.doc)
@@ -778,13 +842,11 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		j := 0
 		for i := range acc {
 			a := &acc[i]
-			for j < len(h.doc) && h.doc[j] < a.doc {
-				j++
-			}
-			if j == len(h.doc) {
+			var found bool
+			if j, found = gallop(h.doc, j, a.doc); j == len(h.doc) {
 				break
 			}
-			if h.doc[j] == a.doc {
+			if found {
 				a.score += x.bm25(h.idf, h.tf[j], a.doc)
 				a.mask |= 1 << k
 			}
@@ -795,8 +857,8 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 
 // disjunction scores the verses holding any clause.
 func (x *Index) disjunction(hs []clauseHits) []scored {
-	score := make([]float64, len(x.verse))
-	mask := make([]uint32, len(x.verse))
+	s := x.getScratch(false, false, true, true)
+	defer x.putScratch(s)
 	total, n := 0.0, 0
 	for k, h := range hs {
 		if len(h.doc) == 0 {
@@ -804,26 +866,25 @@ func (x *Index) disjunction(hs []clauseHits) []scored {
 		}
 		total += h.idf
 		for j, d := range h.doc {
-			if mask[d] == 0 {
+			if s.mask[d] == 0 {
 				n++
+				s.use(d)
 			}
-			score[d] += x.bm25(h.idf, h.tf[j], d)
-			mask[d] |= 1 << k
+			s.score[d] += x.bm25(h.idf, h.tf[j], d)
+			s.mask[d] |= 1 << k
 		}
 	}
 	acc := make([]scored, 0, n)
-	for d, m := range mask {
-		if m == 0 {
-			continue
-		}
+	s.each(func(d int32) {
+		m := s.mask[d]
 		held := 0.0
 		for k := range hs {
 			if m&(1<<k) != 0 {
 				held += hs[k].idf
 			}
 		}
-		acc = append(acc, scored{doc: int32(d), mask: m, score: score[d] * held / total})
-	}
+		acc = append(acc, scored{doc: d, mask: m, score: s.score[d] * held / total})
+	})
 	return acc
 }
 

@@ -87,9 +87,13 @@ func Load(e *publish.SearchEntry, index func(publish.PackRef) ([]byte, error)) (
 	if err != nil {
 		return nil, err
 	}
-	x, err := Decode(base)
-	if err != nil || len(e.Books) == 0 {
-		return x, err
+	x, err := decode(base)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Books) == 0 {
+		x.derive()
+		return x, nil
 	}
 	segs := make([]*Index, len(e.Books))
 	for i, b := range e.Books {
@@ -97,7 +101,7 @@ func Load(e *publish.SearchEntry, index func(publish.PackRef) ([]byte, error)) (
 		if err != nil {
 			return nil, err
 		}
-		if segs[i], err = Decode(data); err != nil {
+		if segs[i], err = decode(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.ID, err)
 		}
 	}

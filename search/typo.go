@@ -99,20 +99,23 @@ func (x *Index) misfits(q *query) []string {
 	if len(req) < 2 {
 		return nil
 	}
-	mask := make([]uint32, len(x.verse))
+	s := x.getScratch(false, false, false, true)
+	defer x.putScratch(s)
+	hs := x.queryHits(q)
 	for k, i := range req {
-		for _, d := range x.clauseHits(q.clauses[i]).doc {
-			mask[d] |= 1 << k
+		for _, d := range hs[i].doc {
+			s.mask[d] |= 1 << k
+			s.use(d)
 		}
 	}
 	full := uint32(1)<<len(req) - 1
 	lacking := make([][]int32, len(req)) // the verses that lack req[k] only, in order
-	for d, m := range mask {
-		if miss := full &^ m; m != 0 && bits.OnesCount32(miss) == 1 {
+	s.each(func(d int32) {
+		if miss := full &^ s.mask[d]; bits.OnesCount32(miss) == 1 {
 			k := bits.TrailingZeros32(miss)
-			lacking[k] = append(lacking[k], int32(d))
+			lacking[k] = append(lacking[k], d)
 		}
-	}
+	})
 	var out []string
 	for k, i := range req {
 		c := q.clauses[i]
@@ -122,7 +125,7 @@ func (x *Index) misfits(q *query) []string {
 		if len(lacking[k]) == 0 || c.phrase || c.span.end < len(q.raw) && q.raw[c.span.end] == '*' {
 			continue
 		}
-		own := len(x.clauseHits(c).doc)
+		own := len(hs[i].doc)
 		word := Fold(q.raw[c.span.start:c.span.end])
 		for _, w := range x.candidates(word, misfitCandidates, 1) {
 			cand := x.words[w]

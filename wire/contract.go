@@ -1,6 +1,7 @@
 // Package wire is the edge↔dynamic wire contract: the headers the edge
 // sets on what it forwards, the check dynamic makes before believing them,
-// the error bodies both services answer with (DESIGN.md), the bound on a
+// the error bodies both services answer with (DESIGN.md; their words are
+// in wire/problem), the bound on a
 // request body and the lingering close of a connection whose body was
 // refused unread. Neither service declares these itself, so the two cannot
 // drift apart. The access snapshot the edge enforces is package access.
@@ -13,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Headers the edge sets on every request it forwards to dynamic. A client
@@ -59,7 +62,7 @@ var (
 // MaxRequestBody is the largest request body either service takes: the
 // most any route needs (a highlight, a data-exchange token request, the
 // approval form, all well under 1 KiB) with room to spare. A larger one is
-// 413 with MsgTooLarge (docs/edge.md, Request limits).
+// 413 with problem.TooLarge (docs/edge.md, Request limits).
 const MaxRequestBody = 64 << 10
 
 // MaxRequestHeader is the most request-header bytes either service reads
@@ -70,9 +73,6 @@ const MaxRequestBody = 64 << 10
 // 4 buffers of 8 KiB).
 const MaxRequestHeader = 16 << 10
 
-// MsgTooLarge is the 413 message for a body over MaxRequestBody.
-const MsgTooLarge = "The request body is larger than 64 KiB, the most any route takes."
-
 // UnreadRequest is how both services answer a request their fasthttp
 // server could not read (its ErrorHandler), in the {"message": …} shape: a
 // body over MaxRequestBody is 413 (RFC 9110 §15.5.14), headers over the
@@ -81,42 +81,29 @@ const MsgTooLarge = "The request body is larger than 64 KiB, the most any route 
 // be sending the body, and closing a socket with unread data makes the
 // kernel send a reset that can reach the client before the answer does,
 // so the connection must read the rest before it closes.
-func UnreadRequest(err error) (status int, msg string, linger bool) {
+func UnreadRequest(err error) (status int, msg problem.Text, linger bool) {
 	var small *fasthttp.ErrSmallBuffer
 	var nerr net.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		return fasthttp.StatusRequestEntityTooLarge, MsgTooLarge, true
+		return fasthttp.StatusRequestEntityTooLarge, problem.TooLarge, true
 	case errors.As(err, &small):
-		return fasthttp.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large.", false
+		return fasthttp.StatusRequestHeaderFieldsTooLarge, problem.HeadersTooLarge, false
 	case errors.As(err, &nerr) && nerr.Timeout():
-		return fasthttp.StatusRequestTimeout, "The request did not arrive in time.", false
+		return fasthttp.StatusRequestTimeout, problem.RequestTimeout, false
 	}
-	return fasthttp.StatusBadRequest, "The request is not valid HTTP/1.1.", false
-}
-
-// MsgStarting is the 503 message of a service that has not loaded what it
-// serves yet (the edge before its first build or access snapshot).
-const MsgStarting = "This edge is starting and has no content yet; retry shortly."
-
-// Detail is one entry of a 422 body (DESIGN.md): where the bad input is
-// (for example ["query", "page_size"]), a message for humans and the
-// error's type.
-type Detail struct {
-	Loc  []string `json:"loc"`
-	Msg  string   `json:"msg"`
-	Type string   `json:"type"`
+	return fasthttp.StatusBadRequest, problem.NotHTTP, false
 }
 
 // AppendMessage appends the API's usual error body, {"message": msg}.
-func AppendMessage(dst []byte, msg string) []byte {
+func AppendMessage(dst []byte, msg problem.Text) []byte {
 	dst = append(dst, `{"message":`...)
-	dst = appendString(dst, msg)
+	dst = appendString(dst, string(msg))
 	return append(dst, '}')
 }
 
 // AppendValidation appends the 422 body, {"detail": [...]}.
-func AppendValidation(dst []byte, ds ...Detail) []byte {
+func AppendValidation(dst []byte, ds ...problem.Detail) []byte {
 	dst = append(dst, `{"detail":[`...)
 	for i, d := range ds {
 		if i > 0 {
@@ -130,7 +117,7 @@ func AppendValidation(dst []byte, ds ...Detail) []byte {
 			dst = appendString(dst, l)
 		}
 		dst = append(dst, `],"msg":`...)
-		dst = appendString(dst, d.Msg)
+		dst = appendString(dst, string(d.Msg))
 		dst = append(dst, `,"type":`...)
 		dst = appendString(dst, d.Type)
 		dst = append(dst, '}')

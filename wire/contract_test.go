@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // The byte builders must write what encoding/json writes for the same
@@ -22,7 +24,7 @@ var jsonStrings = []string{
 }
 
 func checkMessage(t testing.TB, s string) {
-	got := string(AppendMessage(nil, s))
+	got := string(AppendMessage(nil, problem.Text(s)))
 	want := marshalled(t, struct {
 		Message string `json:"message"`
 	}{s})
@@ -38,7 +40,7 @@ func TestAppendMessage(t *testing.T) {
 }
 
 func TestAppendValidation(t *testing.T) {
-	for _, ds := range [][]Detail{
+	for _, ds := range [][]problem.Detail{
 		{{Loc: []string{"query", "page_size"}, Msg: "Input should be from 1 to 99", Type: "less_than_equal"}},
 		{{Loc: []string{"body", "highlights", "0", "passage_id"}, Msg: `a "quoted" <msg>`, Type: "value_error"},
 			{Loc: []string{"query", "bible_id"}, Msg: "Field required", Type: "missing"}},
@@ -46,7 +48,7 @@ func TestAppendValidation(t *testing.T) {
 	} {
 		got := string(AppendValidation(nil, ds...))
 		want := marshalled(t, struct {
-			Detail []Detail `json:"detail"`
+			Detail []problem.Detail `json:"detail"`
 		}{ds})
 		if got != want {
 			t.Errorf("AppendValidation(%v) = %s, want %s", ds, got, want)
@@ -80,7 +82,7 @@ func TestBuildersDoNotAllocateIntoRoom(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() {
 		b := AppendMessage(buf[:0], "Not found.")
 		b = AppendFault(b, FaultInvalidKey)
-		AppendValidation(b, Detail{Loc: []string{"query", "x"}, Msg: "m", Type: "t"})
+		AppendValidation(b, problem.Detail{Loc: []string{"query", "x"}, Msg: "m", Type: "t"})
 	}); n != 0 {
 		t.Errorf("%v allocations with room in dst, want 0", n)
 	}

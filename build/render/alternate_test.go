@@ -92,6 +92,7 @@ func TestUHBAlternate(t *testing.T) {
 		}
 	}
 	heb := map[string]string{}
+	hebIndex := &bible.Index{}
 	chapters := 0
 	for _, pb := range parseBible(t, "hbo-uhb") {
 		b, err := Render(pb, Options{Language: "hbo", File: pb.ID, Alternate: true})
@@ -103,6 +104,7 @@ func TestUHBAlternate(t *testing.T) {
 				t.Errorf("%v", w)
 			}
 		}
+		hebIndex.Books = append(hebIndex.Books, b.Index)
 		if n, want := len(b.Index.Chapters), org.Chapters(b.Index.ID); n != want {
 			t.Errorf("%s: %d chapters, org.vrs has %d", b.Index.ID, n, want)
 		}
@@ -141,5 +143,20 @@ func TestUHBAlternate(t *testing.T) {
 	}
 	if _, ok := heb["MAL.4.1"]; ok {
 		t.Error("MAL.4.1 exists in the Hebrew numbering")
+	}
+	// An English Bible's passages map to these through the schemes.
+	engScheme, _ := versification.Standard(versification.Eng)
+	for _, tc := range []struct{ from, want string }{
+		{"PSA.51.10", "PSA.51.12"}, {"PSA.51.1", "PSA.51.3"}, {"PSA.51.0", "PSA.51.1-2"}, {"PSA.51", "PSA.51"},
+		{"MAL.4", "MAL.3.19-24"}, {"JOL.2.28-32", "JOL.3.1-5"}, {"JOL.3", "JOL.4"},
+	} {
+		got, err := versification.AppendInto(nil, engScheme, org, bible.MustParseRef(tc.from), hebIndex)
+		var ids []string
+		for _, r := range got {
+			ids = append(ids, r.String())
+		}
+		if err != nil || strings.Join(ids, ",") != tc.want {
+			t.Errorf("English %s in the Hebrew numbering = %v (%v), want %s", tc.from, ids, err, tc.want)
+		}
 	}
 }

@@ -264,6 +264,7 @@ func (c *keysRevokeCmd) Run(ctx context.Context) error {
 
 type licensesCmd struct {
 	Agree licensesAgreeCmd `cmd:"" help:"Record an agreement to a licence (by an organization, a developer, or a developer for an organization)."`
+	Owner licensesOwnerCmd `cmd:"" help:"Name the portal organization that owns a licence: its members see the usage of the licence's Bibles."`
 }
 
 type licensesAgreeCmd struct {

@@ -65,6 +65,7 @@ type serveCmd struct {
 	Poll            time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
 	SearchReport    time.Duration `help:"How often counted searches are reported to dynamic for trending queries." default:"${search_report}" env:"EDGE_SEARCH_REPORT"`
 	TrendingRefresh time.Duration `help:"How often the trending queries are fetched from dynamic." default:"${trending_refresh}" env:"EDGE_TRENDING_REFRESH"`
+	UsageReport     time.Duration `help:"How often the requests counted per app, Bible and day are reported to dynamic." default:"${usage_report}" env:"EDGE_USAGE_REPORT"`
 	AccessLog       bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
 	Concurrency     int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
 	DebugListen     string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
@@ -92,6 +93,7 @@ func main() {
 			"dynamic_timeout":  edge.DefaultDynamicTimeout.String(),
 			"search_report":    edge.DefaultSearchReportInterval.String(),
 			"trending_refresh": edge.DefaultTrendingRefresh.String(),
+			"usage_report":     edge.DefaultUsageReportInterval.String(),
 			"id_only_rate":     strconv.FormatFloat(edge.DefaultIDOnlyRate.PerSecond, 'g', -1, 64),
 			"id_only_burst":    strconv.Itoa(edge.DefaultIDOnlyRate.Burst),
 		})
@@ -172,7 +174,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
 		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
-		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh,
+		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh, UsageReportInterval: c.UsageReport,
 		Access: c.Access, AccessCache: cache, Poll: c.Poll, Concurrency: c.Concurrency,
 		TLSCertFile: c.TLSCert, TLSKeyFile: c.TLSKey, TLSAddr: c.TLSListen,
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/bibleplatform/platform/dynamic/accounts"
 	"github.com/bibleplatform/platform/dynamic/jwt"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // The routes the provider answers (sign-in.md), and the page op sends the
@@ -122,7 +123,7 @@ func (p *Provider) with(h http.HandlerFunc, methods ...string) http.Handler {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusMethodNotAllowed)
-			w.Write([]byte(`{"message":"Method not allowed."}`))
+			w.Write(wire.AppendMessage(nil, problem.NotAllowed.Text()))
 			return
 		}
 		h(w, r.WithContext(op.ContextWithIssuer(r.Context(), p.issuer(r))))

@@ -26,10 +26,10 @@ import (
 // for the client; the wrapped error goes to the log).
 var (
 	clientSinks = map[string]bool{"message": true, "validation": true, "writeBody": true, "writeJSON": true,
-		"errorPage": true, "fault": true, "clientErrorf": true}
+		"errorPage": true, "fault": true, "refuse": true}
 	clientFields = map[string]map[string]bool{
-		"wire.Detail":         {"Msg": true},
-		"dynamic.clientError": {"msg": true},
+		"problem.Detail":      {"Msg": true},
+		"problem.Problem":     {"Text": true},
 		"templates.ErrorPage": {"Title": true, "Message": true},
 	}
 )
@@ -50,19 +50,17 @@ func TestNoErrorInClientMessages(t *testing.T) {
 // The check finds what it is meant to find.
 func TestClientMessageCheckFails(t *testing.T) {
 	src := `package dynamic
-import ("errors"; "fmt"; "reflect")
-type clientError struct{ kind error; msg string }
+import ("fmt"; "reflect")
 func message(status int, msg string) {}
-func clientErrorf(kind error, format string, args ...any) error { return nil }
-var errX = errors.New("x")
+func refuse(kind int, msg string) {}
 func f(err error) {
 	message(400, "Bad: " + err.Error())
 	message(400, fmt.Sprint(err))
-	_ = clientErrorf(errX, "%v", err)
-	_ = &clientError{kind: err, msg: fmt.Sprintf("%s", err)}
+	refuse(1, fmt.Sprintf("%v", err))
+	refuse(1, fmt.Sprintf("%s", err))
 	message(400, "Want " + reflect.TypeOf(err).String())
 	message(400, "fine")
-	_ = &clientError{kind: err, msg: "fine"}
+	refuse(1, "fine")
 }
 `
 	fset := token.NewFileSet()
@@ -155,12 +153,7 @@ func clientMessageViolations(t *testing.T, fset *token.FileSet, path string, fil
 				if obj := info.Uses[id]; obj == nil || obj.Pkg() == nil || obj.Pkg().Path() != path {
 					return true
 				}
-				for i, a := range n.Args {
-					// The first argument of clientErrorf is the error's
-					// kind, which decides the status, not the text.
-					if id.Name == "clientErrorf" && i == 0 {
-						continue
-					}
+				for _, a := range n.Args {
 					if fromError(a) != nil {
 						report(a, "an argument of "+id.Name)
 					}
@@ -197,11 +190,11 @@ func clientMessageViolations(t *testing.T, fset *token.FileSet, path string, fil
 }
 
 // exportImporter imports packages from the export data `go list -export`
-// writes for pkg's dependencies, so the check type-checks dynamic without
-// a dependency on x/tools.
-func exportImporter(t *testing.T, root, pkg string) types.Importer {
+// writes for the dependencies of pkgs, so the checks type-check the
+// services without a dependency on x/tools.
+func exportImporter(t *testing.T, root string, pkgs ...string) types.Importer {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}", pkg)
+	cmd := exec.Command("go", append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}, pkgs...)...)
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {

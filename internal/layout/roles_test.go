@@ -13,22 +13,31 @@ import (
 // edge package itself wires the roles and may import any of them; no role
 // imports another that is not listed.
 var edgeRoles = map[string][]string{
-	"edge/internal/respond":   {"wire", "publish"},
+	"edge/internal/respond":   {"wire", "publish", "wire/problem"},
 	"edge/internal/cache":     {"edge/internal/metrics"},
 	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
 	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
-		"edge/internal/respond", "publish", "internal/atomicfile"},
+		"edge/internal/respond", "publish", "internal/atomicfile", "wire/problem"},
 	"edge/internal/site":    {"edge/internal/packs", "edge/internal/represent", "bible", "publish"},
 	"edge/internal/params":  {"edge/internal/respond"},
-	"edge/internal/compose": {"edge/internal/cache", "edge/internal/represent", "edge/internal/respond", "publish"},
+	"edge/internal/compose": {"edge/internal/cache", "edge/internal/represent", "edge/internal/respond", "publish", "wire/problem"},
 	"edge/internal/content": {"edge/internal/authz", "edge/internal/cache", "edge/internal/compose", "edge/internal/packs",
-		"edge/internal/params", "edge/internal/represent", "edge/internal/respond", "edge/internal/site", "bible", "publish",
+		"edge/internal/params", "edge/internal/represent", "edge/internal/respond", "edge/internal/site", "bible", "publish", "wire/problem",
 		"versification", "citation"},
-	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire"},
+	"edge/internal/paging": {"edge/internal/respond", "wire/problem"},
+	"edge/internal/catalog": {"edge/internal/authz", "edge/internal/cache", "edge/internal/compose", "edge/internal/metrics",
+		"edge/internal/packs", "edge/internal/paging", "edge/internal/params", "edge/internal/represent", "edge/internal/respond",
+		"edge/internal/site", "bible", "lang", "publish", "wire", "wire/problem"},
+	"edge/internal/searchapi": {"edge/internal/authz", "edge/internal/cache", "edge/internal/catalog", "edge/internal/compose",
+		"edge/internal/metrics", "edge/internal/outage", "edge/internal/packs", "edge/internal/paging", "edge/internal/params",
+		"edge/internal/represent", "edge/internal/respond", "edge/internal/site", "lang", "publish", "search", "topic", "trending", "wire", "wire/problem"},
+	"edge/internal/dev":     {"edge/internal/compose", "edge/internal/represent", "edge/internal/respond", "openapi", "publish", "wire/problem"},
+	"edge/internal/gateway": {"edge/internal/authz", "edge/internal/outage", "edge/internal/respond", "wire", "wire/problem"},
 	"edge/internal/outage":  {},
 	"edge/internal/conn":    {"edge/internal/respond", "wire"},
-	"edge/internal/authz":   {"edge/internal/respond", "access", "wire"},
+	"edge/internal/authz":   {"edge/internal/respond", "access", "wire", "wire/problem"},
 	"edge/internal/metrics": {},
+	"edge/internal/usage":   {"edge/internal/metrics", "bible", "wire"},
 }
 
 func TestEdgeRoleImports(t *testing.T) {

@@ -4,7 +4,9 @@
 // 3:16 is), as wrk Lua scripts for the edge and for nginx serving the same
 // representations as files (edge export's layout). It also writes the
 // ranges for edge export to compose, and an access file whose demo app has
-// a limit high enough not to throttle the benchmark.
+// a limit high enough not to throttle the benchmark. With -mix search it
+// writes make bench-search's queries (search.go), with -mix scale make
+// bench-scale's mix over every Bible of a catalogue (scale.go).
 package main
 
 import (
@@ -31,14 +33,18 @@ func main() {
 	accessIn := flag.String("access", "fixtures/access.json", "access file to copy")
 	key := flag.String("key", "", "App Key to send")
 	brShare := flag.Float64("br", 0.8, "share of requests that accept br")
-	kind := flag.String("mix", "passages", "passages (make bench-edge) or search (make bench-search)")
+	kind := flag.String("mix", "passages", "passages (make bench-edge), search (make bench-search) or scale (make bench-scale: every Bible of the store)")
+	hotN := flag.Int("hot", 200000, "scale: requests in the mix over the first Bible alone")
+	zipfS := flag.Float64("s", 1.1, "scale: the Zipf exponent")
 	flag.Parse()
-	if *kind == "search" {
-		store, err := publish.OpenDir(*storeDir)
-		if err != nil {
+	if *kind == "scale" {
+		if err := runScale(*storeDir, *n, *hotN, *zipfS, *out, *accessIn, *key, *brShare); err != nil {
 			log.Fatal(err)
 		}
-		m, _, err := publish.LoadCurrent(context.Background(), store)
+		return
+	}
+	if *kind == "search" {
+		store, m, err := openCurrent(context.Background(), *storeDir)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -62,11 +68,7 @@ type item struct {
 
 func run(storeDir string, id int32, n int, out, accessIn, key string, brShare float64) error {
 	ctx := context.Background()
-	store, err := publish.OpenDir(storeDir)
-	if err != nil {
-		return err
-	}
-	m, _, err := publish.LoadCurrent(ctx, store)
+	store, m, err := openCurrent(ctx, storeDir)
 	if err != nil {
 		return err
 	}
@@ -74,51 +76,12 @@ func run(storeDir string, id int32, n int, out, accessIn, key string, brShare fl
 	if be == nil {
 		return fmt.Errorf("bible %d is not published in %s", id, storeDir)
 	}
-	p, err := publish.LoadPack(ctx, store, be.Pack)
+	idx, err := loadIndex(ctx, store, be)
 	if err != nil {
 		return err
 	}
-	e := p.Entry(publish.NameIndex)
-	if e == nil {
-		return fmt.Errorf("bible %d has no index", id)
-	}
-	var idx bible.Index
-	if err := json.Unmarshal(p.Body(&e.Reps[0]), &idx); err != nil {
-		return err
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	base := fmt.Sprintf("/v1/bibles/%d/passages/", id)
-	var verses, chapters, ranges []item
-	var rangeIDs []string
-	// A passage request: html half of the time; chapters default to
-	// headings and notes (passage rule 2), verses and ranges to neither.
-	add := func(list *[]item, pid string, whole bool) {
-		if rng.IntN(2) == 0 {
-			*list = append(*list, item{base + pid + "?format=text", base + pid + "/text.json"})
-			return
-		}
-		variant := "html"
-		if whole {
-			variant = "html-hn"
-		}
-		*list = append(*list, item{base + pid + "?format=html", base + pid + "/" + variant + ".json"})
-	}
-	for _, b := range idx.Books {
-		for _, c := range b.Chapters {
-			add(&chapters, c.PassageID, true)
-			for _, v := range c.Verses {
-				add(&verses, v.PassageID, false)
-			}
-			// A few ranges per chapter: 2 to 8 verses.
-			for k := 0; k < 2 && len(c.Verses) > 2; k++ {
-				i := rng.IntN(len(c.Verses) - 1)
-				j := min(len(c.Verses)-1, i+1+rng.IntN(7))
-				r := bible.Ref{Book: b.ID, Chapter: c.ID, Verse: c.Verses[i].ID, EndChapter: c.ID, EndVerse: c.Verses[j].ID}
-				rangeIDs = append(rangeIDs, fmt.Sprintf("%d %s", id, r))
-				add(&ranges, r.String(), false)
-			}
-		}
-	}
+	verses, chapters, ranges, rangeIDs := passages(rng, id, idx)
 	for _, l := range [][]item{verses, chapters, ranges} {
 		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
 	}
@@ -154,13 +117,85 @@ func run(storeDir string, id int32, n int, out, accessIn, key string, brShare fl
 	return writeAccess(accessIn, out)
 }
 
+// openCurrent opens a directory store and reads its current manifest.
+func openCurrent(ctx context.Context, dir string) (publish.Store, *publish.Manifest, error) {
+	store, err := publish.OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _, err := publish.LoadCurrent(ctx, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, m, nil
+}
+
+// loadIndex reads the index of a published Bible from its pack.
+func loadIndex(ctx context.Context, store publish.Store, be *publish.BibleEntry) (*bible.Index, error) {
+	p, err := publish.LoadPack(ctx, store, be.Pack)
+	if err != nil {
+		return nil, err
+	}
+	e := p.Entry(publish.NameIndex)
+	if e == nil {
+		return nil, fmt.Errorf("bible %d has no index", be.ID)
+	}
+	var idx bible.Index
+	if err := json.Unmarshal(p.Body(&e.Reps[0]), &idx); err != nil {
+		return nil, fmt.Errorf("bible %d: index: %w", be.ID, err)
+	}
+	return &idx, nil
+}
+
+// passages lists the passage requests of Bible id: every verse and every
+// chapter, and two ranges of 2 to 8 verses per chapter (with their ids as
+// edge export reads them), html or text at random. A request is html half
+// of the time; chapters default to headings and notes (passage rule 2),
+// verses and ranges to neither.
+func passages(rng *rand.Rand, id int32, idx *bible.Index) (verses, chapters, ranges []item, rangeIDs []string) {
+	base := fmt.Sprintf("/v1/bibles/%d/passages/", id)
+	add := func(list *[]item, pid string, whole bool) {
+		if rng.IntN(2) == 0 {
+			*list = append(*list, item{base + pid + "?format=text", base + pid + "/text.json"})
+			return
+		}
+		variant := "html"
+		if whole {
+			variant = "html-hn"
+		}
+		*list = append(*list, item{base + pid + "?format=html", base + pid + "/" + variant + ".json"})
+	}
+	for _, b := range idx.Books {
+		for _, c := range b.Chapters {
+			add(&chapters, c.PassageID, true)
+			for _, v := range c.Verses {
+				add(&verses, v.PassageID, false)
+			}
+			for k := 0; k < 2 && len(c.Verses) > 2; k++ {
+				i := rng.IntN(len(c.Verses) - 1)
+				j := min(len(c.Verses)-1, i+1+rng.IntN(7))
+				r := bible.Ref{Book: b.ID, Chapter: c.ID, Verse: c.Verses[i].ID, EndChapter: c.ID, EndVerse: c.Verses[j].ID}
+				rangeIDs = append(rangeIDs, fmt.Sprintf("%d %s", id, r))
+				add(&ranges, r.String(), false)
+			}
+		}
+	}
+	return verses, chapters, ranges, rangeIDs
+}
+
 // writeAccess copies the access file with every app's limit high enough
 // not to throttle the benchmark.
 func writeAccess(accessIn, out string) error {
+	return writeAccessWith(accessIn, out, func(*access.Snapshot) {})
+}
+
+// writeAccessWith writes the access file as writeAccess does, after edit.
+func writeAccessWith(accessIn, out string, edit func(*access.Snapshot)) error {
 	snap, err := access.ReadFile(accessIn)
 	if err != nil {
 		return err
 	}
+	edit(snap)
 	for i := range snap.Apps {
 		snap.Apps[i].RateLimit = access.Rate{PerSecond: 1e9, Burst: 1e9}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // KeySource says where a route may find the caller's App Key besides the
@@ -18,14 +19,20 @@ const (
 )
 
 // Admission is what authorising a request decided that its answer reports
-// at the end: the rate limit taken. Handler writes its fields last, after
+// at the end: the rate limit taken (and the app admitted, which usage
+// counts). Handler writes its fields last, after
 // the route has answered, so that an answer may start its header afresh
 // (a representation's header block, serve.go; dynamic's answer read
 // through the gateway).
 type Admission struct {
 	rate  decision
 	taken bool
+	app   *App // the app admitted, nil when none was
 }
+
+// App is the app the request was admitted for; nil when it was refused or
+// named none.
+func (a *Admission) App() *App { return a.app }
 
 // WriteRate sets the X-RateLimit-* fields of a taken rate limit.
 func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
@@ -70,19 +77,20 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 		return nil
 	}
 	if app.archived {
-		respond.Answer(ctx, respond.NotPermitted, "The app behind this App Key is archived.")
+		respond.Answer(ctx, problem.NotPermitted, problem.AppArchived)
 		return nil
 	}
-	if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+	if !a.rateLimit(ctx, adm, app.lim, problem.TooManyByKey) {
 		return nil
 	}
+	adm.app = app
 	return app
 }
 
 // rateLimit takes one request from lim and notes it in adm (the
 // X-RateLimit-* fields) and, when refused, answers 429 with refusal as its
 // body (spec, Errors: text/plain, Retry-After).
-func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter, refusal string) bool {
+func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter, refusal problem.Text) bool {
 	d := lim.take(a.now(ctx).UnixNano())
 	adm.rate, adm.taken = d, true
 	if !d.allowed {
@@ -93,7 +101,7 @@ func (a *Authz) rateLimit(ctx *fasthttp.RequestCtx, adm *Admission, lim *limiter
 		h.SetCanonical(respond.HdrCacheControl, respond.ValNoStore)
 		h.SetContentType("text/plain; charset=utf-8")
 		ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-		ctx.SetBodyString(refusal)
+		ctx.SetBodyString(string(refusal))
 		return false
 	}
 	return true
@@ -116,13 +124,14 @@ func (a *Authz) AuthorizeSignIn(ctx *fasthttp.RequestCtx, adm *Admission, t *Tab
 		app = t.Lookup(key)
 	}
 	if app != nil && !app.archived {
-		if !a.rateLimit(ctx, adm, app.lim, "Too many requests: this App Key's allowance is used up; retry after the number of seconds in Retry-After.\n") {
+		if !a.rateLimit(ctx, adm, app.lim, problem.TooManyByKey) {
 			return nil, true
 		}
+		adm.app = app
 		return app, false
 	}
 	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),
-		"Too many requests from this address; retry after the number of seconds in Retry-After.\n") {
+		problem.TooManyByAddr) {
 		return nil, true
 	}
 	return nil, false

@@ -10,6 +10,7 @@ import (
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // idOnlyClients is how many client addresses the id-only allowance
@@ -93,16 +94,17 @@ func (a *Authz) clientAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 func (a *Authz) authorizeByID(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, id []byte) *App {
 	app := t.byID[string(id)]
 	if app == nil {
-		respond.Answer(ctx, respond.NotPermitted, "Unknown app.")
+		respond.Answer(ctx, problem.NotPermitted, problem.AppUnknown)
 		return nil
 	}
 	if app.archived {
-		respond.Answer(ctx, respond.NotPermitted, "The app is archived.")
+		respond.Answer(ctx, problem.NotPermitted, problem.AppArchived)
 		return nil
 	}
 	if !a.rateLimit(ctx, adm, a.idOnly.forAddr(a.clientAddr(ctx)),
-		"Too many requests: requests that name the app only by its id are limited per client address; retry after the number of seconds in Retry-After.\n") {
+		problem.TooManyByID) {
 		return nil
 	}
+	adm.app = app
 	return app
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -163,6 +164,6 @@ func (t *Table) CheckLicence(ctx *fasthttp.RequestCtx, app *App, bibleID int32) 
 	if t.Licensed(app, bibleID) {
 		return true
 	}
-	respond.Answer(ctx, respond.Forbidden, "This app is not licensed for Bible "+strconv.Itoa(int(bibleID))+".")
+	respond.Answer(ctx, problem.Forbidden, problem.NotLicensed(bibleID))
 	return false
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Computations bound the answers the edge composes on demand (catalogue
@@ -100,7 +101,7 @@ func (c *Computations) finish(key string, f *cache.Flight[struct{}], err error) 
 
 func (c *Computations) busy(ctx *fasthttp.RequestCtx) {
 	c.refused.Add(1)
-	respond.Answer(ctx, respond.Overloaded, "The service is busy computing other answers; retry after the number of seconds in Retry-After.")
+	respond.Generic(ctx, problem.Overloaded)
 }
 
 // Counts are the computations run and refused (503) since the start.

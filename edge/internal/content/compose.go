@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // DefaultMaxRangeVerses is the largest verse range the edge composes: a
@@ -56,14 +56,14 @@ func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bib
 	}
 	res, err := s.ComposeRefs(ctx, bv, refs, html, headings, notes)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "compose", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)
 		return
 	}
 	s.composed.Add(key, res, res.Size())
 	represent.Serve(ctx, res, private)
 }
 
-// Compose puts a range together. Its error is a *respond.Problem for the client,
+// Compose puts a range together. Its error is a *problem.Problem for the client,
 // or an internal error (the caller logs it and answers 503).
 func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
 	return s.ComposeRefs(ctx, bv, []bible.Ref{r}, html, headings, notes)
@@ -135,25 +135,17 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 	book := idx.Book(r.Book)
 	bk := bv.Books[string(r.Book)]
 	if book == nil || bk == nil {
-		return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+		return piece{}, problem.New(problem.NotFound, problem.BookNotFound(r.Book))
 	}
 	span, err := book.Span(r)
-	var missing *bible.MissingError
-	switch {
-	case errors.As(err, &missing):
-		if missing.Verse == "" {
-			return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
-		}
-		return piece{}, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
-	case errors.Is(err, bible.ErrBackwards):
-		return piece{}, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
-	case err != nil:
+	if p, ok := problem.Passage(err); ok {
+		return piece{}, p
+	} else if err != nil {
 		return piece{}, fmt.Errorf("locate %s in bible %d: %w", r, bv.ID, err)
 	}
 	n := span.Len()
 	if *total+n > s.maxRangeVerses {
-		return piece{}, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage range %s spans %d verses; at most %d can be requested at once.", r, *total+n, s.maxRangeVerses)}
+		return piece{}, problem.New(problem.Unacceptable, problem.RangeTooLong(r, *total+n, s.maxRangeVerses))
 	}
 	*total += n
 

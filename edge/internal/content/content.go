@@ -18,6 +18,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -87,12 +88,12 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 	}
 	id, p := params.PathID(rt.Bible)
 	if p == params.IDInvalid {
-		respond.Invalid(ctx, "path", "bible_id_path", "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt32("path", "bible_id_path"))
 		return
 	}
 	bv := st.Bibles[id]
 	if p == params.IDNone || bv == nil {
-		respond.Answer(ctx, respond.NotFound, "Bible not found.")
+		respond.Answer(ctx, problem.NotFound, problem.BiblePathNotFound(string(rt.Bible)))
 		return
 	}
 	switch rt.Kind {
@@ -121,7 +122,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 			if c := ctx.QueryArgs().Peek("canon"); len(c) > 0 {
 				canon, ok := bible.ParseCanon(string(c))
 				if !ok {
-					respond.Invalid(ctx, "query", "canon", "Input should be 'new_testament', 'old_testament' or 'deuterocanon'", "enum")
+					respond.Invalid(ctx, problem.OneOf([]string{"new_testament", "old_testament", "deuterocanon"}, "query", "canon"))
 					return
 				}
 				name = publish.BooksName(canon)
@@ -130,7 +131,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 	default:
 		book, ok := bible.ParseBookID(respond.UnsafeString(rt.Book))
 		if !ok {
-			respond.Invalid(ctx, "path", "book_id", "String should have exactly 3 characters", "string_length")
+			respond.Invalid(ctx, problem.Length(3, "path", "book_id"))
 			return
 		}
 		if rt.Kind == KindVerse {
@@ -145,7 +146,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 		}
 		bk := bv.Books[string(book)]
 		if bk == nil {
-			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BookNotFound(book))
 			return
 		}
 		if rt.Kind == KindBook || rt.Kind == KindChapters {
@@ -156,12 +157,12 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 			break
 		}
 		if !bible.ValidSegment(respond.UnsafeString(rt.Chapter)) {
-			respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+			respond.Invalid(ctx, problem.ChapterOrVerseID("path", "chapter_id"))
 			return
 		}
 		ch := bv.Chapter(book, respond.UnsafeString(rt.Chapter))
 		if ch == nil {
-			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			respond.Answer(ctx, problem.NotFound, problem.ChapterNotFound(book, string(rt.Chapter)))
 			return
 		}
 		ref, slot = &ch.Pack, &ch.Slot
@@ -172,16 +173,16 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 			name = publish.NameVerses
 		case KindVerse:
 			if !bible.ValidSegment(respond.UnsafeString(rt.Verse)) {
-				respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+				respond.Invalid(ctx, problem.ChapterOrVerseID("path", "verse_id"))
 				return
 			}
 			var nb [64]byte
-			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.Verse)), false, "Verse not found.")
+			s.packs.Serve(ctx, s.log, slot, ref, publish.AppendVerseName(nb[:0], respond.UnsafeString(rt.Verse)), false, problem.VerseNotFound)
 			return
 		}
 	}
 	var nb [64]byte
-	s.packs.Serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, "Not found.")
+	s.packs.Serve(ctx, s.log, slot, ref, append(nb[:0], name...), false, problem.NotFound.Text())
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
@@ -221,7 +222,7 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 		}
 		var bad *bible.ParseError
 		errors.As(err, &bad)
-		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		respond.Invalid(ctx, problem.PassageID(bad, "path", "passage_id_path"))
 		return
 	}
 	if !t.CheckLicence(ctx, app, bv.ID) {
@@ -270,17 +271,17 @@ func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bi
 	} else {
 		bk := bv.Books[string(r.Book)]
 		if bk == nil {
-			respond.Answer(ctx, respond.NotFound, "Book not found.")
+			respond.Answer(ctx, problem.NotFound, problem.BookNotFound(r.Book))
 			return
 		}
 		if !intro {
-			respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+			respond.Answer(ctx, problem.NotFound, problem.ChapterNotFound(r.Book, r.Chapter))
 			return
 		}
 		ref, verse = &bk.Entry.Pack, bible.IntroChapter
 	}
 	var nb [64]byte
-	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, "Passage not found.")
+	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, problem.PassageNotFound)
 }
 
 // readVariant reads a passage's format and include toggles; ok is false
@@ -293,15 +294,15 @@ func readVariant(ctx *fasthttp.RequestCtx) (html, headings, notes, hSet, nSet, o
 	case string(f) == "html":
 		html = true
 	default:
-		respond.Invalid(ctx, "query", "format", "Input should be 'text' or 'html'", "enum")
+		respond.Invalid(ctx, problem.OneOf([]string{"text", "html"}, "query", "format"))
 		return
 	}
 	if headings, hSet, ok = params.Bool(args.Peek("include_headings")); !ok {
-		respond.Invalid(ctx, "query", "include_headings", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "include_headings"))
 		return
 	}
 	if notes, nSet, ok = params.Bool(args.Peek("include_notes")); !ok {
-		respond.Invalid(ctx, "query", "include_notes", "Input should be a valid boolean", "bool_parsing")
+		respond.Invalid(ctx, problem.NotBool("query", "include_notes"))
 	}
 	return
 }

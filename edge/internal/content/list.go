@@ -2,7 +2,6 @@ package content
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/valyala/fasthttp"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // MaxListPieces bounds the passages of a list id (JHN.3.16,JHN.3.18-20):
@@ -27,7 +27,7 @@ func (s *Routes) list(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, 
 	from From, mapped bool, pid, key []byte, html, headings, notes, private bool) bool {
 	n := bytes.Count(pid, []byte{','}) + 1
 	if n > MaxListPieces {
-		respond.Invalid(ctx, "path", "passage_id_path", fmt.Sprintf("A list holds at most %d passages", MaxListPieces), "value_error")
+		respond.Invalid(ctx, problem.ListTooLong(MaxListPieces, "path", "passage_id_path"))
 		return true
 	}
 	refs := make([]bible.Ref, 0, n)
@@ -37,7 +37,7 @@ func (s *Routes) list(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, 
 			return false
 		}
 		if r.Kind() == bible.KindIntro {
-			respond.Invalid(ctx, "path", "passage_id_path", "A list holds verses, chapters and ranges, not introductions", "value_error")
+			respond.Invalid(ctx, problem.NoIntroHere("path", "passage_id_path"))
 			return true
 		}
 		refs = append(refs, r)
@@ -53,7 +53,7 @@ func (s *Routes) list(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, 
 		for _, r := range refs {
 			var err error
 			if out, err = s.Into(ctx, out, bv, from, r); err != nil {
-				respond.Fail(ctx, s.log, respond.Unavailable, "map passage", err)
+				respond.Fail(ctx, s.log, problem.Unavailable, "map passage", err)
 				return true
 			}
 		}

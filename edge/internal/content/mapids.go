@@ -14,6 +14,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // MapFrom is the "from" of a map answer: the passage as asked, and whose
@@ -43,7 +44,7 @@ func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible,
 		return
 	}
 	if !set {
-		respond.Invalid(ctx, "query", "from_bible_id", "Field required: from_bible_id or from_versification", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "from_bible_id"))
 		return
 	}
 	r, ok := parsePassageID(ctx, pid)
@@ -52,17 +53,17 @@ func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible,
 	}
 	refs, err := s.Into(ctx, nil, bv, from, r)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
 		return
 	}
 	idx, err := bv.Index(ctx, s.packs)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
 		return
 	}
 	to, err := s.Scheme(ctx, bv)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "map ids", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
 		return
 	}
 	a := MapAnswer{ID: JoinIDs(refs), Reference: references(idx, refs), Versification: schemeName(to),
@@ -94,7 +95,7 @@ func (s *Routes) writeJSON(ctx *fasthttp.RequestCtx, v any, mod time.Time) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "encode", fmt.Errorf("encode %T: %w", v, err))
+		respond.Fail(ctx, s.log, problem.Unavailable, "encode", fmt.Errorf("encode %T: %w", v, err))
 		return
 	}
 	compose.Serve(ctx, s.composed, "", bytes.TrimSuffix(buf.Bytes(), []byte("\n")), mod, represent.CachePublic, false)

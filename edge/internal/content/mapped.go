@@ -15,6 +15,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/versification"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // From is the numbering a request's passage id is taken in: another
@@ -23,23 +24,6 @@ type From struct {
 	Scheme *versification.Scheme
 	Bible  int32  // the Bible named by from_bible_id, 0 for a scheme
 	Name   string // the scheme's name (a standard one or "custom")
-}
-
-// schemeNames is the message of an unknown from_versification.
-var schemeNames = "Input should be " + quoteList(versification.Names)
-
-func quoteList(names []string) string {
-	var b strings.Builder
-	for i, n := range names {
-		switch {
-		case i == len(names)-1 && i > 0:
-			b.WriteString(" or ")
-		case i > 0:
-			b.WriteString(", ")
-		}
-		b.WriteString("'" + n + "'")
-	}
-	return b.String()
 }
 
 // readFrom reads from_bible_id and from_versification. set is false when
@@ -56,13 +40,13 @@ func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set,
 		return From{}, false, true
 	}
 	if len(bid) > 0 && len(name) > 0 {
-		respond.Invalid(ctx, "query", "from_versification", "Give from_bible_id or from_versification, not both", "value_error")
+		respond.Invalid(ctx, problem.FromBoth("query", "from_versification"))
 		return From{}, true, false
 	}
 	if len(name) > 0 {
 		sc, found := versification.Standard(string(name))
 		if !found {
-			respond.Invalid(ctx, "query", "from_versification", schemeNames, "enum")
+			respond.Invalid(ctx, problem.OneOf(versification.Names, "query", "from_versification"))
 			return From{}, true, false
 		}
 		return From{Scheme: sc, Name: string(name)}, true, true
@@ -73,7 +57,7 @@ func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set,
 	}
 	sc, err := s.Scheme(ctx, other)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "versification", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "versification", err)
 		return From{}, true, false
 	}
 	return From{Scheme: sc, Bible: other.ID, Name: schemeName(sc)}, true, true
@@ -86,12 +70,12 @@ func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set,
 func queryBible(ctx *fasthttp.RequestCtx, st *site.Site, param string, raw []byte) (*site.Bible, bool) {
 	id, p := params.PathID(raw)
 	if p == params.IDInvalid {
-		respond.Invalid(ctx, "query", param, "Input should be a valid 32-bit integer", "int_parsing")
+		respond.Invalid(ctx, problem.NotInt32("query", param))
 		return nil, false
 	}
 	bv := st.Bibles[id]
 	if p == params.IDNone || bv == nil {
-		respond.Answer(ctx, respond.NotFound, fmt.Sprintf("Bible %s of %s not found.", raw, param))
+		respond.Answer(ctx, problem.NotFound, problem.QueryBibleNotFound(raw, param))
 		return nil, false
 	}
 	return bv, true
@@ -104,7 +88,7 @@ func parsePassageID(ctx *fasthttp.RequestCtx, pid []byte) (bible.Ref, bool) {
 	if err != nil {
 		var bad *bible.ParseError
 		errors.As(err, &bad)
-		respond.Invalid(ctx, "path", "passage_id_path", bad.Message(), "value_error")
+		respond.Invalid(ctx, problem.PassageID(bad, "path", "passage_id_path"))
 		return bible.Ref{}, false
 	}
 	return r, true
@@ -158,37 +142,30 @@ func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f Fr
 	var missing *versification.MissingError
 	switch {
 	case errors.As(err, &missing):
-		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("Chapter not found in the %s numbering.", f.Name)}
+		return dst, problem.New(problem.NotFound, problem.NoChapterIn(f.Name))
 	case errors.Is(err, versification.ErrNotNumbered):
-		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("The %s numbering does not number %s.", f.Name, r)}
+		return dst, problem.New(problem.NotFound, problem.NotNumbered(f.Name, r))
 	case errors.Is(err, bible.ErrBackwards):
-		return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
+		return dst, problem.New(problem.Unacceptable, problem.BackwardsRange(r))
 	case errors.Is(err, versification.ErrTooLong):
-		return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf(
-			"The passage %s spans more than %d verses; at most %d can be requested at once.", r, versification.MaxMapVerses, s.maxRangeVerses)}
+		return dst, problem.New(problem.Unacceptable, problem.MappedTooLong(r, versification.MaxMapVerses, s.maxRangeVerses))
 	case err != nil:
 		return dst, fmt.Errorf("map %s from %s into bible %d: %w", r, f.Name, bv.ID, err)
 	}
 	if len(dst) == n {
-		return dst, &respond.Problem{Kind: respond.NotFound, Msg: fmt.Sprintf("This Bible has no verse of %s in the %s numbering.", r, f.Name)}
+		return dst, problem.New(problem.NotFound, problem.NoVerseIn(r, f.Name))
 	}
 	// Runs AppendInto trimmed are the Bible's verses; a passage no scheme
 	// renumbers comes back as asked, and is checked here.
 	for _, x := range dst[n:] {
 		b := idx.Book(x.Book)
 		if b == nil {
-			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Book not found."}
+			return dst, problem.New(problem.NotFound, problem.BookNotFound(x.Book))
 		}
 		_, err := b.Span(x)
-		var missing *bible.MissingError
-		switch {
-		case errors.As(err, &missing) && missing.Verse == "":
-			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Chapter not found."}
-		case errors.As(err, &missing):
-			return dst, &respond.Problem{Kind: respond.NotFound, Msg: "Verse not found."}
-		case errors.Is(err, bible.ErrBackwards):
-			return dst, &respond.Problem{Kind: respond.Unacceptable, Msg: fmt.Sprintf("The passage range %s ends before it starts.", r)}
-		case err != nil:
+		if p, ok := problem.Passage(err); ok {
+			return dst, p
+		} else if err != nil {
 			return dst, fmt.Errorf("locate %s in bible %d: %w", x, bv.ID, err)
 		}
 	}
@@ -215,7 +192,7 @@ func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site
 	var rb [4]bible.Ref
 	refs, err := s.Into(ctx, rb[:0], bv, from, r)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "map passage", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "map passage", err)
 		return
 	}
 	if len(refs) == 1 && refs[0].Kind() != bible.KindRange {
@@ -245,30 +222,29 @@ func (s *Routes) composeKept(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.B
 func (s *Routes) mappedVerse(ctx *fasthttp.RequestCtx, bv *site.Bible, from From, book bible.BookID, rt *Route) {
 	chapter, verse := respond.UnsafeString(rt.Chapter), respond.UnsafeString(rt.Verse)
 	if !bible.ValidSegment(chapter) {
-		respond.Invalid(ctx, "path", "chapter_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+		respond.Invalid(ctx, problem.ChapterOrVerseID("path", "chapter_id"))
 		return
 	}
 	if !bible.ValidSegment(verse) {
-		respond.Invalid(ctx, "path", "verse_id", "String should have 1 to 7 letters, digits or '_'", "string_pattern_mismatch")
+		respond.Invalid(ctx, problem.ChapterOrVerseID("path", "verse_id"))
 		return
 	}
 	r := bible.Ref{Book: book, Chapter: chapter, Verse: verse}
 	var rb [4]bible.Ref
 	refs, err := s.Into(ctx, rb[:0], bv, from, r)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "map verse", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "map verse", err)
 		return
 	}
 	if len(refs) != 1 || refs[0].Kind() != bible.KindVerse {
-		respond.Answer(ctx, respond.Unacceptable, fmt.Sprintf(
-			"%s of the %s numbering is %s of this Bible, more than one verse: ask for the passage %[3]s.", r, from.Name, JoinIDs(refs)))
+		respond.Answer(ctx, problem.Unacceptable, problem.SeveralVerses(r, from.Name, JoinIDs(refs)))
 		return
 	}
 	ch := bv.Chapter(book, refs[0].Chapter)
 	if ch == nil {
-		respond.Answer(ctx, respond.NotFound, "Chapter not found.")
+		respond.Answer(ctx, problem.NotFound, problem.ChapterNotFound(book, refs[0].Chapter))
 		return
 	}
 	var nb [64]byte
-	s.packs.Serve(ctx, s.log, &ch.Slot, &ch.Pack, publish.AppendVerseName(nb[:0], refs[0].Verse), false, "Verse not found.")
+	s.packs.Serve(ctx, s.log, &ch.Slot, &ch.Pack, publish.AppendVerseName(nb[:0], refs[0].Verse), false, problem.VerseNotFound)
 }

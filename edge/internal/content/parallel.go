@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -16,6 +14,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // MaxParallelBibles bounds the Bibles of one parallel passage.
@@ -58,10 +57,10 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	raw := ctx.QueryArgs().PeekMulti("bible_ids[]")
 	switch {
 	case len(raw) == 0:
-		respond.Invalid(ctx, "query", "bible_ids[]", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "bible_ids[]"))
 		return
 	case len(raw) > MaxParallelBibles:
-		respond.Invalid(ctx, "query", "bible_ids[]", fmt.Sprintf("List should have at most %d items", MaxParallelBibles), "too_long")
+		respond.Invalid(ctx, problem.TooManyItems(MaxParallelBibles, "query", "bible_ids[]"))
 		return
 	}
 	bibles := make([]*site.Bible, 0, len(raw))
@@ -72,7 +71,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		}
 		for _, x := range bibles {
 			if x == bv {
-				respond.Invalid(ctx, "query", "bible_ids[]", fmt.Sprintf("Bible %d is named twice", bv.ID), "value_error")
+				respond.Invalid(ctx, problem.NamedTwice(bv.ID, "query", "bible_ids[]"))
 				return
 			}
 		}
@@ -87,7 +86,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		return
 	}
 	if r.Kind() == bible.KindIntro {
-		respond.Invalid(ctx, "path", "passage_id_path", "A parallel passage is verses, a chapter or a range, not an introduction", "value_error")
+		respond.Invalid(ctx, problem.NoIntroHere("path", "passage_id_path"))
 		return
 	}
 	private := false
@@ -100,7 +99,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	if !set {
 		sc, err := s.Scheme(ctx, bibles[0])
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "versification", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "versification", err)
 			return
 		}
 		from = From{Scheme: sc, Bible: bibles[0].ID, Name: schemeName(sc)}
@@ -136,7 +135,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "parallel", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "parallel", err)
 		return
 	}
 	compose.Serve(ctx, s.composed, "", bytes.TrimSuffix(buf.Bytes(), []byte("\n")), mod, represent.CachePublic, private)
@@ -145,10 +144,10 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 // failIn answers a failure of one Bible of a parallel passage, naming
 // the Bible in a message for the client.
 func (s *Routes) failIn(ctx *fasthttp.RequestCtx, bv *site.Bible, err error) {
-	var p *respond.Problem
+	var p *problem.Problem
 	if errors.As(err, &p) {
-		respond.Answer(ctx, p.Kind, "Bible "+strconv.Itoa(int(bv.ID))+": "+p.Msg)
+		respond.Answer(ctx, p.Kind, problem.InBible(bv.ID, p.Text))
 		return
 	}
-	respond.Fail(ctx, s.log, respond.Unavailable, "parallel", err)
+	respond.Fail(ctx, s.log, problem.Unavailable, "parallel", err)
 }

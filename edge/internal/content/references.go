@@ -14,6 +14,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Resolved is the answer of /v1/bibles/{id}/references: a citation as
@@ -72,17 +73,17 @@ func (s *Routes) resolve(ctx context.Context, bv *site.Bible, q string) (citatio
 func (s *Routes) references(ctx *fasthttp.RequestCtx, bv *site.Bible) {
 	q := string(ctx.QueryArgs().Peek("query"))
 	if q == "" {
-		respond.Invalid(ctx, "query", "query", "Field required", "missing")
+		respond.Invalid(ctx, problem.Missing("query", "query"))
 		return
 	}
 	res, err := s.resolve(ctx, bv, q)
 	var bad *citation.Error
 	switch {
 	case errors.As(err, &bad):
-		respond.Invalid(ctx, "query", "query", fmt.Sprintf("Cannot read %q: %s", bad.Part, bad.Reason), "value_error")
+		respond.Invalid(ctx, problem.CitationUnread(bad.Part, bad.Reason, "query", "query"))
 		return
 	case err != nil:
-		respond.Fail(ctx, s.log, respond.Unavailable, "resolve citation", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "resolve citation", err)
 		return
 	}
 	s.writeJSON(ctx, Resolved{Query: q, ID: JoinIDs(res.Passages), IDs: res.IDs(), Reference: res.Reference}, bv.Entry.Pack.Modified)
@@ -101,8 +102,7 @@ func (s *Routes) meant(ctx *fasthttp.RequestCtx, bv *site.Bible, pid string) boo
 	if err != nil || len(res.Passages) == 0 {
 		return false
 	}
-	respond.Answer(ctx, respond.NotFound, fmt.Sprintf(
-		"Passage not found: %q is not a passage id; the passage id of %s is %s.", pid, res.Reference, JoinIDs(res.Passages)))
+	respond.Answer(ctx, problem.NotFound, problem.MeantPassage(pid, res.Reference, JoinIDs(res.Passages)))
 	return true
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/versification"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // CalendarVersification is the numbering of the verse-of-the-day
@@ -38,7 +39,7 @@ func (s *Routes) VerseOfDayIn(ctx *fasthttp.RequestCtx, st *site.Site, bibleID [
 	}
 	days, err := s.calendar(ctx, st)
 	if err != nil {
-		respond.Fail(ctx, s.log, respond.Unavailable, "verse of the day calendar", err)
+		respond.Fail(ctx, s.log, problem.Unavailable, "verse of the day calendar", err)
 		return
 	}
 	cal, _ := versification.Standard(CalendarVersification)
@@ -50,17 +51,17 @@ func (s *Routes) VerseOfDayIn(ctx *fasthttp.RequestCtx, st *site.Site, bibleID [
 		}
 		r, err := bible.ParseRef(d.PassageID)
 		if err != nil {
-			respond.Fail(ctx, s.log, respond.Unavailable, "verse of the day calendar", fmt.Errorf("day %d: %w", d.Day, err))
+			respond.Fail(ctx, s.log, problem.Unavailable, "verse of the day calendar", fmt.Errorf("day %d: %w", d.Day, err))
 			return
 		}
 		var rb [4]bible.Ref
 		refs, err := s.Into(ctx, rb[:0], bv, from, r)
-		var missing *respond.Problem
+		var missing *problem.Problem
 		switch {
-		case errors.As(err, &missing) && missing.Kind == respond.NotFound && day == 0:
+		case errors.As(err, &missing) && missing.Kind == problem.NotFound && day == 0:
 			continue // a verse this Bible does not have
 		case err != nil:
-			respond.Fail(ctx, s.log, respond.Unavailable, "verse of the day", err)
+			respond.Fail(ctx, s.log, problem.Unavailable, "verse of the day", err)
 			return
 		}
 		out = append(out, DayIn{Day: d.Day, PassageID: JoinIDs(refs), BibleID: bv.ID})
@@ -72,7 +73,7 @@ func (s *Routes) VerseOfDayIn(ctx *fasthttp.RequestCtx, st *site.Site, bibleID [
 		return
 	}
 	if len(out) == 0 {
-		respond.Answer(ctx, respond.NotFound, fmt.Sprintf("No verse of the day for day %d.", day))
+		respond.Answer(ctx, problem.NotFound, problem.NoVerseOfDay(day))
 		return
 	}
 	s.writeJSON(ctx, out[0], st.Manifest.Created)

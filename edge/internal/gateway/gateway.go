@@ -22,6 +22,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/outage"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Gateway forwards to one dynamic service.
@@ -107,8 +108,8 @@ func (g *Gateway) Forward(ctx *fasthttp.RequestCtx, adm *authz.Admission, path [
 		}
 	}
 	if g.client == nil {
-		respond.Answer(ctx, respond.Unavailable,
-			"This route is served by the dynamic service, which is not configured on this edge yet.")
+		respond.Answer(ctx, problem.Unavailable,
+			problem.NoDynamic)
 		return
 	}
 	id := ""
@@ -173,7 +174,7 @@ func (g *Gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 		ctx.Response.Reset()
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-			respond.Answer(ctx, respond.Timeout, "The upstream service did not answer in time.")
+			respond.Generic(ctx, problem.Timeout)
 			return
 		}
 		// Unreachable (down, restarting) or gone mid-answer: the user
@@ -182,7 +183,7 @@ func (g *Gateway) do(ctx *fasthttp.RequestCtx, appID string) {
 		// broken upstream. A retried POST is safe: request_id.
 		ctx.Response.Header.SetCanonical(respond.HdrRetryAfter, valRetryUpstream)
 		g.outage.Failed(g.log, "dynamic unreachable; forwarded requests answer 503", "id", ctx.ID(), "err", err)
-		respond.Generic(ctx, respond.UpstreamDown)
+		respond.Generic(ctx, problem.UserDataDown)
 		return
 	}
 	g.outage.OK(g.log, "dynamic answers again")

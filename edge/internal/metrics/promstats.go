@@ -31,6 +31,11 @@ func pickShard() int {
 	return int(uint64(uintptr(unsafe.Pointer(&here))>>13) * 0x9e3779b97f4a7c15 >> (64 - hotShardBits))
 }
 
+// Stripe is pickShard for the hot path's other tables (the usage
+// counter): a number below 8 that differs between requests served at the
+// same moment.
+func Stripe() int { return pickShard() }
+
 // HotCounter is a Counter written on the hot path.
 type HotCounter struct {
 	shards [hotShards]struct {

@@ -12,15 +12,15 @@ import (
 	"time"
 )
 
-// DefaultInterval is how often a failure that repeats is logged while it
+// defaultInterval is how often a failure that repeats is logged while it
 // lasts.
-const DefaultInterval = time.Minute
+const defaultInterval = time.Minute
 
 // Log logs one warning per interval for a failure that repeats, with
 // the number of failures not logged since the last line, and one line when
-// it ends. The zero value logs once per DefaultInterval.
+// it ends. The zero value logs once per defaultInterval.
 type Log struct {
-	Every time.Duration // 0: DefaultInterval
+	Every time.Duration // 0: defaultInterval
 
 	failing    atomic.Bool // read without the lock by ok, on request paths
 	mu         sync.Mutex
@@ -33,7 +33,7 @@ type Log struct {
 func (o *Log) Failed(log *slog.Logger, msg string, args ...any) {
 	every := o.Every
 	if every <= 0 {
-		every = DefaultInterval
+		every = defaultInterval
 	}
 	now := time.Now()
 	o.mu.Lock()

@@ -21,6 +21,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // View is a decoded pack with its entries ready to serve: the whole
@@ -272,14 +273,14 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 // none, 503 when the pack cannot be loaded); name is built by the caller in
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
-func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing string) {
+func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
 	res, err := p.Entry(ctx, slot, ref, name)
 	if err != nil {
-		respond.Fail(ctx, log, respond.Unavailable, "cannot load pack", err)
+		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return
 	}
 	if res == nil {
-		respond.Answer(ctx, respond.NotFound, missing)
+		respond.Answer(ctx, problem.NotFound, missing)
 		return
 	}
 	represent.Serve(ctx, res, private)

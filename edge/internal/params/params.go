@@ -3,7 +3,11 @@
 // integer ids in the path.
 package params
 
-import "github.com/bibleplatform/platform/edge/internal/respond"
+import (
+	"strconv"
+
+	"github.com/bibleplatform/platform/edge/internal/respond"
+)
 
 // Bool reads a boolean query parameter the way the reference service
 // (FastAPI) does; set is false when absent.
@@ -52,3 +56,12 @@ func PathID(b []byte) (int32, ID) {
 	}
 	return int32(n), IDOK
 }
+
+// Int32 parses a decimal int32, with an optional minus sign.
+func Int32(b []byte) (int32, bool) {
+	n, err := strconv.ParseInt(string(b), 10, 32)
+	return int32(n), err == nil
+}
+
+// Alpha reports an ASCII letter.
+func Alpha(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }

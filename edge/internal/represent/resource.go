@@ -113,6 +113,9 @@ const (
 var (
 	ValCachePublic  = []byte(CachePublic)
 	ValCachePrivate = []byte(CachePrivate)
+	// ValCacheImmutable is for what is named by a hash of its content (a
+	// font file, the reader's assets): it never changes under its name.
+	ValCacheImmutable = []byte("public, max-age=31536000, immutable")
 )
 
 // heads is the edge-wide table of response heads (content type and

@@ -5,10 +5,11 @@ import (
 
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/wire"
+	"github.com/bibleplatform/platform/wire/problem"
 )
 
 // Message writes the API's usual error shape, {"message": …}.
-func Message(ctx *fasthttp.RequestCtx, status int, msg string) {
+func Message(ctx *fasthttp.RequestCtx, status int, msg problem.Text) {
 	var buf [256]byte
 	JSON(ctx, status, wire.AppendMessage(buf[:0], msg))
 }
@@ -22,13 +23,13 @@ func JSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
 }
 
 // RouteNotFound answers a path no route serves.
-func RouteNotFound(ctx *fasthttp.RequestCtx) { Answer(ctx, NotFound, "Not found.") }
+func RouteNotFound(ctx *fasthttp.RequestCtx) { Answer(ctx, problem.NotFound, problem.NoRoute) }
 
 // MethodNotAllowed answers a method the route does not serve, naming those
 // it does.
 func MethodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	ctx.Response.Header.Set("Allow", allow)
-	Answer(ctx, NotAllowed, "Method not allowed.")
+	Generic(ctx, problem.NotAllowed)
 }
 
 // Fault is the gateway's 401 envelope (DESIGN.md), as the reference
@@ -38,9 +39,9 @@ func Fault(ctx *fasthttp.RequestCtx, f wire.Fault) {
 	JSON(ctx, fasthttp.StatusUnauthorized, wire.AppendFault(buf[:0], f))
 }
 
-// Invalid is the 422 validation shape (DESIGN.md).
-func Invalid(ctx *fasthttp.RequestCtx, where, param, msg, typ string) {
+// Invalid is the 422 validation shape (DESIGN.md) with one entry, made
+// by one of wire/problem's rules.
+func Invalid(ctx *fasthttp.RequestCtx, d problem.Detail) {
 	var buf [512]byte
-	JSON(ctx, fasthttp.StatusUnprocessableEntity,
-		wire.AppendValidation(buf[:0], wire.Detail{Loc: []string{where, param}, Msg: msg, Type: typ}))
+	JSON(ctx, fasthttp.StatusUnprocessableEntity, wire.AppendValidation(buf[:0], d))
 }

@@ -1,0 +1,386 @@
+package searchapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/authz"
+	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/paging"
+	"github.com/bibleplatform/platform/edge/internal/params"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
+	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire/problem"
+)
+
+// Verse search (GET /v1-beta/search-verses and /v1/search-verses; the wire
+// format is ../shared/reference/search-api.md, docs/search.md says how it
+// works). Answers come from the Bible's search index, decoded once per
+// build into memory; a page of answer is composed once and kept in the
+// search answer cache like a composed range, so a popular query costs a
+// lookup.
+
+// searchRequest is a checked verse search request.
+type searchRequest struct {
+	query  string
+	bible  int32
+	intent string
+	page   paging.Page // size and offset; fields unused
+	text   bool        // fields[]=text
+	app    string
+}
+
+// parseSearchVerses checks the parameters as the clients check them
+// (query 1-100 characters, bible_id a positive int32, page_size 1-99,
+// user_intent one of four) and writes the 422 itself.
+func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
+	var r searchRequest
+	args := ctx.QueryArgs()
+	q, ok := searchQuery(ctx)
+	if !ok {
+		return r, false
+	}
+	r.query = q
+	b := args.Peek("bible_id")
+	if len(b) == 0 {
+		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
+		return r, false
+	}
+	id, ok := params.Int32(b)
+	if !ok || id <= 0 {
+		respond.Invalid(ctx, problem.NotPositiveInt32("query", "bible_id"))
+		return r, false
+	}
+	r.bible = id
+	if r.intent, ok = searchIntent(ctx); !ok {
+		return r, false
+	}
+	for _, f := range args.PeekMulti("fields[]") {
+		if string(f) != "text" {
+			respond.Invalid(ctx, problem.UnknownVerseField(string(f), "query", "fields[]"))
+			return r, false
+		}
+		r.text = true
+	}
+	r.page.Size = paging.DefaultSize
+	switch ps := args.Peek("page_size"); {
+	case len(ps) == 0 && !args.Has("page_size"):
+	default:
+		n, err := strconv.Atoi(string(ps))
+		if err != nil {
+			respond.Invalid(ctx, problem.NotInt("query", "page_size"))
+			return r, false
+		}
+		if n < 1 || n > paging.MaxSize {
+			respond.Invalid(ctx, problem.Between(1, paging.MaxSize, "query", "page_size"))
+			return r, false
+		}
+		r.page.Size = n
+	}
+	return r, true
+}
+
+// searchQuery reads query: 1 to 100 characters, not only spaces.
+func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
+	args := ctx.QueryArgs()
+	if !args.Has("query") {
+		respond.Invalid(ctx, problem.Missing("query", "query"))
+		return "", false
+	}
+	q := args.Peek("query")
+	n := utf8.RuneCount(q)
+	switch {
+	case !utf8.Valid(q):
+		respond.Invalid(ctx, problem.NotUTF8("query", "query"))
+		return "", false
+	case len(bytes.TrimSpace(q)) == 0:
+		respond.Invalid(ctx, problem.TooShort(1, "query", "query"))
+		return "", false
+	case n > search.MaxQueryLen:
+		respond.Invalid(ctx, problem.TooLong(search.MaxQueryLen, "query", "query"))
+		return "", false
+	}
+	// Runs of spaces mean what one space means to every search: one
+	// spelling makes one cache key and one trending phrase.
+	return strings.Join(strings.Fields(string(q)), " "), true
+}
+
+// searchIntent reads user_intent; absent is "unknown".
+func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
+	v := ctx.QueryArgs().Peek("user_intent")
+	switch string(v) {
+	case "":
+		return search.IntentUnknown, true
+	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
+		return string(v), true
+	}
+	respond.Invalid(ctx, problem.OneOf([]string{"reference", "text", "topical", "unknown"}, "query", "user_intent"))
+	return "", false
+}
+
+// searchVerses serves verse search. Authentication, app status and rate
+// limit come first (Routes.Serve), as for every content route; then
+// the parameters; then the Bible (404) and the app's licence for it (403).
+func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.Table, app *authz.App) {
+	start := time.Now()
+	req, ok := s.parseSearchVerses(ctx)
+	if !ok {
+		return
+	}
+	req.app = app.ID()
+	bv := st.Bibles[req.bible]
+	if bv == nil {
+		respond.Answer(ctx, problem.NotFound, problem.BibleNotFound(req.bible))
+		return
+	}
+	if !t.CheckLicence(ctx, app, bv.ID) {
+		return
+	}
+	private := !t.IsOpen(bv.ID)
+	qh := paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
+	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
+		off, msg := s.pageTokens.Open(tok, qh)
+		if msg != "" {
+			respond.Answer(ctx, problem.Unacceptable, msg)
+			return
+		}
+		req.page.Offset = off
+	}
+	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
+	s.compute.Serve(ctx, key, func() bool {
+		res, ok := s.searched.Get(key)
+		if !ok {
+			return false
+		}
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), -1)
+		s.countVerseSearch(ctx, bv, req, s.foundBefore(key))
+		return true
+	}, func() {
+		x, err := s.searchIndex(ctx, bv)
+		if err != nil {
+			respond.Fail(ctx, s.log, problem.Unavailable, "search: cannot load index", err)
+			return
+		}
+		if x == nil {
+			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
+			return
+		}
+		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
+		body := s.searchBody(x, r, req, qh)
+		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
+		s.remember(key, res, r.Total)
+		represent.Serve(ctx, res, private)
+		s.metrics.observe(time.Since(start), r.Total)
+		s.countVerseSearch(ctx, bv, req, r.Total)
+	})
+}
+
+// countVerseSearch counts a first page that found verses for trending
+// (trending.go), under the Bible's language; further pages of the same
+// search count nothing.
+func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
+	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
+		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
+	}
+}
+
+// remember caches a computed search answer under key, and whether it
+// found anything, which trending counts when the answer is served again.
+func (s *Routes) remember(key string, res *represent.Resource, found int) {
+	s.searched.Add(key, res, res.Size())
+	if found > 0 {
+		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
+	}
+}
+
+// foundBefore is 1 when the answer cached under key found something, 0
+// when it found nothing (or that mark was evicted: then the search is
+// not counted, the safe side).
+func (s *Routes) foundBefore(key string) int {
+	if _, ok := s.searched.Peek(key + foundSuffix); ok {
+		return 1
+	}
+	return 0
+}
+
+// trendingClient is the hashed address trending counts the request's
+// client by.
+func (s *Routes) trendingClient(ctx *fasthttp.RequestCtx) string {
+	return trendingClient(s.authz.ClientAddr(ctx))
+}
+
+const foundSuffix = "\x00found"
+
+// searchBody writes the answer: verses, user_intent, did_you_mean,
+// search_instead_for and next_page_token, always present as the live
+// service sends them; the last two are null when they do not apply.
+func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest, qh [8]byte) []byte {
+	from, to := min(req.page.Offset, len(r.Verses)), len(r.Verses)
+	b := make([]byte, 0, 64+40*(to-from))
+	b = append(b, `{"verses":[`...)
+	for i, v := range r.Verses[from:to] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"reference":`...)
+		b = appendJSONString(b, x.Verse(v))
+		if req.text {
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, x.Text(v))
+			b = append(b, `,"matches":[`...)
+			for k, m := range x.Matches(r, v) {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"start":`...)
+				b = strconv.AppendInt(b, int64(m.Start), 10)
+				b = append(b, `,"end":`...)
+				b = strconv.AppendInt(b, int64(m.End), 10)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"user_intent":`...)
+	b = appendJSONString(b, r.Intent)
+	b = append(b, `,"did_you_mean":[`...)
+	for i, d := range r.DidYouMean {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, d)
+	}
+	b = append(b, `],"search_instead_for":`...)
+	if r.SearchInsteadFor != "" {
+		b = appendJSONString(b, r.SearchInsteadFor)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"next_page_token":`...)
+	if end := req.page.Offset + req.page.Size; end < r.Total {
+		b = append(b, '"')
+		b = append(b, s.pageTokens.Issue(end, qh)...)
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
+}
+
+// searchIndex returns the Bible's decoded search index (nil when its
+// build has none), loading it through the pack tiers (memory, disk cache,
+// store) on first need and keeping it with the build's view of the Bible.
+func (s *Routes) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
+	if bv.Entry.Search == nil {
+		return nil, nil
+	}
+	return site.Make(&bv.Search, func() (*search.Index, error) {
+		x, err := search.Load(bv.Entry.Search, func(ref publish.PackRef) ([]byte, error) {
+			v, err := s.packs.Get(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
+			return v.Pack().Raw(publish.NameSearch)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+		}
+		return x, nil
+	})
+}
+
+// loadSearchIndexes loads a new build's search indexes in the background,
+// so that the first search of each Bible does not wait for it and the
+// disk cache holds them for an edge that restarts during a store outage.
+func (s *Routes) loadSearchIndexes(st *site.Site) {
+	for _, bv := range st.Bibles {
+		if s.site.Load() != st {
+			return // a newer build came in: it loads its own
+		}
+		if _, err := s.searchIndex(context.Background(), bv); err != nil {
+			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.ID, "err", err)
+		}
+	}
+}
+
+// searchMetrics are the search route class's own figures: a latency
+// histogram, how many verses queries found, and how many found none.
+type searchMetrics struct {
+	latency [len(searchLatencyBuckets) + 1]metrics.Counter
+	sum     atomic.Int64    // nanoseconds
+	results metrics.Counter // verses found, summed (answers computed, not cached)
+	zero    metrics.Counter // computed answers with no verse
+	queries metrics.Counter // computed answers
+}
+
+var searchLatencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond,
+	500 * time.Microsecond, time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 25 * time.Millisecond, 100 * time.Millisecond}
+
+// observe counts one answer; total is -1 for an answer from the cache.
+func (m *searchMetrics) observe(d time.Duration, total int) {
+	i := 0
+	for i < len(searchLatencyBuckets) && d > searchLatencyBuckets[i] {
+		i++
+	}
+	m.latency[i].Inc()
+	m.sum.Add(int64(d))
+	if total < 0 {
+		return
+	}
+	m.queries.Inc()
+	m.results.Add(uint64(total))
+	if total == 0 {
+		m.zero.Inc()
+	}
+}
+
+// WriteMetrics adds the search routes' figures to /metrics.
+func (s *Routes) WriteMetrics(w io.Writer) {
+	m := &s.metrics
+	fmt.Fprintln(w, "# HELP edge_search_duration_seconds Time to answer a search request that got past its checks.")
+	fmt.Fprintln(w, "# TYPE edge_search_duration_seconds histogram")
+	var cum uint64
+	for i, b := range searchLatencyBuckets {
+		cum += m.latency[i].Load()
+		fmt.Fprintf(w, "edge_search_duration_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+	}
+	cum += m.latency[len(searchLatencyBuckets)].Load()
+	fmt.Fprintf(w, "edge_search_duration_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+	fmt.Fprintf(w, "edge_search_duration_seconds_sum %g\n", time.Duration(m.sum.Load()).Seconds())
+	fmt.Fprintf(w, "edge_search_duration_seconds_count %d\n", cum)
+	fmt.Fprintln(w, "# HELP edge_search_queries_total Search answers computed (not from the answer cache).")
+	fmt.Fprintln(w, "# TYPE edge_search_queries_total counter")
+	fmt.Fprintf(w, "edge_search_queries_total %d\n", m.queries.Load())
+	fmt.Fprintln(w, "# HELP edge_search_results_total Verses and topics found by the computed answers (verse, topic and unified search).")
+	fmt.Fprintln(w, "# TYPE edge_search_results_total counter")
+	fmt.Fprintf(w, "edge_search_results_total %d\n", m.results.Load())
+	fmt.Fprintln(w, "# HELP edge_search_zero_results_total Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).")
+	fmt.Fprintln(w, "# TYPE edge_search_zero_results_total counter")
+	fmt.Fprintf(w, "edge_search_zero_results_total %d\n", m.zero.Load())
+}
+
+// appendJSONString appends s as a JSON string, without HTML escaping.
+func appendJSONString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# bench-scale: the edge serving a catalogue of 50 Bibles whose working set
+# does not fit in its memory, from the directory store and from MinIO, with
+# its default memory and disk-cache sizes. Called by `make bench-scale`; see
+# docs/edge.md ("At catalogue scale") for what it measures.
+#
+# For each store (STORES, "dir minio" by default) it starts one edge, cold
+# (empty memory, empty disk cache), and sends a Zipf mix (s = 1.1) over every
+# verse, chapter, range and metadata route of the 50 Bibles (tools/benchmix
+# -mix scale): one run from the cold start, a warm-up, then BENCH_ROUNDS
+# rounds of the hot mix (the first Bible alone, which fits in memory) and of
+# the scale mix, BENCH_SECONDS each. The scale mix is one long sequence that
+# each run continues (never replays), so its rare requests stay rare. Prints
+# a line per run and ends with one summary line; every figure is the median
+# of the rounds.
+#
+# Environment: BIN (built binaries), SCALE_DIR (work dir, reused between
+# runs: the store, its mix, MinIO's data), BENCH_ROUNDS (3), BENCH_SECONDS
+# (10), BENCH_WARMUP (30 s of the scale mix after the cold run), BENCH_CONNS
+# (64), SCALE_REQUESTS (length of the scale sequence, 3,000,000), STORES,
+# EDGE_ARGS.
+# (The knobs are not ROUNDS and SECONDS: SECONDS is bash's own clock.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The CPU and the load before anything here runs: the set-up (a build of
+# 50 Bibles on the first run) would raise the load itself.
+. scripts/bench-machine.sh
+bench_machine_before
+
+BIN=${BIN:-bin}
+SCALE_DIR=${SCALE_DIR:-.run/bench-scale}
+BENCH_SECONDS=${BENCH_SECONDS:-10}
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_WARMUP=${BENCH_WARMUP:-30}
+BENCH_CONNS=${BENCH_CONNS:-64}
+SCALE_REQUESTS=${SCALE_REQUESTS:-3000000}
+STORES=${STORES:-dir minio}
+# EDGE_ARGS: more edge serve flags (split on spaces), to measure another
+# setting than the defaults, e.g. "--whole-pack-max 1".
+EDGE_ARGS=${EDGE_ARGS:-}
+# A free port unless EDGE_PORT names one: other benchmarks may run on the
+# machine, and an answer from their edge would be measured as ours.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		(exec 8<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
+}
+EDGE_PORT=${EDGE_PORT:-$(free_port)}
+
+command -v wrk >/dev/null || {
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get install -y wrk >/dev/null 2>&1 || { $sudo apt-get update >/dev/null && $sudo apt-get install -y wrk >/dev/null; }
+}
+
+mkdir -p "$SCALE_DIR"
+dir=$(cd "$SCALE_DIR" && pwd)
+key=$(sed -n 's/.*"app_key": *"\([^"]*\)".*/\1/p' fixtures/demo-keys.json)
+
+# The catalogue: bench-catalogue's 50 Bibles (scripts/catalogue.sh), built
+# once into a directory store and kept between runs (8.7 GB).
+if [ ! -s "$dir/store/CURRENT" ]; then
+	echo "building the 50-Bible store in $dir/store (once; minutes)" >&2
+	rm -rf "$dir/imported" "$dir/content" "$dir/store"
+	PUBLISH=$BIN/publish
+	. scripts/catalogue.sh
+	catalogue_import "$dir/imported"
+	catalogue_content "$dir/imported" "$dir/content" 10
+	"$BIN/publish" build --content "$dir/content" --store "$dir/store" >&2
+	rm -rf "$dir/imported" "$dir/content"
+fi
+build=$(cat "$dir/store/CURRENT")
+if [ "$(cat "$dir/mix.build" 2>/dev/null)" != "$build $SCALE_REQUESTS" ]; then
+	go run ./tools/benchmix -mix scale -store "$dir/store" -n "$SCALE_REQUESTS" -out "$dir" -key "$key" \
+		-access fixtures/access.json
+	echo "$build $SCALE_REQUESTS" >"$dir/mix.build"
+fi
+
+# The edge gets CPU 0, wrk (and MinIO, standing in for a store on other
+# machines) the rest, as in bench-edge.
+cpus=$(nproc)
+srv_pin=() load_pin=() load_cpus=""
+if [ "$cpus" -gt 1 ] && command -v taskset >/dev/null; then
+	load_cpus="1-$((cpus - 1))"
+	srv_pin=(taskset -c 0) load_pin=(taskset -c "$load_cpus")
+fi
+wrk_threads=$((cpus > 2 ? cpus - 1 : 1))
+
+edge_pid="" minio_up=""
+cleanup() {
+	[ -z "$edge_pid" ] || { kill "$edge_pid" 2>/dev/null || true; wait "$edge_pid" 2>/dev/null || true; }
+	[ -z "$minio_up" ] || scripts/minio.sh stop "$dir/minio" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT INT TERM
+
+wait_ready() {
+	for _ in $(seq 300); do
+		kill -0 "$edge_pid" 2>/dev/null || { echo "bench-scale: the edge exited: $(tail -1 "$dir/edge.$store.log")" >&2; exit 1; }
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EDGE_PORT/readyz")" = 200 ] && return
+		sleep 0.1
+	done
+	echo "bench-scale: the edge did not become ready (log: $dir/edge.$store.log)" >&2
+	exit 1
+}
+
+# counters: the edge's pack lookups by tier, its store reads, composed-range
+# cache lookups, as "name value" lines.
+counters() {
+	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" | awk '
+		/^edge_pack_reads_total\{/ { match($0, /tier="[a-z_]*"/); t = substr($0, RSTART + 6, RLENGTH - 7); print t, $2 }
+		/^edge_store_requests_total\{op="(get|get_range)"/ { reads += $2 }
+		/^edge_cache_requests_total\{cache="composed",result="hit"/ { print "composed_hit", $2 }
+		/^edge_cache_requests_total\{cache="composed",result="miss"/ { print "composed_miss", $2 }
+		END { print "store_reads", reads + 0 }'
+}
+# rss_mb PID: resident and peak resident MiB.
+rss_mb() { awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} END {printf "%d %d\n", r / 1024, h / 1024}' "/proc/$1/status"; }
+
+# measure LABEL FILE START SECONDS: one wrk run of the paths in FILE from
+# position START; appends "LABEL rps p99_ms requests failed mem_hit disk_hit
+# store_reads_per_s composed_hit rss_mb" to $dir/runs.txt and prints it; sets
+# sent (requests sent).
+measure() {
+	local label=$1 file=$2 start=$3 secs=$4 out="$dir/wrk.$1.txt"
+	counters >"$dir/c0"
+	"${load_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${secs}s" --timeout 30s --latency -s "$dir/scale.lua" \
+		"http://127.0.0.1:$EDGE_PORT" -- "$file" "$start" "$wrk_threads" >"$out"
+	counters >"$dir/c1"
+	sent=$(awk '/ requests in / {print $1}' "$out")
+	local line
+	line=$(awk -v label="$label" -v secs="$secs" -v rss="$(rss_mb "$edge_pid" | cut -d' ' -f1)" \
+		-v non="$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$out")" -v out="$out" '
+		FNR == NR { a[$1] = $2; next }
+		{ d[$1] = $2 - a[$1] }
+		END {
+			while ((getline l < out) > 0) {
+				if (l ~ /^Requests\/sec:/) { split(l, f, " "); rps = f[2] }
+				if (l ~ /^ +99%/) { split(l, f, " "); v = f[2]
+					if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
+					p99 = v }
+				if (l ~ / requests in /) { split(l, f, " "); n = f[1] }
+			}
+			all = d["memory"] + d["disk"] + d["store"] + d["store_header"] + d["store_range"]
+			comp = d["composed_hit"] + d["composed_miss"]
+			printf "%s %.0f %.2f %d %d %.3f %.3f %.0f %.3f %d\n", label, rps, p99, n, non + 0,
+				all ? d["memory"] / all : 0, all ? d["disk"] / all : 0, d["store_reads"] / secs,
+				comp ? d["composed_hit"] / comp : 0, rss
+		}' "$dir/c0" "$dir/c1")
+	echo "$line" >>"$dir/runs.txt"
+	set -- $line
+	printf '%-16s %7s req/s  p99 %7s ms  mem_hit %s  disk_hit %s  store_reads %5s/s  composed_hit %s  rss %s MiB%s\n' \
+		"$1" "$2" "$3" "$6" "$7" "$8" "$9" "${10}" "$([ "$5" = 0 ] || echo "  FAILED (non-2xx or socket errors): $5 of $4")" >&2
+}
+
+# warm_hot sends the hot mix (untimed) until a whole run of it loads
+# nothing: no pack from the disk or the store and no range composed (at
+# most 10 runs of 3 s). Before every hot round: the scale round before it
+# evicted some of the first Bible's packs. The hot runs go on through the
+# hot sequence (hot_pos), as the scale runs do through theirs, so that the
+# warm-up covers all of it, not its start again and again.
+misses() {
+	counters | awk '$1 ~ /^(disk|store|store_header|store_range|composed_miss)$/ {n += $2} END {print n + 0}'
+}
+warm_hot() {
+	local before now i d
+	before=$(misses)
+	for i in $(seq 10); do
+		"${load_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d 3s --timeout 30s -s "$dir/scale.lua" \
+			"http://127.0.0.1:$EDGE_PORT" -- "$dir/hot.paths" "$hot_pos" "$wrk_threads" >"$dir/wrk.warm.txt"
+		hot_pos=$((hot_pos + $(awk '/ requests in / {print $1}' "$dir/wrk.warm.txt")))
+		now=$(misses)
+		d=$((now - before)) before=$now
+		[ "$d" = 0 ] && break
+	done
+	echo "hot mix: warm after $i runs of 3s$([ "$d" = 0 ] || echo "; still $d loads in the last")" >&2
+}
+
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+med() { # PREFIX COLUMN: median of a column over the runs whose label starts with PREFIX
+	awk -v p="$1" -v c="$2" 'index($1, p) == 1 {print $c}' "$dir/runs.txt" | median
+}
+
+rm -f "$dir/runs.txt" "$dir/ratios.txt"
+summary=()
+for store in $STORES; do
+	case $store in
+	dir) url=$dir/store ;;
+	minio)
+		eval "$(scripts/minio.sh start "$dir/minio" | sed 's/^/export /')"
+		minio_up=1
+		[ -z "$load_cpus" ] || taskset -a -cp "$load_cpus" "$(cat "$dir/minio/pid")" >/dev/null
+		url="s3://bench/scale?endpoint=$S3_TEST_ENDPOINT&secure=false"
+		go run ./tools/storecopy -from "$dir/store" -to "$url"
+		;;
+	*) echo "bench-scale: unknown store $store (dir or minio)" >&2; exit 2 ;;
+	esac
+	# Cold: an empty disk cache and a new process. The page cache keeps
+	# what the system read before (the store was written or read lately).
+	rm -rf "$dir/disk-cache"
+	GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
+		--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
+		--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
+		--no-access-log $EDGE_ARGS 2>"$dir/edge.$store.log" &
+	edge_pid=$!
+	wait_ready
+	# The bound the edge set itself: a soft memory limit of --pack-cache +
+	# --compose-cache + 256 MiB, which it logs.
+	limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
+	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
+	pos=0 hot_pos=0
+	measure "$store.cold" "$dir/scale.paths" $pos "$BENCH_SECONDS"
+	pos=$((pos + sent))
+	measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_WARMUP"
+	pos=$((pos + sent))
+	for r in $(seq "$BENCH_ROUNDS"); do
+		warm_hot
+		measure "$store.hot.$r" "$dir/hot.paths" "$hot_pos" "$BENCH_SECONDS"
+		hot_pos=$((hot_pos + sent))
+		measure "$store.scale.$r" "$dir/scale.paths" $pos "$BENCH_SECONDS"
+		pos=$((pos + sent))
+		awk -v r="$r" -v s="$store" '$1 == s ".hot." r {h = $2} $1 == s ".scale." r {c = $2}
+			END {printf "%s round %d: scale_vs_hot=%.2f\n", s, r, c / h}' "$dir/runs.txt" | tee -a "$dir/ratios.txt" >&2
+	done
+	if [ "$pos" -ge "$SCALE_REQUESTS" ]; then
+		echo "warning: the runs sent $pos requests of a sequence of $SCALE_REQUESTS: it wrapped, so some requests repeated; raise SCALE_REQUESTS" >&2
+	fi
+	read -r _ peak < <(rss_mb "$edge_pid")
+	kill "$edge_pid"
+	wait "$edge_pid" 2>/dev/null || true
+	edge_pid=""
+	if [ "$store" = minio ]; then
+		scripts/minio.sh stop "$dir/minio" >/dev/null
+		minio_up=""
+	fi
+	du -sm "$dir/disk-cache" | awk -v s="$store" '{print s " disk cache after the run: " $1 " MiB"}' >&2
+	rm -rf "$dir/disk-cache"
+
+	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
+	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
+	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s' \
+		"$p" "$(med "$store.scale." 2)" "$p" "$vs" "$p" "$(med "$store.scale." 3)" "$p" "$(med "$store.scale." 6)" \
+		"$p" "$(med "$store.scale." 7)" "$p" "$(med "$store.scale." 8)" "$p" "$peak" "$p" "$(med "$store.hot." 2)" \
+		"$p" "$(med "$store.cold" 2)" "$p" "$(med "$store.cold" 3)")")
+done
+rm -f "$dir/ratios.txt"
+echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak; the edge's memory limit is ${limit_mb:-unknown} MiB)"
+echo "${summary[*]}"
+bench_machine_after

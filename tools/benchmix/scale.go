@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/bible"
+)
+
+// The mix make bench-scale sends: every Bible of a published catalogue,
+// every one of its verses, chapters, ranges and metadata routes, picked
+// with a Zipf distribution of exponent s over all of them at once (a few
+// requests are frequent, most distinct ones rare), in the shares below.
+// Popularity is shuffled across Bibles and books, so a popular verse says
+// nothing of its neighbours: the mix does not favour the edge's packs (a
+// chapter a pack), which only helps when readers stay in one chapter.
+
+// scaleShares are the kinds' shares of the requests, in order: verses,
+// chapters, ranges, metadata (the rest).
+var scaleShares = [3]float64{0.5, 0.7, 0.85}
+
+// scaleKinds holds the requests of each kind, each kind in the order of
+// its popularity.
+type scaleKinds struct {
+	verses, chapters, ranges, meta []string
+}
+
+// add lists Bible id's requests: its passages (as make bench-edge sends
+// them) and its metadata routes (the Bible, its index and book list, each
+// book, its chapter list, each chapter, its verse list and each verse).
+func (k *scaleKinds) add(rng *rand.Rand, id int32, idx *bible.Index) {
+	verses, chapters, ranges, _ := passages(rng, id, idx)
+	for _, l := range []struct {
+		from []item
+		to   *[]string
+	}{{verses, &k.verses}, {chapters, &k.chapters}, {ranges, &k.ranges}} {
+		for _, it := range l.from {
+			*l.to = append(*l.to, it.edge)
+		}
+	}
+	base := fmt.Sprintf("/v1/bibles/%d", id)
+	k.meta = append(k.meta, base, base+"/index", base+"/books")
+	for _, b := range idx.Books {
+		book := base + "/books/" + string(b.ID)
+		k.meta = append(k.meta, book, book+"/chapters")
+		for _, c := range b.Chapters {
+			ch := book + "/chapters/" + c.ID
+			k.meta = append(k.meta, ch, ch+"/verses")
+			for _, v := range c.Verses {
+				k.meta = append(k.meta, ch+"/verses/"+v.ID)
+			}
+		}
+	}
+}
+
+// zipfMix writes n requests drawn from k: a kind by its share, then a
+// request of that kind by its rank, Zipf with exponent s.
+func (k *scaleKinds) zipfMix(rng *rand.Rand, n int, s float64) []string {
+	lists := [][]string{k.verses, k.chapters, k.ranges, k.meta}
+	var picks [4]func() string
+	for i, l := range lists {
+		rng.Shuffle(len(l), func(a, b int) { l[a], l[b] = l[b], l[a] })
+		z := rand.NewZipf(rand.New(rand.NewPCG(uint64(i)+3, 4)), s, 1, uint64(len(l)-1))
+		picks[i] = func() string { return l[z.Uint64()] }
+	}
+	mix := make([]string, n)
+	for i := range mix {
+		x := rng.Float64()
+		kind := 3
+		for j, share := range scaleShares {
+			if x < share {
+				kind = j
+				break
+			}
+		}
+		mix[i] = picks[kind]()
+	}
+	return mix
+}
+
+func (k *scaleKinds) size() int {
+	return len(k.verses) + len(k.chapters) + len(k.ranges) + len(k.meta)
+}
+
+// runScale writes scale.paths (n requests over every Bible of the store),
+// hot.paths (hotN requests over the first Bible only: a working set that
+// fits in the edge's memory), scale.lua (the wrk script that sends a path
+// file) and the access file, with the demo apps licensed for every Bible.
+func runScale(storeDir string, n, hotN int, s float64, out, accessIn, key string, brShare float64) error {
+	ctx := context.Background()
+	store, m, err := openCurrent(ctx, storeDir)
+	if err != nil {
+		return err
+	}
+	if len(m.Bibles) == 0 {
+		return fmt.Errorf("no Bible is published in %s", storeDir)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all, hot scaleKinds
+	var ids []int32
+	for i := range m.Bibles {
+		be := &m.Bibles[i]
+		idx, err := loadIndex(ctx, store, be)
+		if err != nil {
+			return err
+		}
+		all.add(rng, be.ID, idx)
+		if i == 0 {
+			hot.add(rand.New(rand.NewPCG(1, 2)), be.ID, idx)
+		}
+		ids = append(ids, be.ID)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	mix := all.zipfMix(rng, n, s)
+	if err := writePaths(filepath.Join(out, "scale.paths"), mix); err != nil {
+		return err
+	}
+	if err := writePaths(filepath.Join(out, "hot.paths"), hot.zipfMix(rng, hotN, s)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "scale.lua"), []byte(scaleLua(key, brShare)), 0o644); err != nil {
+		return err
+	}
+	distinct := len(slices.Compact(slices.Sorted(slices.Values(mix))))
+	log.Printf("scale mix: %d requests, %d distinct, over %d Bibles and %d distinct requests in all; hot mix: %d requests over Bible %d (%d distinct requests)",
+		n, distinct, len(ids), all.size(), hotN, ids[0], hot.size())
+	return writeAccessFor(accessIn, out, ids)
+}
+
+// writePaths writes one path a line.
+func writePaths(path string, paths []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, p := range paths {
+		w.WriteString(p)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// scaleLua is the wrk script of make bench-scale. Its arguments (after
+// wrk's --) are the path file, the position to start at, and wrk's thread
+// count: thread t sends the paths at start+t, start+t+threads, …, so that
+// a run continues the sequence where the previous run stopped (the next
+// start is the previous one plus the requests it sent) instead of
+// repeating its start, which would turn the rare requests into hits.
+func scaleLua(key string, brShare float64) string {
+	every := int(1/(1-brShare) + 0.5) // 0.8 → every 5th request is gzip-only
+	return fmt.Sprintf(`local key = %q
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
+local paths, n, i, step = {}, 0, 0, 1
+function init(args)
+  for line in io.lines(args[1]) do
+    n = n + 1
+    paths[n] = line
+  end
+  step = tonumber(args[3] or "1")
+  i = tonumber(args[2] or "0") + (id or 0)
+end
+function request()
+  local p = paths[(i %% n) + 1]
+  i = i + step
+  local ae = "br, gzip"
+  if i %% %d == 0 then ae = "gzip" end
+  return wrk.format("GET", p, {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = ae})
+end
+`, key, every)
+}
+
+// writeAccessFor writes the access file as writeAccess does, with every
+// app licensed for the Bibles ids too.
+func writeAccessFor(accessIn, out string, ids []int32) error {
+	return writeAccessWith(accessIn, out, func(snap *access.Snapshot) {
+		for i := range snap.Apps {
+			snap.Apps[i].Bibles = append(snap.Apps[i].Bibles, ids...)
+		}
+	})
+}
