@@ -155,8 +155,8 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	}
 	setMemoryLimit(c.PackCache+c.ComposeCache, log)
 	if c.HugePages {
-		// Before the packs fill the heap: an arena advised before its
-		// pages are first touched gets huge pages at once.
+		// Before the packs fill the heap, so that the kernel can merge
+		// their pages into huge pages as soon as they are there.
 		hugepages.Advise(ctx, time.Second, log)
 	}
 	var accessLog *slog.Logger

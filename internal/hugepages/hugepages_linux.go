@@ -39,11 +39,12 @@ const thpModeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 //
 // The heap grows by mapping new arenas, each a mapping of its own, so the
 // mappings are looked at again every interval until ctx ends; a mapping
-// already advised is not advised again. Pages touched before a mapping is
-// advised are merged into huge pages by the kernel's khugepaged over time;
-// the rest get huge pages when first touched. It reports the mode found
-// and logs what it advised; errors are logged, never fatal: huge pages are
-// an optimisation.
+// already advised is not advised again. Advice does not move pages: the
+// kernel's khugepaged merges an advised mapping's pages into huge pages in
+// the background (16 MiB every 10 s with its defaults, so a heap of 500 MiB
+// takes about five minutes), and in the edge few pages came as huge pages
+// at their first touch. It reports the mode found and logs what it
+// advised; errors are logged, never fatal: huge pages are an optimisation.
 func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string {
 	b, err := os.ReadFile(thpModeFile)
 	if err != nil {
