@@ -16,7 +16,7 @@ bench_machine_before() {
 	# ("madvise"), edge serve asks (--huge-pages); a hit's misses cost more
 	# without them (docs/edge.md).
 	local thp
-	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
 	echo "transparent huge pages: ${thp:-unknown}; hypervisor: $(grep -q '^flags.* hypervisor' /proc/cpuinfo && echo yes || echo no)"
 	echo "load average before: $load"
 	if awk -v l="${load%% *}" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; then
