@@ -12,6 +12,12 @@ bench_machine_before() {
 	[ -n "$model" ] || model="unknown ($(uname -m))"
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "cpu: $model, $(nproc) CPUs"
+	# How the kernel backs a large heap: with huge pages only where asked
+	# ("madvise"), edge serve asks (--huge-pages); a hit's misses cost more
+	# without them (docs/edge.md).
+	local thp
+	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
+	echo "transparent huge pages: ${thp:-unknown}; hypervisor: $(grep -q '^flags.* hypervisor' /proc/cpuinfo && echo yes || echo no)"
 	echo "load average before: $load"
 	if awk -v l="${load%% *}" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; then
 		echo "warning: load average ${load%% *} before the run is above ${BENCH_MAX_LOAD:-0.5}:" \

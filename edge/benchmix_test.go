@@ -1,0 +1,173 @@
+package edge
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bibleplatform/platform/access"
+	"github.com/bibleplatform/platform/internal/hugepages"
+	"github.com/bibleplatform/platform/publish"
+	"github.com/valyala/fasthttp"
+)
+
+// BenchmarkHandlerMix runs the handler over make bench-edge's request mix
+// (about 2,660 distinct passages of the WEB, Zipf-distributed) instead of
+// one URI repeated, on 64 request contexts taken in turn as the benchmark's
+// 64 connections are: what a hit costs when its lookups are spread over the
+// whole working set, as in the running edge, and not found in the
+// processor's caches by the previous request for the same URI.
+//
+// It needs the benchmark's work directory (made by make bench-edge):
+//
+//	EDGE_BENCH_DIR=$PWD/.run/bench-edge go test -run '^$' -bench HandlerMix ./edge
+//
+// EDGE_BENCH_PATHS=N takes the mix's first N requests only (1: one URI
+// repeated, as BenchmarkHandler does). With EDGE_BENCH_HUGE_PAGES=1 the heap is advised to use huge pages, as
+// edge serve does (hugepages.Advise). Besides ns/op it reports the
+// process's CPU time per request (cpu-ns/op), which other work on a busy
+// machine moves less than the wall clock.
+//
+// docs/edge.md shows how to count its instructions and cache misses per
+// request with callgrind (serveMix is the measured part).
+func BenchmarkHandlerMix(b *testing.B) {
+	dir := os.Getenv("EDGE_BENCH_DIR")
+	if dir == "" {
+		b.Skip("EDGE_BENCH_DIR names make bench-edge's work directory")
+	}
+	// Opened and warmed once per test binary: the benchmark function runs
+	// again for each b.N.
+	mixOnce.Do(func() {
+		if os.Getenv("EDGE_BENCH_HUGE_PAGES") == "1" {
+			hugepages.Advise(context.Background(), 10*time.Millisecond, slog.New(slog.DiscardHandler))
+		}
+		mix = openBenchMix(b, dir)
+		mix.serve(len(mix.paths), mix.srv.Handler) // every resource loaded before measuring
+		// The build's search indexes and aids load in the background
+		// (SetBuild); loaded here too, they are done before measuring,
+		// and so is the garbage of loading.
+		st := mix.srv.site.Load()
+		mix.srv.search.Load(st)
+		runtime.GC()
+		// For callgrind started with --instr-atstart=no: instrumentation
+		// may be turned on from here (docs/edge.md).
+		fmt.Fprintln(os.Stderr, "benchmix: warm")
+	})
+	mix.fail = func(status int) { b.Fatalf("status %d", status) }
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	mix.serve(b.N, serveMix)
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+var (
+	mixOnce sync.Once
+	mix     *benchMix
+)
+
+type benchMix struct {
+	srv   *Server
+	key   string
+	paths []string
+	ctxs  [64]fasthttp.RequestCtx
+	next  int
+	fail  func(int)
+}
+
+func openBenchMix(b *testing.B, dir string) *benchMix {
+	store, err := publish.OpenDir(filepath.Join(dir, "store"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := (&BuildWatcher{Store: store, Server: srv, Log: srv.log}).Check(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := access.ReadFile(filepath.Join(dir, "access.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.SetAccess(snap); err != nil {
+		b.Fatal(err)
+	}
+	m := &benchMix{srv: srv, fail: func(status int) { b.Fatalf("status %d", status) }}
+	m.paths, m.key = readBenchMix(b, filepath.Join(dir, "edge.lua"))
+	if n, err := strconv.Atoi(os.Getenv("EDGE_BENCH_PATHS")); err == nil && n > 0 && n < len(m.paths) {
+		m.paths = m.paths[:n]
+	}
+	return m
+}
+
+// readBenchMix reads the paths and the App Key of the wrk script benchmix
+// writes: one quoted path a line, and `local key = "…"`.
+func readBenchMix(b *testing.B, path string) (paths []string, key string) {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if p, ok := strings.CutPrefix(line, `"/`); ok {
+			paths = append(paths, "/"+strings.TrimSuffix(p, `",`))
+		} else if k, ok := strings.CutPrefix(line, `local key = "`); ok {
+			key = strings.TrimSuffix(k, `"`)
+		}
+	}
+	if err := sc.Err(); err != nil || len(paths) == 0 || key == "" {
+		b.Fatalf("%s: no paths or no key (%v)", path, err)
+	}
+	return paths, key
+}
+
+// serve answers n requests of the mix, as wrk sends them: the next path,
+// one in five accepting gzip only, the rest br and gzip.
+func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
+	for range n {
+		m.next++
+		ctx := &m.ctxs[m.next%len(m.ctxs)]
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(m.paths[m.next%len(m.paths)])
+		ctx.Request.Header.Set("X-SVC-App-Key", m.key)
+		ae := "br, gzip"
+		if m.next%5 == 0 {
+			ae = "gzip"
+		}
+		ctx.Request.Header.Set("Accept-Encoding", ae)
+		handle(ctx)
+		if s := ctx.Response.StatusCode(); s != 200 {
+			m.fail(s)
+		}
+	}
+}
+
+// serveMix is the handler call alone, a function of its own so that
+// callgrind can count it apart (--toggle-collect).
+//
+//go:noinline
+func serveMix(ctx *fasthttp.RequestCtx) { mix.srv.Handler(ctx) }

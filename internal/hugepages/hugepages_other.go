@@ -1,0 +1,13 @@
+//go:build !linux
+
+package hugepages
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Advise does nothing outside Linux, where the kernel decides
+// about huge pages itself.
+func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string { return "" }
