@@ -87,6 +87,29 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 	return app
 }
 
+// Reading is the decision on a request that reads one Bible: the app
+// admitted, whether its licences let it read the Bible's text, and whether
+// that text is open to every app (its answers are then public). The route
+// answers the 403 itself, after its own 422s (docs/edge.md, the order of
+// checks), with respond.NotLicensed.
+type Reading struct {
+	App      *App
+	Licensed bool
+	Open     bool
+}
+
+// AuthorizeReading is Authorize for the Bibles routes, with the licence
+// decision for Bible bible taken in the same call: the one entry point of
+// everything that decides a request to read a Bible. It reports false when
+// it has answered a refusal (401, 412, 429).
+func (a *Authz) AuthorizeReading(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, bible int32) (Reading, bool) {
+	app := a.Authorize(ctx, adm, t, KeyHeader)
+	if app == nil {
+		return Reading{}, false
+	}
+	return Reading{App: app, Licensed: t.Licensed(app, bible), Open: t.IsOpen(bible)}, true
+}
+
 // rateLimit takes one request from lim and notes it in adm (the
 // X-RateLimit-* fields) and, when refused, answers 429 with refusal as its
 // body (spec, Errors: text/plain, Retry-After).

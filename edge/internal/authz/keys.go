@@ -15,7 +15,6 @@ import (
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/edge/internal/respond"
-	"github.com/bibleplatform/platform/wire/problem"
 	"github.com/valyala/fasthttp"
 )
 
@@ -164,6 +163,6 @@ func (t *Table) CheckLicence(ctx *fasthttp.RequestCtx, app *App, bibleID int32) 
 	if t.Licensed(app, bibleID) {
 		return true
 	}
-	respond.Answer(ctx, problem.Forbidden, problem.NotLicensed(bibleID))
+	respond.NotLicensed(ctx, bibleID)
 	return false
 }

@@ -80,12 +80,9 @@ func New(cfg Config) *Routes {
 }
 
 // Serve answers the Bibles routes, once the edge's gate has let the
-// request in.
-func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, rt *Route) {
-	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
-	if app == nil {
-		return
-	}
+// request in and authz has decided it (rd: the app, and its licence for
+// the Bible the path names).
+func (s *Routes) Serve(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, rt *Route) {
 	id, p := params.PathID(rt.Bible)
 	if p == params.IDInvalid {
 		respond.Invalid(ctx, problem.NotInt32("path", "bible_id_path"))
@@ -98,7 +95,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 	}
 	switch rt.Kind {
 	case KindPassage:
-		s.passage(ctx, t, app, st, bv, rt.Passage)
+		s.passage(ctx, rd, st, bv, rt.Passage)
 		return
 	case KindMap:
 		s.mapIDs(ctx, st, bv, rt.Passage)
@@ -186,8 +183,8 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.
 }
 
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
-func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible, pid []byte) {
-	private := !t.IsOpen(bv.ID)
+func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, bv *site.Bible, pid []byte) {
+	private := !rd.Open
 	html, headings, notes, hSet, nSet, ok := readVariant(ctx)
 	if !ok {
 		return
@@ -204,8 +201,10 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	if !mapped && (bytes.IndexByte(pid, '-') >= 0 || bytes.IndexByte(pid, ',') >= 0) {
 		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
 		if res, ok := s.composed.Find(key); ok {
-			if t.CheckLicence(ctx, app, bv.ID) {
+			if rd.Licensed {
 				represent.Serve(ctx, res, private)
+			} else {
+				respond.NotLicensed(ctx, bv.ID)
 			}
 			return
 		}
@@ -214,7 +213,7 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 	// request only (what the composed cache keeps is built anew).
 	r, err := bible.ParseRef(respond.UnsafeString(pid))
 	if err != nil {
-		if bytes.IndexByte(pid, ',') >= 0 && s.list(ctx, t, app, st, bv, from, mapped, pid, key, html, headings, notes, private) {
+		if bytes.IndexByte(pid, ',') >= 0 && s.list(ctx, rd, st, bv, from, mapped, pid, key, html, headings, notes, private) {
 			return
 		}
 		if s.meant(ctx, bv, string(pid)) {
@@ -225,7 +224,8 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.Ap
 		respond.Invalid(ctx, problem.PassageID(bad, "path", "passage_id_path"))
 		return
 	}
-	if !t.CheckLicence(ctx, app, bv.ID) {
+	if !rd.Licensed {
+		respond.NotLicensed(ctx, bv.ID)
 		return
 	}
 	if mapped {

@@ -23,7 +23,7 @@ const MaxListPieces = DefaultMaxRangeVerses
 // false, having written nothing, when a piece is no passage id, so that
 // the caller reads the whole as a citation or refuses it. key is the
 // composed-cache key of the id as sent ("" with from).
-func (s *Routes) list(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, st *site.Site, bv *site.Bible,
+func (s *Routes) list(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, bv *site.Bible,
 	from From, mapped bool, pid, key []byte, html, headings, notes, private bool) bool {
 	n := bytes.Count(pid, []byte{','}) + 1
 	if n > MaxListPieces {
@@ -42,7 +42,8 @@ func (s *Routes) list(ctx *fasthttp.RequestCtx, t *authz.Table, app *authz.App, 
 		}
 		refs = append(refs, r)
 	}
-	if !t.CheckLicence(ctx, app, bv.ID) {
+	if !rd.Licensed {
+		respond.NotLicensed(ctx, bv.ID)
 		return true
 	}
 	if !html {

@@ -30,6 +30,12 @@ func Answer(ctx *fasthttp.RequestCtx, kind problem.Kind, msg problem.Text) {
 	Message(ctx, kind.Status(), msg)
 }
 
+// NotLicensed answers 403 for the text of Bible id, which the app's
+// licences do not cover.
+func NotLicensed(ctx *fasthttp.RequestCtx, id int32) {
+	Answer(ctx, problem.Forbidden, problem.NotLicensed(id))
+}
+
 // Fail answers err. A *problem.Problem is answered with its own kind and
 // text; anything else is a failure of kind, logged to log with the
 // request's id and answered with the kind's text.
