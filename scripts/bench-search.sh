@@ -189,7 +189,9 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	cpu_per_req "${pids[1]}" "$t" "$(reqs_wrk "$dir/round.$r.cold.txt")" >"$dir/round.$r.cold.cpu"
 	edge_run "$P99_CONNS" "$dir/round.$r.cold8.txt" "$COLD_PORT"
 	if [ -n "$BASE_BIN" ]; then
+		t=$(cputicks "${pids[2]}")
 		edge_run "$BENCH_CONNS" "$dir/round.$r.base.txt" "$BASE_PORT"
+		cpu_per_req "${pids[2]}" "$t" "$(reqs_wrk "$dir/round.$r.base.txt")" >"$dir/round.$r.base.cpu"
 		printf 'round %d: base %s req/s (p99 %s ms)\n' "$r" "$(rps_wrk "$dir/round.$r.base.txt")" "$(pct_wrk "$dir/round.$r.base.txt" 99%)" >&2
 	fi
 	e=$(rps_wrk "$dir/round.$r.edge.txt") p=$(rps_pg "$dir/round.$r.pg.txt")
@@ -230,6 +232,7 @@ done | median)
 printf 'search_rps=%.0f pg_fts_rps=%.0f search_vs_pg=%.2f search_p99_ms=%s search_nocache_vs_pg=%.2f search_nocache_p99_ms=%s index_mb=%s build_extra_s=%s\n' \
 	"$search_rps" "$pg_rps" "$ratio" "$(med edge8 pct_wrk 99%)" "$nocache_ratio" "$(med cold8 pct_wrk 99%)" "$index_mb" "$build_extra_s"
 if [ -n "$BASE_BIN" ]; then
-	printf 'search_vs_base=%.2f (median of rounds; base: %s)\n' \
-		"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.edge.txt")" -v b="$(rps_wrk "$dir/round.$r.base.txt")" 'BEGIN {print e / b}'; done | median)" "$BASE_BIN"
+	printf 'search_vs_base=%.2f search_cpu_us=%s base_cpu_us=%s (medians of rounds; base: %s)\n' \
+		"$(for r in $(seq "$BENCH_ROUNDS"); do awk -v e="$(rps_wrk "$dir/round.$r.edge.txt")" -v b="$(rps_wrk "$dir/round.$r.base.txt")" 'BEGIN {print e / b}'; done | median)" \
+		"$(cat "$dir"/round.*.edge.cpu | median)" "$(cat "$dir"/round.*.base.cpu | median)" "$BASE_BIN"
 fi

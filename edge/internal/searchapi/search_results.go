@@ -124,7 +124,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		if lang != "" {
-			s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), s.foundBefore(key))
+			s.trending.count(lang, query, app.ID(), s.authz.ClientAddr(ctx), s.foundBefore(key))
 		}
 		return true
 	}, func() {
@@ -182,7 +182,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		s.remember(key, res, total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), total)
-		s.trending.count(lang, query, app.ID(), s.trendingClient(ctx), total)
+		s.trending.count(lang, query, app.ID(), s.authz.ClientAddr(ctx), total)
 	})
 }
 

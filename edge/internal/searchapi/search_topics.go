@@ -94,7 +94,7 @@ func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *auth
 		}
 		s.metrics.observe(time.Since(start), -1)
 		if tag := s.foundTopicsIn(st, key, ranges); tag != "" {
-			s.trending.count(tag, query, app.ID(), s.trendingClient(ctx), 1)
+			s.trending.count(tag, query, app.ID(), s.authz.ClientAddr(ctx), 1)
 		}
 		return true
 	}, func() {
@@ -117,7 +117,7 @@ func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *auth
 			s.searched.Add(key+foundSuffix+"\x00"+ans.tag, nil, 0)
 		}
 		s.metrics.observe(time.Since(start), len(ans.res.Topics))
-		s.trending.count(ans.tag, query, app.ID(), s.trendingClient(ctx), len(ans.res.Topics))
+		s.trending.count(ans.tag, query, app.ID(), s.authz.ClientAddr(ctx), len(ans.res.Topics))
 	})
 }
 

@@ -195,7 +195,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 // search count nothing.
 func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
 	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
-		s.trending.count(x.Language(), req.query, req.app, s.trendingClient(ctx), found)
+		s.trending.count(x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
 	}
 }
 
@@ -216,12 +216,6 @@ func (s *Routes) foundBefore(key string) int {
 		return 1
 	}
 	return 0
-}
-
-// trendingClient is the hashed address trending counts the request's
-// client by.
-func (s *Routes) trendingClient(ctx *fasthttp.RequestCtx) string {
-	return trendingClient(s.authz.ClientAddr(ctx))
 }
 
 const foundSuffix = "\x00found"

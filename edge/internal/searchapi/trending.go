@@ -85,11 +85,13 @@ type trendSnap struct {
 // without a dynamic service to report to, and for a search that found
 // nothing: trending lists what readers found, so phrases that find
 // nothing (typing noise, probes, spam) never count.
-func (t *Trends) count(language, query, app, client string, found int) {
+// The client's keyed hash is computed here, after the checks: an answer
+// served from the cache that counts nothing costs no hash.
+func (t *Trends) count(language, query, app string, from netip.Addr, found int) {
 	if t.client == nil || found <= 0 {
 		return
 	}
-	t.counter.Add(language, query, app, client)
+	t.counter.Add(language, query, app, trendingClient(from))
 }
 
 // trendingClient names the client a search came from for trending's count

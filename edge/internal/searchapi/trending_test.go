@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestReportInParts(t *testing.T) {
 	defer dyn.Close()
 	tr := NewTrends(TrendsConfig{Log: slog.New(slog.DiscardHandler), DynamicURL: dyn.URL, EdgeToken: "secret", Timeout: 5 * time.Second})
 	for i := range 2500 {
-		tr.count("en", fmt.Sprint("phrase ", i), "app", "client", 1)
+		tr.count("en", fmt.Sprint("phrase ", i), "app", netip.MustParseAddr("192.0.2.1"), 1)
 	}
 	if err := tr.Report(context.Background()); err == nil {
 		t.Fatal("the failed part was not reported as an error")
