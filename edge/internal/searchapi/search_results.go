@@ -123,7 +123,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
-		if lang != "" {
+		if lang != "" && s.trending.Counting() {
 			s.trending.count(lang, query, app.ID(), s.authz.ClientAddr(ctx), s.foundBefore(key))
 		}
 		return true

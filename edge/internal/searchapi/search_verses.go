@@ -168,7 +168,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		}
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
-		s.countVerseSearch(ctx, bv, req, s.foundBefore(key))
+		s.countVerseSearch(ctx, bv, req, -1, key)
 		return true
 	}, func() {
 		x, err := s.searchIndex(ctx, bv)
@@ -186,17 +186,26 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		s.remember(key, res, r.Total)
 		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), r.Total)
-		s.countVerseSearch(ctx, bv, req, r.Total)
+		s.countVerseSearch(ctx, bv, req, r.Total, key)
 	})
 }
 
 // countVerseSearch counts a first page that found verses for trending
 // (trending.go), under the Bible's language; further pages of the same
-// search count nothing.
-func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int) {
-	if x := site.Load[search.Index](&bv.Search); x != nil && req.page.Offset == 0 {
-		s.trending.count(x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
+// search count nothing. found < 0 means the answer came from the cache:
+// whether it found anything is looked up only when it will be counted.
+func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req searchRequest, found int, key string) {
+	if !s.trending.Counting() || req.page.Offset != 0 {
+		return
 	}
+	x := site.Load[search.Index](&bv.Search)
+	if x == nil {
+		return
+	}
+	if found < 0 {
+		found = s.foundBefore(key)
+	}
+	s.trending.count(x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
 }
 
 // remember caches a computed search answer under key, and whether it

@@ -85,6 +85,11 @@ type trendSnap struct {
 // without a dynamic service to report to, and for a search that found
 // nothing: trending lists what readers found, so phrases that find
 // nothing (typing noise, probes, spam) never count.
+// Counting reports whether count counts anything: whether this edge
+// reports to a dynamic service. Callers skip looking up what only count
+// needs when it does not.
+func (t *Trends) Counting() bool { return t.client != nil }
+
 // The client's keyed hash is computed here, after the checks: an answer
 // served from the cache that counts nothing costs no hash.
 func (t *Trends) count(language, query, app string, from netip.Addr, found int) {
