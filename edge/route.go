@@ -9,6 +9,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/content"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
+	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/wire"
@@ -48,6 +49,7 @@ func parseRoute(p []byte, rt *route) bool {
 		}
 	}
 	rt.Bible = seg[0]
+	rt.BibleID, rt.BibleParse = params.PathID(seg[0])
 	lit := func(i int, s string) bool { return string(seg[i]) == s }
 	switch {
 	case n == 1:

@@ -30,7 +30,6 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/paging"
-	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/searchapi"
@@ -409,8 +408,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 		if t, st, ok := s.gate.admitGET(ctx, true); ok {
 			// Every decision on the request (key, status, rate, the
 			// licence for the Bible it names) is taken here, once.
-			bible, _ := params.PathID(rt.Bible)
-			if rd, ok := s.authz.AuthorizeReading(ctx, adm, t, bible); ok {
+			if rd, ok := s.authz.AuthorizeReading(ctx, adm, t, rt.BibleID); ok {
 				s.bibles.Serve(ctx, rd, st, &rt.Route)
 			}
 		}

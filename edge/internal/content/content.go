@@ -47,6 +47,10 @@ type Route struct {
 	Kind                        Kind
 	Bible, Book, Chapter, Verse []byte
 	Passage                     []byte
+	// BibleID is Bible read as a path id, once, by the route's parser:
+	// authz decides the licence by it and Serve looks the Bible up by it.
+	BibleID    int32
+	BibleParse params.ID
 }
 
 // Routes answers the Bibles routes. It holds what they read: the access
@@ -83,7 +87,7 @@ func New(cfg Config) *Routes {
 // request in and authz has decided it (rd: the app, and its licence for
 // the Bible the path names).
 func (s *Routes) Serve(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, rt *Route) {
-	id, p := params.PathID(rt.Bible)
+	id, p := rt.BibleID, rt.BibleParse
 	if p == params.IDInvalid {
 		respond.Invalid(ctx, problem.NotInt32("path", "bible_id_path"))
 		return
