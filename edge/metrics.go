@@ -34,15 +34,9 @@ func (s *Server) writeMetrics(w io.Writer) {
 		notMod += m.Requests(c, metrics.StatusIndex(304))
 		partial += m.Requests(c, metrics.StatusIndex(206))
 	}
-	fmt.Fprintln(w, "# HELP edge_not_modified_total 304 responses.")
-	fmt.Fprintln(w, "# TYPE edge_not_modified_total counter")
-	fmt.Fprintf(w, "edge_not_modified_total %d\n", notMod)
-	fmt.Fprintln(w, "# HELP edge_partial_content_total 206 responses.")
-	fmt.Fprintln(w, "# TYPE edge_partial_content_total counter")
-	fmt.Fprintf(w, "edge_partial_content_total %d\n", partial)
-	fmt.Fprintln(w, "# HELP edge_rate_limited_total Requests refused with 429.")
-	fmt.Fprintln(w, "# TYPE edge_rate_limited_total counter")
-	fmt.Fprintf(w, "edge_rate_limited_total %d\n", s.authz.RateLimited())
+	metrics.WriteScalar(w, "edge_not_modified_total", "counter", "304 responses.", notMod)
+	metrics.WriteScalar(w, "edge_partial_content_total", "counter", "206 responses.", partial)
+	metrics.WriteScalar(w, "edge_rate_limited_total", "counter", "Requests refused with 429.", s.authz.RateLimited())
 
 	fmt.Fprintln(w, "# HELP edge_cache_requests_total Lookups in the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_requests_total counter")
@@ -106,9 +100,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	if st := s.site.Load(); st != nil {
 		fmt.Fprintf(w, "edge_build_info{build=%q} 1\n", st.Build)
 	}
-	fmt.Fprintln(w, "# HELP edge_uptime_seconds Time since the server started.")
-	fmt.Fprintln(w, "# TYPE edge_uptime_seconds gauge")
-	fmt.Fprintf(w, "edge_uptime_seconds %g\n", time.Since(s.started).Seconds())
+	metrics.WriteScalar(w, "edge_uptime_seconds", "gauge", "Time since the server started.", time.Since(s.started).Seconds())
 	if err := s.latency.Write(w); err != nil {
 		s.log.Error("metrics", "err", err)
 	}

@@ -368,15 +368,9 @@ func (s *Routes) WriteMetrics(w io.Writer) {
 	fmt.Fprintf(w, "edge_search_duration_seconds_bucket{le=\"+Inf\"} %d\n", cum)
 	fmt.Fprintf(w, "edge_search_duration_seconds_sum %g\n", time.Duration(m.sum.Load()).Seconds())
 	fmt.Fprintf(w, "edge_search_duration_seconds_count %d\n", cum)
-	fmt.Fprintln(w, "# HELP edge_search_queries_total Search answers computed (not from the answer cache).")
-	fmt.Fprintln(w, "# TYPE edge_search_queries_total counter")
-	fmt.Fprintf(w, "edge_search_queries_total %d\n", m.queries.Load())
-	fmt.Fprintln(w, "# HELP edge_search_results_total Verses and topics found by the computed answers (verse, topic and unified search).")
-	fmt.Fprintln(w, "# TYPE edge_search_results_total counter")
-	fmt.Fprintf(w, "edge_search_results_total %d\n", m.results.Load())
-	fmt.Fprintln(w, "# HELP edge_search_zero_results_total Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).")
-	fmt.Fprintln(w, "# TYPE edge_search_zero_results_total counter")
-	fmt.Fprintf(w, "edge_search_zero_results_total %d\n", m.zero.Load())
+	metrics.WriteScalar(w, "edge_search_queries_total", "counter", "Search answers computed (not from the answer cache).", m.queries.Load())
+	metrics.WriteScalar(w, "edge_search_results_total", "counter", "Verses and topics found by the computed answers (verse, topic and unified search).", m.results.Load())
+	metrics.WriteScalar(w, "edge_search_zero_results_total", "counter", "Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).", m.zero.Load())
 }
 
 // appendJSONString appends s as a JSON string, without HTML escaping.

@@ -165,16 +165,8 @@ func (r *Reporter) Run(ctx context.Context, every time.Duration, failed func(err
 
 // WriteMetrics writes the reporter's counters in Prometheus's text format.
 func (r *Reporter) WriteMetrics(w io.Writer) {
-	fmt.Fprintln(w, "# HELP edge_usage_dropped_total Admitted requests not counted for usage: the usage table was full.")
-	fmt.Fprintln(w, "# TYPE edge_usage_dropped_total counter")
-	fmt.Fprintf(w, "edge_usage_dropped_total %d\n", r.Counter.Dropped())
-	fmt.Fprintln(w, "# HELP edge_usage_reported_total Admitted requests reported to dynamic for usage.")
-	fmt.Fprintln(w, "# TYPE edge_usage_reported_total counter")
-	fmt.Fprintf(w, "edge_usage_reported_total %d\n", r.Reported.Load())
-	fmt.Fprintln(w, "# HELP edge_usage_report_failures_total Usage batches dynamic did not take (kept and sent again).")
-	fmt.Fprintln(w, "# TYPE edge_usage_report_failures_total counter")
-	fmt.Fprintf(w, "edge_usage_report_failures_total %d\n", r.Failed.Load())
-	fmt.Fprintln(w, "# HELP edge_usage_abandoned_total Counted requests never reported: in batches dynamic refused for a day, or of apps whose id is not a UUID.")
-	fmt.Fprintln(w, "# TYPE edge_usage_abandoned_total counter")
-	fmt.Fprintf(w, "edge_usage_abandoned_total %d\n", r.Abandoned.Load())
+	metrics.WriteScalar(w, "edge_usage_dropped_total", "counter", "Admitted requests not counted for usage: the usage table was full.", r.Counter.Dropped())
+	metrics.WriteScalar(w, "edge_usage_reported_total", "counter", "Admitted requests reported to dynamic for usage.", r.Reported.Load())
+	metrics.WriteScalar(w, "edge_usage_report_failures_total", "counter", "Usage batches dynamic did not take (kept and sent again).", r.Failed.Load())
+	metrics.WriteScalar(w, "edge_usage_abandoned_total", "counter", "Counted requests never reported: in batches dynamic refused for a day, or of apps whose id is not a UUID.", r.Abandoned.Load())
 }
