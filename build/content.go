@@ -65,6 +65,14 @@ type BibleMeta struct {
 	Numbering string `json:"numbering,omitempty"`
 }
 
+// numberingOf is m's numbering, NumberingVerse when it names none.
+func numberingOf(m BibleMeta) string {
+	if m.Numbering == "" {
+		return NumberingVerse
+	}
+	return m.Numbering
+}
+
 // The values of BibleMeta.Numbering.
 const (
 	NumberingVerse     = "verse"

@@ -292,6 +292,12 @@ func importFiles(content, source string, files []sourceFile, meta BibleMeta, opt
 				source, meta.ID, strings.Join(changes, "; "), meta.ID)
 		}
 	}
+	if old != nil && numberingOf(*old) != numberingOf(meta) {
+		// The flag is explicit, and the text is the same; what changes is
+		// what every id names, so the import says so.
+		rep.Warnings = append(rep.Warnings, fmt.Errorf("bible %d: renumbered from its %s numbering to its %s one: where the two differ, "+
+			"passage ids that apps stored (highlights among them) now name other verses", meta.ID, numberingOf(*old), numberingOf(meta)))
+	}
 	// Books of the Bible the source does not have: kept, unless the
 	// import replaces the whole Bible. A refused book is in the source and
 	// keeps its earlier copy; a file that could not be read might be any
