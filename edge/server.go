@@ -302,7 +302,7 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	class := s.dispatch(ctx, &adm)
 	status := ctx.Response.StatusCode()
 	adm.WriteRate(&ctx.Response.Header)
-	s.usage.count(ctx, &adm, start, status)
+	s.usage.count(&adm, start, status)
 	// Every answer but a 401 and the rate limiter's 429 may be read by
 	// browser scripts (spec, Authentication 5 and Errors 4), the answers
 	// dynamic gives through the gateway included. No

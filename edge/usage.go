@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"sync/atomic"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/outage"
-	"github.com/bibleplatform/platform/edge/internal/params"
 	"github.com/bibleplatform/platform/edge/internal/searchapi"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/edge/internal/usage"
@@ -58,31 +56,15 @@ func newEdgeUsage(cfg Config, trends *searchapi.Trends, st *atomic.Pointer[site.
 // build lacks (a client cannot fill the table with made-up ids), and a
 // read the app's licences refused (403), which read nothing of the Bible
 // and is not its licensor's business.
-func (u *edgeUsage) count(ctx *fasthttp.RequestCtx, adm *authz.Admission, at time.Time, status int) {
+func (u *edgeUsage) count(adm *authz.Admission, at time.Time, status int) {
 	if u == nil || adm.App() == nil {
 		return
 	}
 	bible := int32(0)
-	if status != fasthttp.StatusForbidden {
-		bible = u.bible(ctx.Path())
+	if st := u.site.Load(); status != fasthttp.StatusForbidden && st != nil && st.Bibles[adm.Bible()] != nil {
+		bible = adm.Bible()
 	}
 	u.Counter.Add(adm.App().ID(), bible, usage.Day(at))
-}
-
-func (u *edgeUsage) bible(path []byte) int32 {
-	rest, ok := bytes.CutPrefix(path, prefixBible)
-	if !ok {
-		return 0
-	}
-	if i := bytes.IndexByte(rest, '/'); i >= 0 {
-		rest = rest[:i]
-	}
-	id, p := params.PathID(rest)
-	st := u.site.Load()
-	if p != params.IDOK || st == nil || st.Bibles[id] == nil {
-		return 0
-	}
-	return id
 }
 
 // RunUsage reports counted usage until ctx ends; without a dynamic service

@@ -27,12 +27,17 @@ const (
 type Admission struct {
 	rate  decision
 	taken bool
-	app   *App // the app admitted, nil when none was
+	app   *App  // the app admitted, nil when none was
+	bible int32 // the Bible a read admitted by AuthorizeReading names
 }
 
 // App is the app the request was admitted for; nil when it was refused or
 // named none.
 func (a *Admission) App() *App { return a.app }
+
+// Bible is the Bible id the path of a read admitted by AuthorizeReading
+// names (not necessarily one the build has), 0 for any other request.
+func (a *Admission) Bible() int32 { return a.bible }
 
 // WriteRate sets the X-RateLimit-* fields of a taken rate limit.
 func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
@@ -107,6 +112,7 @@ func (a *Authz) AuthorizeReading(ctx *fasthttp.RequestCtx, adm *Admission, t *Ta
 	if app == nil {
 		return Reading{}, false
 	}
+	adm.bible = bible
 	return Reading{App: app, Licensed: t.Licensed(app, bible), Open: t.IsOpen(bible)}, true
 }
 
