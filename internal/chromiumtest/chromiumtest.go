@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +107,17 @@ func Start(t testing.TB, flags ...string) *Browser {
 // Call sends a command and waits for its answer, ignoring events.
 func (b *Browser) Call(method string, params any) json.RawMessage {
 	b.t.Helper()
+	res, err := b.call(method, params)
+	if err != nil {
+		b.t.Fatalf("%s: %s", method, err)
+	}
+	return res
+}
+
+// call is Call that returns the protocol's error (a failed connection is
+// still fatal).
+func (b *Browser) call(method string, params any) (json.RawMessage, error) {
+	b.t.Helper()
 	b.id++
 	msg := map[string]any{"id": b.id, "method": method}
 	if params != nil {
@@ -133,9 +145,9 @@ func (b *Browser) Call(method string, params any) json.RawMessage {
 			continue
 		}
 		if res.Error != nil {
-			b.t.Fatalf("%s: %s", method, res.Error.Message)
+			return nil, errors.New(res.Error.Message)
 		}
-		return res.Result
+		return res.Result, nil
 	}
 }
 
@@ -176,11 +188,16 @@ func (b *Browser) WaitEval(expr string) {
 	b.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		var ok bool
-		// Between pages there may be no document yet: an exception is
-		// "not yet", as false is.
-		b.Eval("(() => { try { return Boolean("+expr+"); } catch { return false; } })()", &ok)
-		if ok {
+		// Between pages there may be no document yet: an exception, or a
+		// page navigating away while it is asked, is "not yet", as false
+		// is.
+		var r struct {
+			Result struct {
+				Value bool `json:"value"`
+			} `json:"result"`
+		}
+		res, err := b.call("Runtime.evaluate", map[string]any{"expression": "(() => { try { return Boolean(" + expr + "); } catch { return false; } })()", "returnByValue": true})
+		if err == nil && json.Unmarshal(res, &r) == nil && r.Result.Value {
 			return
 		}
 		if time.Now().After(deadline) {
