@@ -3,7 +3,9 @@ package publish
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -164,4 +166,80 @@ func FuzzDecodePack(f *testing.F) {
 			t.Fatalf("written back %+v, read %+v", entries(q), entries(p))
 		}
 	})
+}
+
+// chapterPack is a pack shaped like a chapter's (the catalogue's median:
+// 140 entries, each verse in a few variants, identity, br and gzip), with
+// short bodies: a header's cost does not depend on its bodies'.
+func chapterPack(b testing.TB) []byte {
+	w := NewPackWriter()
+	for v := range 35 {
+		for _, variant := range []string{"html", "html-h", "text", "text-h"} {
+			body := []byte(strings.Repeat(fmt.Sprintf("verse %d of the chapter, as %s. ", v, variant), 4))
+			w.Add(fmt.Sprintf("passage/JHN.3.%d/%s", v+1, variant), JSON, body)
+		}
+	}
+	return w.Bytes(NewEncoder())
+}
+
+// BenchmarkDecodePackHeader: a chapter pack's header, binary and JSON.
+func BenchmarkDecodePackHeader(b *testing.B) {
+	bin := chapterPack(b)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"binary", bin}, {"json", jsonPack(b, bin)}} {
+		b.Run(c.name, func(b *testing.B) {
+			n, _ := packHeaderLen(c.data)
+			b.ReportMetric(float64(n), "header-bytes")
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := DecodePack(c.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGCDecodedHeaders: what a collection costs with 4,000 chapter
+// headers live (a full pack cache's), kept as this Pack keeps them and as
+// the decoded JSON entries were kept ([]Entry).
+func BenchmarkGCDecodedHeaders(b *testing.B) {
+	data := chapterPack(b)
+	js := jsonPack(b, data)
+	n, _ := packHeaderLen(js)
+	const packs = 4000
+	for _, c := range []struct {
+		name string
+		keep func() any
+	}{
+		{"pack", func() any {
+			p, err := DecodePack(append([]byte(nil), data...))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return p
+		}},
+		{"entries", func() any {
+			var e []Entry
+			if err := json.Unmarshal(js[packHeaderPrefix:packHeaderPrefix+int(n)], &e); err != nil {
+				b.Fatal(err)
+			}
+			return e
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			live := make([]any, packs)
+			for i := range live {
+				live[i] = c.keep()
+			}
+			runtime.GC()
+			b.ResetTimer()
+			for b.Loop() {
+				runtime.GC()
+			}
+			runtime.KeepAlive(live)
+		})
+	}
 }

@@ -156,7 +156,9 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		}
 		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
 	}
-	setMemoryLimit(c.PackCache+c.ComposeCache, log)
+	// --compose-cache bounds the composed ranges and, as much again, the
+	// search answers: both count.
+	setMemoryLimit(c.PackCache+2*c.ComposeCache, log)
 	if c.HugePages {
 		// Before the packs fill the heap, so that the kernel can merge
 		// their pages into huge pages as soon as they are there.
