@@ -34,13 +34,7 @@ mix=$(cd "$SCALE_DIR" && pwd)
 . scripts/bench-machine.sh
 bench_machine_before
 
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		(exec 8<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 8<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null || { echo "$p"; return; }
-	done
-}
+. scripts/bench-scale-edge.sh
 
 names=() pids=() ports=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
@@ -67,12 +61,6 @@ for i in "${!ports[@]}"; do
 	done
 done
 
-counters() {
-	curl -s "http://127.0.0.1:$1/metrics" | awk '
-		/^edge_pack_reads_total\{/ { match($0, /tier="[a-z_]*"/); t = substr($0, RSTART + 6, RLENGTH - 7); print t, $2 }
-		/^edge_store_requests_total\{op="(get|get_range)"/ { reads += $2 }
-		END { print "store_reads", reads + 0 }'
-}
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # run SECS FROM SUFFIX: every edge's wrk at once.
 run() {
@@ -91,7 +79,7 @@ run() {
 from=$((START + 10000 * BENCH_WARMUP))
 profs=()
 for i in "${!ports[@]}"; do
-	counters "${ports[$i]}" >"$mix/ab/${names[$i]}/c0"
+	scale_counters "${ports[$i]}" >"$mix/ab/${names[$i]}/c0"
 	cpu_ticks "${pids[$i]}" >"$mix/ab/${names[$i]}/cpu0"
 	curl -s -o "$mix/ab/${names[$i]}/cpu.pprof" \
 		"http://127.0.0.1:$((ports[i] + 1))/debug/pprof/profile?seconds=$((BENCH_SECONDS > 3 ? BENCH_SECONDS - 2 : 1))" &
@@ -102,7 +90,7 @@ wait "${profs[@]}"
 hz=$(getconf CLK_TCK)
 for i in "${!ports[@]}"; do
 	d=$mix/ab/${names[$i]}
-	counters "${ports[$i]}" >"$d/c1"
+	scale_counters "${ports[$i]}" >"$d/c1"
 	curl -s -o "$d/heap.pprof" "http://127.0.0.1:$((ports[i] + 1))/debug/pprof/heap"
 	ticks=$(($(cpu_ticks "${pids[$i]}") - $(cat "$d/cpu0")))
 	rss=$(awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} END {printf "%d/%d", r / 1024, h / 1024}' "/proc/${pids[$i]}/status")
