@@ -68,7 +68,8 @@ type ParallelCell struct {
 // is taken in the numbering of from_bible_id or from_versification, else
 // of the first Bible, and each Bible answers its own text for it with its
 // own ids (Into). Every Bible must be licensed to the app (403 names the
-// first that is not).
+// first that is not). With align=verse the answer also lines the Bibles
+// up verse by verse (alignVerses).
 func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, pid []byte) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
@@ -142,7 +143,6 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	}
 	out := Parallel{ID: r.String(), From: ParallelFrom{Versification: from.Name, BibleID: from.Bible}}
 	var mod time.Time
-	var err error
 	for _, bv := range bibles {
 		var rb [4]bible.Ref
 		refs, err := s.Into(ctx, rb[:0], bv, from, r)
@@ -161,7 +161,8 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		}
 	}
 	if byVerse {
-		if out.Verses, err = s.alignVerses(ctx, bibles, from, r, html, headings, notes); err != nil {
+		verses, err := s.alignVerses(ctx, bibles, from, r, html, headings, notes)
+		if err != nil {
 			var p *problem.Problem
 			if errors.As(err, &p) {
 				respond.Answer(ctx, p.Kind, p.Text)
@@ -170,6 +171,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 			}
 			return
 		}
+		out.Verses = verses
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
