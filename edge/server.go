@@ -250,7 +250,7 @@ func New(cfg Config) (*Server, error) {
 		searched:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
-		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
+		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now), Clock: cfg.Now})
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
 	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
