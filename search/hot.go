@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // What a query needs of the common words, made once when the index is
@@ -358,6 +360,30 @@ func (x *Index) runOne(q *query, want int) *Result {
 		return nil
 	}
 	c := q.clauses[0]
+	r := &Result{Intent: IntentText}
+	if ph, ok := x.prefixHeads[c.prefix]; ok && c.prefix != "" && want <= proximityK {
+		r.Total = ph.total
+		r.Verses = slices.Clone(ph.head[:min(want, len(ph.head))])
+	} else {
+		r.Total, r.Verses = x.rankOne(c.alts[0], c.syn, want)
+	}
+	if r.Total == 0 {
+		return r
+	}
+	r.masks = make([]uint32, len(r.Verses))
+	for i := range r.masks {
+		r.masks[i] = 1
+	}
+	r.matched = append(slices.Clone(c.alts[0]), c.syn...)
+	slices.Sort(r.matched)
+	r.matched = slices.Compact(r.matched)
+	return r
+}
+
+// rankOne ranks the verses holding any of words (or of their synonyms
+// syn) as run would a clause of them alone, and returns how many there
+// are and the best want of them, best first.
+func (x *Index) rankOne(words, syn []uint32, want int) (total int, best []int32) {
 	s := x.getScratch(true, true, false, false)
 	defer x.putScratch(s)
 	n := 0
@@ -383,29 +409,64 @@ func (x *Index) runOne(q *query, want int) *Result {
 			}
 		}
 	}
-	add(c.alts[0], s.tf)
-	add(c.syn, s.syn)
-	r := &Result{Intent: IntentText, Total: n}
+	add(words, s.tf)
+	add(syn, s.syn)
 	if n == 0 {
-		return r
+		return 0, nil
 	}
 	idf := math.Log(1 + (float64(len(x.verse))-float64(n)+0.5)/(float64(n)+0.5))
-	best := make(topK, 0, max(want, proximityK))
+	heap := make(topK, 0, max(want, proximityK))
 	s.each(func(d int32) {
 		tf := float32(s.tf[d]) + synonymWeight*float32(s.syn[d])
-		best.offer(scored{doc: d, mask: 1, score: x.bm25(idf, tf, d)})
+		heap.offer(scored{doc: d, mask: 1, score: x.bm25(idf, tf, d)})
 	})
-	slices.SortFunc(best, cmpScored)
-	want = min(want, len(best))
-	r.Verses = make([]int32, want)
-	r.masks = make([]uint32, want)
-	for i := range want {
-		r.Verses[i], r.masks[i] = best[i].doc, 1
+	slices.SortFunc(heap, cmpScored)
+	best = make([]int32, min(want, len(heap)))
+	for i := range best {
+		best[i] = heap[i].doc
 	}
-	r.matched = append(slices.Clone(c.alts[0]), c.syn...)
-	slices.Sort(r.matched)
-	r.matched = slices.Compact(r.matched)
-	return r
+	return n, best
+}
+
+// prefixHead is the answer to a query of one prefix whose words are in
+// many verses: how many verses hold one of them, and the first
+// proximityK of their ranking.
+type prefixHead struct {
+	total int
+	head  []int32
+}
+
+// minPrefixPostings is the fewest postings of a prefix's words for which
+// its head is made at load: the prefixes of a letter or three ("the*",
+// "wil*") that a query would otherwise add up over thousands of verses.
+const minPrefixPostings = 2000
+
+// prefixHeadsOf makes the heads of every prefix of the vocabulary's words
+// whose words (those prefixWords picks) are in minPrefixPostings postings
+// or more.
+func (x *Index) prefixHeadsOf() {
+	x.prefixHeads = map[string]prefixHead{}
+	for i, word := range x.words {
+		for end := 1; end <= len(word); end++ {
+			if end < len(word) && !utf8.RuneStart(word[end]) {
+				continue
+			}
+			p := word[:end]
+			if i > 0 && strings.HasPrefix(x.words[i-1], p) {
+				continue // made with an earlier word
+			}
+			ws := x.prefixWords(p)
+			n := 0
+			for _, w := range ws {
+				n += int(x.df[w])
+			}
+			if n < minPrefixPostings {
+				continue
+			}
+			total, head := x.rankOne(ws, nil, proximityK)
+			x.prefixHeads[p] = prefixHead{total: total, head: head}
+		}
+	}
 }
 
 // topK keeps the best cap(k) verses offered, in a heap with the worst

@@ -51,8 +51,11 @@ type Index struct {
 	hot     map[uint32]*hotClause
 	freqPos map[uint32]posList
 	skips   [][]skip
-	scratch sync.Pool
-	cite    *citation.Resolver
+	bigrams bigrams // two-word phrases of common words (bigrams.go)
+	// prefixHeads answers a query of one common prefix (hot.go).
+	prefixHeads map[string]prefixHead
+	scratch     sync.Pool
+	cite        *citation.Resolver
 	// synonyms are the groups the index was built with; synAt maps a
 	// stem to its synonyms' words (synonyms.go).
 	synonyms Synonyms
@@ -242,6 +245,8 @@ func (x *Index) derive() {
 	x.hotClauses()
 	x.frequentPositions()
 	x.skipLists()
+	x.prefixHeadsOf()
+	x.bigramsOf()
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	x.mask = make([]uint64, len(x.words))

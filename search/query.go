@@ -189,6 +189,8 @@ type clause struct {
 	alts   [][]uint32
 	syn    []uint32 // a word's synonyms (synonyms.go), matched with a lower weight
 	phrase bool
+	// prefix is the folded word a prefix clause matches the words of.
+	prefix string
 	// optional: a stop word of a longer query, which ranks the verses
 	// that hold it higher but which a verse need not hold (run).
 	optional bool
@@ -237,7 +239,11 @@ func (x *Index) parse(raw string) *query {
 				c.span.end = sp.end
 				c.alts = append(c.alts, alts)
 			} else {
-				q.clauses = append(q.clauses, clause{alts: [][]uint32{alts}, syn: syn, span: sp, optional: !prefix && x.stop[t.Word]})
+				c := clause{alts: [][]uint32{alts}, syn: syn, span: sp, optional: !prefix && x.stop[t.Word]}
+				if prefix {
+					c.prefix = t.Word
+				}
+				q.clauses = append(q.clauses, c)
 			}
 		})
 		if seg.phrase && len(c.alts) > 0 {
@@ -523,14 +529,16 @@ func (x *Index) unionMany(alts []uint32) hits {
 // first the verses holding every word (in some form), then, in those only,
 // where each word is.
 func (x *Index) phrase(c clause) hits {
+	if len(c.alts) == 2 {
+		if h, ok := x.bigram(c.alts[0], c.alts[1]); ok {
+			return h
+		}
+	}
 	us := make([]hits, len(c.alts))
 	for i, alts := range c.alts {
 		us[i] = x.union(alts)
 	}
-	cand := us[0].doc
-	for _, u := range us[1:] {
-		cand = intersect(cand, u.doc)
-	}
+	cand := x.phraseCandidates(c, us)
 	var h hits
 	if len(cand) == 0 {
 		return h

@@ -9,8 +9,10 @@ import (
 )
 
 // TestShortcuts checks that what the index derives to answer queries
-// faster (hot.go: the common words' clauses and ranking heads, decoded
-// positions, skip entries, scratch arrays) changes no answer: every query
+// faster (hot.go: the common words' clauses and ranking heads, the
+// common prefixes' heads, decoded positions, two-word phrases of common
+// words (bigrams.go), skip entries, scratch arrays;
+// reference.go: no reference without a digit) changes no answer: every query
 // of the bench mix and of the evaluation set, on the first page and on a
 // page past the ranking heads, gets the same verses, total, corrections
 // and highlights with the shortcuts as without.
@@ -25,7 +27,15 @@ func TestShortcuts(t *testing.T) {
 			queries = append(queries, c.query)
 		}
 	}
-	queries = append(queries, "the lord is my shepherd", "feat of the mountain", "a* b* c*", "lord xqzzv", `"the lord" god`)
+	queries = append(queries, "the lord is my shepherd", "feat of the mountain", "a* b* c*", "lord xqzzv", `"the lord" god`,
+		// Prefixes with a head made at load, one prefix beside a word.
+		"t*", "the*", "s*", "lo*", "lo* god", "jesu*",
+		// Books named without a chapter, spelt right and wrong.
+		"jude", "first john", "genisis", "psalm twenty three", "jhon", "1 jhon",
+		// Phrases of common words (their pairs made at load), alone, with
+		// rare words, repeated, and pairs never side by side.
+		`"in the beginning"`, `"the son of man"`, `"holy holy holy"`, `"to the to"`, `"the the"`,
+		`"and the" lord`, `"said to them" jesus`, `"of the children of israel"`, `"and of all the"`)
 	slices.Sort(queries)
 	queries = slices.Compact(queries)
 	answer := func(q string, want int) string {
