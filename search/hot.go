@@ -37,6 +37,118 @@ type hotClause struct {
 	own       hits // the verses of alts alone (union)
 	ch        clauseHits
 	head      []int32 // the best proximityK verses by BM25, best first
+	blocks    blocks
+}
+
+// blocks holds a hot clause's verses as a bit set, 64 verses a block,
+// with the number of its verses before each block (so that the index of
+// a verse in the clause's lists is a count of bits) and the best BM25
+// score of the clause in each block: block-max scores, which tell a
+// conjunction of common words which blocks cannot enter its top k.
+type blocks struct {
+	bits []uint64
+	rank []uint32
+	bmax []float64
+}
+
+func (x *Index) blocksOf(ch clauseHits) blocks {
+	n := (len(x.verse) + 63) / 64
+	b := blocks{bits: make([]uint64, n), rank: make([]uint32, n), bmax: make([]float64, n)}
+	for i, d := range ch.doc {
+		k := d >> 6
+		b.bits[k] |= 1 << (d & 63)
+		b.bmax[k] = max(b.bmax[k], x.bm25(ch.idf, ch.tf[i], d))
+	}
+	for k := 1; k < n; k++ {
+		b.rank[k] = b.rank[k-1] + uint32(bits.OnesCount64(b.bits[k-1]))
+	}
+	return b
+}
+
+// at returns the index of verse d in the clause's lists, and whether the
+// clause holds it.
+func (b *blocks) at(d int32) (int, bool) {
+	k, bit := d>>6, uint64(1)<<(d&63)
+	return int(b.rank[k]) + bits.OnesCount64(b.bits[k]&(bit-1)), b.bits[k]&bit != 0
+}
+
+// conjunctionHot does what conjunction and top(acc, k) do together, for
+// a query whose clauses are all hot: it counts the verses holding every
+// required clause with the bit sets, then scores only the verses of the
+// blocks whose best possible score can still enter the k best, the
+// blocks of highest bound first. It returns the k best in order, the
+// number of verses matching, and false when the query is not such a one.
+// blockMask keeps a block's number in the low bits of its sort key (a
+// Bible of 65,536 blocks of 64 verses would need more).
+const blockMask = 1<<16 - 1
+
+func (x *Index) conjunctionHot(q *query, hs []clauseHits, k int) ([]scored, int, bool) {
+	if !shortcuts || len(x.verse) > 64*(blockMask+1) {
+		return nil, 0, false
+	}
+	hcs := make([]*hotClause, len(q.clauses))
+	for i, c := range q.clauses {
+		if hcs[i] = x.hotClause(c); hcs[i] == nil {
+			return nil, 0, false
+		}
+	}
+	order, optional := conjunctionOrder(q, hs)
+	// live holds the blocks with a verse holding every required clause,
+	// each as its bound's bits (monotonic in the bound, which is never
+	// negative) above its number: sorted, the blocks by bound, roughly
+	// (the bound's last bits give way to the number).
+	var live []uint64
+	nb := len(hcs[0].blocks.bits)
+	match := make([]uint64, nb)
+	bound := make([]float64, nb)
+	total := 0
+	for b := range nb {
+		m := ^uint64(0)
+		for _, i := range order {
+			m &= hcs[i].blocks.bits[b]
+		}
+		if m == 0 {
+			continue
+		}
+		total += bits.OnesCount64(m)
+		// The bound adds the clauses' best scores in the order a verse's
+		// score adds up: floating-point addition is monotonic, so no
+		// verse of the block scores more.
+		for _, i := range order {
+			bound[b] += hcs[i].blocks.bmax[b]
+		}
+		for _, i := range optional {
+			bound[b] += hcs[i].blocks.bmax[b]
+		}
+		match[b] = m
+		live = append(live, math.Float64bits(bound[b])&^blockMask|uint64(b))
+	}
+	slices.Sort(live)
+	best := make(topK, 0, k)
+	for n := len(live) - 1; n >= 0; n-- {
+		b := int(live[n] & blockMask)
+		if len(best) == cap(best) && bound[b] < best[0].score {
+			continue // no verse of the block can enter the k best
+		}
+		for m := match[b]; m != 0; m &= m - 1 {
+			d := int32(b*64 + bits.TrailingZeros64(m))
+			s := scored{doc: d}
+			for _, i := range order {
+				j, _ := hcs[i].blocks.at(d)
+				s.score += x.bm25(hs[i].idf, hs[i].tf[j], d)
+				s.mask |= 1 << i
+			}
+			for _, i := range optional {
+				if j, ok := hcs[i].blocks.at(d); ok {
+					s.score += x.bm25(hs[i].idf, hs[i].tf[j], d)
+					s.mask |= 1 << i
+				}
+			}
+			best.offer(s)
+		}
+	}
+	slices.SortFunc(best, cmpScored)
+	return best, total, true
 }
 
 // hotClauses computes the clause of every stem group whose words and
@@ -74,7 +186,7 @@ func (x *Index) hotClauses() {
 		for i := range head {
 			head[i] = acc[i].doc
 		}
-		x.hot[uint32(g)] = &hotClause{alts: ws, syn: syn, own: own, ch: ch, head: head}
+		x.hot[uint32(g)] = &hotClause{alts: ws, syn: syn, own: own, ch: ch, head: head, blocks: x.blocksOf(ch)}
 	}
 }
 

@@ -41,6 +41,7 @@ type Index struct {
 	runeAt    []int32
 	hist      []histogram32     // letter histograms (typo.go)
 	mask      []uint64          // letter sets (typo.go)
+	dels      deletionIndex     // typo candidates (deletes.go)
 	stemAt    map[string]uint32 // stem -> group
 	// frequent holds the decoded verses and counts of the words in at
 	// least frequentDF verses: the words most queries and phrases touch,
@@ -263,6 +264,7 @@ func (x *Index) derive() {
 		x.byLen[n] = append(x.byLen[n], uint32(w))
 	}
 	x.runeAt = append(x.runeAt, int32(len(x.runes)))
+	x.dels = x.deletionsOf()
 }
 
 // frequentDF is the number of verses from which a word's postings are

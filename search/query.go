@@ -780,12 +780,17 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 	}
 	hs := x.queryHits(q)
 	var acc []scored
-	if all {
-		acc = x.conjunction(q, hs)
-	} else {
+	switch {
+	case !all:
 		acc = x.disjunction(hs)
+		r.Total = len(acc)
+	default:
+		var ok bool
+		if acc, r.Total, ok = x.conjunctionHot(q, hs, max(want, proximityK)); !ok {
+			acc = x.conjunction(q, hs)
+			r.Total = len(acc)
+		}
 	}
-	r.Total = len(acc)
 	if r.Total == 0 {
 		return r
 	}
@@ -813,15 +818,7 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 // intersecting from the rarest; the optional clauses add to the score of
 // the verses that hold them.
 func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
-	var order, optional []int
-	for i, c := range q.clauses {
-		if c.optional {
-			optional = append(optional, i)
-		} else {
-			order = append(order, i)
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return len(hs[a].doc) - len(hs[b].doc) })
+	order, optional := conjunctionOrder(q, hs)
 	first := hs[order[0]]
 	acc := make([]scored, len(first.doc))
 	for i, d := range first.doc {
@@ -861,6 +858,20 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		}
 	}
 	return acc
+}
+
+// conjunctionOrder returns the required clauses of q, rarest first, the
+// order in which their scores add up, and the optional ones.
+func conjunctionOrder(q *query, hs []clauseHits) (order, optional []int) {
+	for i, c := range q.clauses {
+		if c.optional {
+			optional = append(optional, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return len(hs[a].doc) - len(hs[b].doc) })
+	return order, optional
 }
 
 // disjunction scores the verses holding any clause.

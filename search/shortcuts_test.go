@@ -65,3 +65,44 @@ func TestShortcuts(t *testing.T) {
 		t.Errorf("%d of %d answers differ", differ, 2*len(queries))
 	}
 }
+
+// TestShortcutsCandidates checks that the deletion index (deletes.go)
+// finds the typo candidates the scan of the vocabulary finds: for
+// misspellings of words all over the WEB's vocabulary (a letter dropped,
+// doubled, changed, two swapped, two slips at once), the same words in
+// the same order.
+func TestShortcutsCandidates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the WEB")
+	}
+	x := loadBible(t, "eng-web", true)
+	defer search.SetShortcuts(true)
+	slips := []func(r []rune) []rune{
+		func(r []rune) []rune { return slices.Delete(slices.Clone(r), 1, 2) },
+		func(r []rune) []rune { return slices.Insert(slices.Clone(r), 1, r[1]) },
+		func(r []rune) []rune { c := slices.Clone(r); c[len(c)/2] = 'q'; return c },
+		func(r []rune) []rune { c := slices.Clone(r); c[0], c[1] = c[1], c[0]; return c },
+		func(r []rune) []rune { c := slices.Insert(slices.Clone(r), 0, 'z'); c[len(c)-1] = 'é'; return c },
+	}
+	words := x.Vocabulary()
+	n := 0
+	for i := 0; i < len(words); i += 7 {
+		r := []rune(words[i])
+		if len(r) < 3 {
+			continue
+		}
+		for _, slip := range slips {
+			typo := string(slip(r))
+			search.SetShortcuts(false)
+			want := x.Candidates(typo, 10)
+			search.SetShortcuts(true)
+			if got := x.Candidates(typo, 10); !slices.Equal(got, want) {
+				t.Errorf("Candidates(%q) = %q with the deletion index, %q without", typo, got, want)
+			}
+			n++
+		}
+	}
+	if n < 5000 {
+		t.Fatalf("only %d misspellings tried", n)
+	}
+}
