@@ -1,6 +1,9 @@
 package search
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Two-word phrases of common words ("to the", "and to your") are the
 // dearest queries to answer from the words' postings: the verses holding
@@ -20,6 +23,9 @@ type bigrams struct {
 	span   map[uint64][2]uint32
 	doc    []int32
 	tf     []uint32
+	// head holds the first proximityK verses of the ranking of each pair
+	// in frequentDF verses or more: a query of that phrase alone.
+	head map[uint64][]int32
 }
 
 // bigramsOf finds the pairs of common groups side by side in each verse.
@@ -108,6 +114,26 @@ func (x *Index) bigramsOf() {
 		b.span[k] = [2]uint32{first, uint32(len(b.doc))}
 	}
 	b.doc, b.tf = slices.Clone(b.doc), slices.Clip(b.tf)
+	b.head = map[uint64][]int32{}
+	for k, s := range b.span {
+		if s[1]-s[0] < frequentDF {
+			continue
+		}
+		// As run ranks a phrase alone: BM25 of its occurrences.
+		docs, tf := b.doc[s[0]:s[1]], b.tf[s[0]:s[1]]
+		n, df := float64(len(x.verse)), float64(len(docs))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		acc := make([]scored, len(docs))
+		for i, d := range docs {
+			acc[i] = scored{doc: d, mask: 1, score: x.bm25(idf, float32(tf[i]), d)}
+		}
+		top(acc, proximityK)
+		head := make([]int32, min(proximityK, len(acc)))
+		for i := range head {
+			head[i] = acc[i].doc
+		}
+		b.head[k] = head
+	}
 	x.bigrams = b
 }
 
@@ -164,4 +190,34 @@ func (x *Index) phraseCandidates(c clause, us []hits) []int32 {
 		}
 	}
 	return cand
+}
+
+// runBigram answers a query of one phrase of two common words, wanting
+// no more verses than its head has, from the head; nil otherwise.
+func (x *Index) runBigram(q *query, want int) *Result {
+	if !shortcuts || len(q.clauses) != 1 || !q.clauses[0].phrase || len(q.clauses[0].alts) != 2 || want > proximityK {
+		return nil
+	}
+	c := q.clauses[0]
+	g1, ok1 := x.commonGroup(c.alts[0])
+	g2, ok2 := x.commonGroup(c.alts[1])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	k := uint64(g1)<<32 | uint64(g2)
+	head, ok := x.bigrams.head[k]
+	if !ok {
+		return nil
+	}
+	s := x.bigrams.span[k]
+	r := &Result{Intent: IntentText, Total: int(s[1] - s[0])}
+	r.Verses = slices.Clone(head[:min(want, len(head))])
+	r.masks = make([]uint32, len(r.Verses))
+	for i := range r.masks {
+		r.masks[i] = 1
+	}
+	r.matched = append(slices.Clone(c.alts[0]), c.alts[1]...)
+	slices.Sort(r.matched)
+	r.matched = slices.Compact(r.matched)
+	return r
 }

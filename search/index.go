@@ -19,10 +19,11 @@ const Version = "search-3"
 type Index struct {
 	an    *Analyzer
 	lang  string
-	verse []string // verse ids (JHN.3.16), the document numbers, in canonical order
-	text  []string // each verse's plain text: no headings, notes or cross references
-	lens  []uint16 // words per verse
-	avg   float64  // mean words per verse
+	verse []string  // verse ids (JHN.3.16), the document numbers, in canonical order
+	text  []string  // each verse's plain text: no headings, notes or cross references
+	lens  []uint16  // words per verse
+	avg   float64   // mean words per verse
+	norm  []float64 // BM25's length normalisation by verse length (derive)
 	// words is the sorted vocabulary of folded words; count how often each
 	// occurs; post each one's postings (format.go); stem its stem group.
 	words []string
@@ -212,6 +213,12 @@ func (x *Index) derive() {
 	x.avg = 1
 	if len(x.lens) > 0 && total > 0 {
 		x.avg = float64(total) / float64(len(x.lens))
+	}
+	// BM25's length normalisation of a verse of n words, by n: a verse
+	// length is one of a few hundred.
+	x.norm = make([]float64, slices.Max(append(x.lens, 0))+1)
+	for n := range x.norm {
+		x.norm[n] = bm25K1 * (1 - bm25B + bm25B*float64(n)/x.avg)
 	}
 	x.verseAt = make(map[string]int32, len(x.verse))
 	x.chapterAt = map[string][2]int32{}

@@ -755,8 +755,7 @@ func (x *Index) clauseHits(c clause) clauseHits {
 // bm25 is one clause's share of a verse's score.
 func (x *Index) bm25(idf float64, tf float32, doc int32) float64 {
 	t := float64(tf)
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(x.lens[doc])/x.avg)
-	return idf * t * (bm25K1 + 1) / (t + norm)
+	return idf * t * (bm25K1 + 1) / (t + x.norm[x.lens[doc]])
 }
 
 // run evaluates a parsed query. With all, a verse must hold every clause
@@ -774,6 +773,9 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 		return hr
 	}
 	if all {
+		if br := x.runBigram(q, want); br != nil {
+			return br
+		}
 		if or := x.runOne(q, want); or != nil {
 			return or
 		}
