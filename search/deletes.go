@@ -30,31 +30,48 @@ type deletionIndex struct {
 }
 
 func (x *Index) deletionsOf() deletionIndex {
-	var all []uint64 // a deletion's hash in the high half, the word in the low
+	// Each word's deletions' hashes, word after word, then the words laid
+	// out by bucket (a counting sort, stable: a bucket's words in order,
+	// so a word twice in one bucket is kept once).
+	var hs []uint32
+	first := make([]int, len(x.words)+1) // word w's hashes are hs[first[w]:first[w+1]]
 	for w := range x.words {
-		each := func(h uint32) { all = append(all, uint64(h)<<32|uint64(w)) }
-		deletions(x.runes[x.runeAt[w]:x.runeAt[w+1]], maxDeletes, each)
+		deletions(x.runes[x.runeAt[w]:x.runeAt[w+1]], maxDeletes, func(h uint32) { hs = append(hs, h) })
+		first[w+1] = len(hs)
 	}
-	slices.Sort(all)
-	all = slices.Compact(all)
 	var di deletionIndex
 	di.shift = 32
-	for n := 1; n < len(all)/4; n *= 2 {
+	for n := 1; n < len(hs)/4; n *= 2 {
 		di.shift--
 	}
 	di.at = make([]uint32, 1<<(32-di.shift)+1)
-	di.words = make([]uint32, 0, len(all))
-	for _, e := range all {
-		b := uint32(e>>32) >> di.shift
-		if n := len(di.words); n > 0 && di.words[n-1] == uint32(e) && di.at[b+1] > 0 {
-			continue // the word again in the same bucket
-		}
-		di.words = append(di.words, uint32(e))
-		di.at[b+1] = uint32(len(di.words))
+	for _, h := range hs {
+		di.at[h>>di.shift+1]++
 	}
 	for b := 1; b < len(di.at); b++ {
-		di.at[b] = max(di.at[b], di.at[b-1])
+		di.at[b] += di.at[b-1]
 	}
+	fill := slices.Clone(di.at[:len(di.at)-1])
+	words := make([]uint32, len(hs))
+	for w := range x.words {
+		for _, h := range hs[first[w]:first[w+1]] {
+			b := h >> di.shift
+			if fill[b] > di.at[b] && words[fill[b]-1] == uint32(w) {
+				continue // the word again in this bucket
+			}
+			words[fill[b]] = uint32(w)
+			fill[b]++
+		}
+	}
+	// Close the gaps the words kept once left.
+	di.words = make([]uint32, 0, len(hs))
+	for b := range fill {
+		start := len(di.words)
+		di.words = append(di.words, words[di.at[b]:fill[b]]...)
+		di.at[b] = uint32(start)
+	}
+	di.at[len(fill)] = uint32(len(di.words))
+	di.words = slices.Clone(di.words)
 	return di
 }
 
