@@ -206,9 +206,10 @@ func (x *Index) groupStems() {
 // derive computes what the index format leaves out because it follows
 // from the rest.
 func (x *Index) derive() {
-	total := 0
+	total, longest := 0, 0
 	for _, n := range x.lens {
 		total += int(n)
+		longest = max(longest, int(n))
 	}
 	x.avg = 1
 	if len(x.lens) > 0 && total > 0 {
@@ -216,7 +217,7 @@ func (x *Index) derive() {
 	}
 	// BM25's length normalisation of a verse of n words, by n: a verse
 	// length is one of a few hundred.
-	x.norm = make([]float64, slices.Max(append(x.lens, 0))+1)
+	x.norm = make([]float64, longest+1)
 	for n := range x.norm {
 		x.norm[n] = bm25K1 * (1 - bm25B + bm25B*float64(n)/x.avg)
 	}

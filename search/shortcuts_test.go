@@ -3,6 +3,7 @@ package search_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bibleplatform/platform/search"
@@ -100,6 +101,14 @@ func TestShortcutsCandidates(t *testing.T) {
 				t.Errorf("Candidates(%q) = %q with the deletion index, %q without", typo, got, want)
 			}
 			n++
+		}
+	}
+	for _, typo := range []string{strings.Repeat("xq", 40), "mahershalalhashbazz", "jerusalemm"} {
+		search.SetShortcuts(false)
+		want := x.Candidates(typo, 10)
+		search.SetShortcuts(true)
+		if got := x.Candidates(typo, 10); !slices.Equal(got, want) {
+			t.Errorf("Candidates(%q) = %q with the deletion index, %q without", typo, got, want)
 		}
 	}
 	if n < 5000 {

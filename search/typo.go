@@ -188,9 +188,13 @@ func (x *Index) candidates(word string, n, d int) []uint32 {
 			found = append(found, cand{w, dist, score})
 		}
 	}
-	if shortcuts && d <= maxDeletes {
+	switch {
+	case l-d >= len(x.byLen):
+		// Longer than any word by more than d letters: no candidate, and
+		// a long word has many deletions.
+	case shortcuts && d <= maxDeletes:
 		x.nearWords(a, d, try)
-	} else {
+	default:
 		for k := max(l-d, 1); k <= l+d && k < len(x.byLen); k++ {
 			for _, w := range x.byLen[k] {
 				try(w)
