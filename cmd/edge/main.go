@@ -59,7 +59,7 @@ type serveCmd struct {
 	IDBurst          int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
 	PackCache        int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
 	ComposeCache     int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
-	SearchIndexCache int64         `help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
+	SearchIndexCache int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
 	DiskCache        string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	DiskCacheMax     int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
 	WholePackMax     int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
