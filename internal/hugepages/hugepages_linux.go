@@ -154,7 +154,8 @@ func (a *hugeAdvisor) advise() {
 // that are not merged yet. A range none of whose pages are resident cannot
 // be merged (the kernel answers EINVAL: it has no page table to merge), nor
 // should a sparse one be (denseMin). Ranges are merged one by one, so that
-// one failure (EAGAIN: a page was busy; ENOMEM: no free 2 MiB of memory)
+// one failure (EAGAIN: a page was busy, or touched so recently that it is
+// not on the kernel's LRU lists yet; ENOMEM: no free 2 MiB of memory)
 // leaves the others merged; a failed range is tried again at the next look.
 func (a *hugeAdvisor) collapse(start, end uintptr) {
 	if a.noCollapse {
