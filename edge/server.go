@@ -393,7 +393,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if wire.RefuseAmbiguousFraming(ctx) {
 		return metrics.ClassOther
 	}
-	path := ctx.Path()
+	path := respond.Path(ctx)
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
 		s.ops(ctx, path)

@@ -34,7 +34,7 @@ type From struct {
 // The other Bible need not be licensed to the app: only its numbering is
 // read, which the Bible resource shows to every app.
 func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set, ok bool) {
-	args := ctx.QueryArgs()
+	args := respond.QueryOf(ctx)
 	bid, name := args.Peek("from_bible_id"), args.Peek("from_versification")
 	if len(bid) == 0 && len(name) == 0 {
 		return From{}, false, true
