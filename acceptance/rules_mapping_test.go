@@ -1,6 +1,7 @@
 package acceptance
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -144,4 +145,50 @@ func parallelRules(e *env) {
 		}
 		c.wantLoc(c.get("/v1/passages/JHN.3.16", nil), "bible_ids[]")
 	})
+	e.rule("edge/passages.parallel.verse", func(c *C) {
+		r := c.get("/v1/passages/JHN.3.16-17?bible_ids[]=9001&bible_ids[]=9002&align=verse", nil)
+		c.status(r, 200)
+		v := obj(c.json(r, parallelVersesSchema))
+		rows := v["verses"].([]any)
+		if len(rows) != 2 {
+			c.Errorf("JHN.3.16-17 verse by verse: %d rows, want 2", len(rows))
+		}
+		for _, row := range rows {
+			for i, x := range obj(row)["texts"].([]any) {
+				cell := obj(x)
+				own := obj(c.json(c.get(fmt.Sprintf("/v1/bibles/%d/passages/%s", num(cell["bible_id"]), str(cell["id"])), nil), passageSchema))
+				if id := []int64{9001, 9002}[i]; num(cell["bible_id"]) != id || str(cell["content"]) != str(own["content"]) {
+					c.Errorf("row %v, cell %d = %v, want Bible %d's own %v", obj(row)["id"], i, cell, id, own)
+				}
+			}
+		}
+		// A verse the Bible lacks (the Hebrew numbering's title of Psalm
+		// 3, a heading here) is absent, and the next row is its 3:1.
+		r = c.get("/v1/passages/PSA.3.1-2?bible_ids[]=9001&from_versification=org&align=verse", nil)
+		c.status(r, 200)
+		var a struct {
+			Verses []struct {
+				ID    string
+				Texts []struct {
+					ID     string
+					Absent bool
+				}
+			}
+		}
+		if err := json.Unmarshal(r.body, &a); err != nil || len(a.Verses) != 2 || !a.Verses[0].Texts[0].Absent ||
+			a.Verses[1].ID != "PSA.3.2" || a.Verses[1].Texts[0].ID != "PSA.3.1" {
+			c.Errorf("PSA.3.1-2 from org verse by verse = %s, want PSA.3.1 absent and PSA.3.2 as PSA.3.1", r.body)
+		}
+		c.wantLoc(c.get("/v1/passages/JHN.3.16?bible_ids[]=9001&align=verses", nil), "align")
+	})
 }
+
+var parallelVersesSchema = tObject{req: map[string]schema{
+	"id":   s,
+	"from": parallelSchema.req["from"],
+	"data": parallelSchema.req["data"],
+	"verses": tArray{min: 1, of: tObject{req: map[string]schema{
+		"id":    s,
+		"texts": tArray{min: 1, of: tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s}}},
+	}}},
+}}

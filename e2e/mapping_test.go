@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,19 +52,25 @@ func TestMappingAcrossBibles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(content, "verse_of_the_day.json"), []byte(`[{"day": 5, "passage_id": "PSA.3.3"}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build.Import(content, sharedBooks(t, "eng-web", "20-PSAeng-web.usfm.gz", "40-MALeng-web.usfm.gz"), build.BibleMeta{
+	if _, err := build.Import(content, sharedBooks(t, "eng-web", "20-PSAeng-web.usfm.gz", "30-JOLeng-web.usfm.gz", "40-MALeng-web.usfm.gz", "70-MATeng-web.usfm.gz"), build.BibleMeta{
 		ID: 206, Abbreviation: "WEB", Title: "World English Bible", LanguageTag: "en", LicenseID: 1,
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build.Import(content, sharedBooks(t, "hbo-uhb", "19-PSA.usfm.gz", "39-MAL.usfm.gz"), build.BibleMeta{
+	if _, err := build.Import(content, sharedBooks(t, "hbo-uhb", "19-PSA.usfm.gz", "29-JOL.usfm.gz", "39-MAL.usfm.gz"), build.BibleMeta{
 		ID: 8001, Abbreviation: "UHB", Title: "unfoldingWord Hebrew Bible", LanguageTag: "hbo", LicenseID: 1,
 		Versification: "org", Numbering: build.NumberingAlternate,
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build.Import(content, sharedBooks(t, "spa-rv1909", "40-MALspaRV1909.usfm.gz"), build.BibleMeta{
+	if _, err := build.Import(content, sharedBooks(t, "spa-rv1909", "30-JOLspaRV1909.usfm.gz", "40-MALspaRV1909.usfm.gz"), build.BibleMeta{
 		ID: 1909, Abbreviation: "RV1909", Title: "Reina-Valera 1909", LanguageTag: "es", LicenseID: 1,
+	}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The BSB's Matthew omits 17:21, which the WEB has.
+	if _, err := build.Import(content, sharedBooks(t, "eng-bsb", "41MATBSB.usfm.gz"), build.BibleMeta{
+		ID: 3034, Abbreviation: "BSB", Title: "Berean Standard Bible", LanguageTag: "en", LicenseID: 1,
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +85,7 @@ func TestMappingAcrossBibles(t *testing.T) {
 	// The UHB is licensed too: its text is compared.
 	if err := e.srv.SetAccess(&access.Snapshot{Version: 2, Generated: time.Now(), Apps: []access.App{{
 		ID: "00000000-0000-4000-8000-000000000001", Name: "e2e", Status: "live",
-		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001, 1909},
+		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001, 1909, 3034},
 		RateLimit: access.Rate{PerSecond: 1e6, Burst: 1e6},
 	}}}); err != nil {
 		t.Fatal(err)
@@ -131,6 +138,84 @@ func TestMappingAcrossBibles(t *testing.T) {
 			t.Errorf("parallel MAL.4 in %d differs from its own %s", bible, wantIDs[i])
 		}
 	}
+	// Verse by verse (align=verse): a row per verse of the WEB's MAL.4,
+	// each Bible's text of it being its own passage of that verse.
+	type cell struct {
+		BibleID int32 `json:"bible_id"`
+		ID      string
+		Content *string
+		Absent  bool
+	}
+	type row struct {
+		ID    string
+		Texts []cell
+	}
+	aligned := func(path string) []row {
+		t.Helper()
+		var v struct{ Verses []row }
+		if err := json.Unmarshal([]byte(e.mustGet(t, path)), &v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return v.Verses
+	}
+	// checkRows compares rows with want, one line a row: the row's id and
+	// each Bible's id ("-" for absent), and each text with the Bible's own
+	// passage of its id in the same format.
+	checkRows := func(path string, bibles []int32, query string, want []string) {
+		t.Helper()
+		rows := aligned(path)
+		var got []string
+		for _, r := range rows {
+			line := r.ID + ":"
+			for i, c := range r.Texts {
+				if i >= len(bibles) || c.BibleID != bibles[i] {
+					t.Fatalf("%s: row %s names Bible %d at %d, want the order %v", path, r.ID, c.BibleID, i, bibles)
+				}
+				if c.Absent {
+					line += " -"
+					if c.ID != "" || c.Content != nil {
+						t.Errorf("%s: row %s, absent from %d, has id %q, content %v", path, r.ID, c.BibleID, c.ID, c.Content)
+					}
+					continue
+				}
+				line += " " + c.ID
+				own := get("/v1/bibles/" + strconv.Itoa(int(c.BibleID)) + "/passages/" + c.ID + query)
+				if c.Content == nil || *c.Content != own.Content {
+					t.Errorf("%s: row %s in %d is not its own %s:\n%v\nwant %q", path, r.ID, c.BibleID, c.ID, c.Content, own.Content)
+				}
+			}
+			got = append(got, line)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s rows:\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	checkRows("/v1/passages/MAL.4?bible_ids[]=206&bible_ids[]=1909&bible_ids[]=8001&align=verse", []int32{206, 1909, 8001}, "", []string{
+		"MAL.4.1: MAL.4.1 MAL.4.1 MAL.3.19", "MAL.4.2: MAL.4.2 MAL.4.2 MAL.3.20", "MAL.4.3: MAL.4.3 MAL.4.3 MAL.3.21",
+		"MAL.4.4: MAL.4.4 MAL.4.4 MAL.3.22", "MAL.4.5: MAL.4.5 MAL.4.5 MAL.3.23", "MAL.4.6: MAL.4.6 MAL.4.6 MAL.3.24",
+	})
+	// The same in HTML, and from the Hebrew numbering across the chapter
+	// end: the UHB's 3:18 is the WEB's 3:18, its 3:19 the WEB's 4:1.
+	checkRows("/v1/passages/MAL.3.18-19?bible_ids[]=8001&bible_ids[]=206&align=verse&format=html", []int32{8001, 206}, "?format=html",
+		[]string{"MAL.3.18: MAL.3.18 MAL.3.18", "MAL.3.19: MAL.3.19 MAL.4.1"})
+	// Psalm 51: the WEB prints the title as a heading, the UHB counts it
+	// as verses 1-2; "Create in me a clean heart" is 51:10 and 51:12.
+	psalm := []string{"PSA.51.0: - PSA.51.1-2"}
+	for v := 1; v <= 19; v++ {
+		psalm = append(psalm, fmt.Sprintf("PSA.51.%d: PSA.51.%d PSA.51.%d", v, v, v+2))
+	}
+	checkRows("/v1/passages/PSA.51?bible_ids[]=206&bible_ids[]=8001&align=verse", []int32{206, 8001}, "", psalm)
+	checkRows("/v1/passages/PSA.51.1-3?bible_ids[]=8001&bible_ids[]=206&align=verse", []int32{8001, 206}, "",
+		[]string{"PSA.51.1: PSA.51.1 -", "PSA.51.2: PSA.51.2 -", "PSA.51.3: PSA.51.3 PSA.51.1"})
+	// Joel 2:28-32 is Hebrew 3:1-5.
+	checkRows("/v1/passages/JOL.2.27-32?bible_ids[]=206&bible_ids[]=1909&bible_ids[]=8001&align=verse", []int32{206, 1909, 8001}, "", []string{
+		"JOL.2.27: JOL.2.27 JOL.2.27 JOL.2.27", "JOL.2.28: JOL.2.28 JOL.2.28 JOL.3.1", "JOL.2.29: JOL.2.29 JOL.2.29 JOL.3.2",
+		"JOL.2.30: JOL.2.30 JOL.2.30 JOL.3.3", "JOL.2.31: JOL.2.31 JOL.2.31 JOL.3.4", "JOL.2.32: JOL.2.32 JOL.2.32 JOL.3.5",
+	})
+	// A verse one Bible lacks is absent there; the next verses still line up.
+	checkRows("/v1/passages/MAT.17.20-22?bible_ids[]=206&bible_ids[]=3034&align=verse", []int32{206, 3034}, "",
+		[]string{"MAT.17.20: MAT.17.20 MAT.17.20", "MAT.17.21: MAT.17.21 -", "MAT.17.22: MAT.17.22 MAT.17.22"})
+
 	// The calendar is in English numbering: its PSA.3.3 is Hebrew 3:4.
 	for day, want := range map[int]string{5: "PSA.3.4"} {
 		if d := e.mustGet(t, "/v1/verse-of-the-days/"+strconv.Itoa(day)+"?bible_id=8001"); !strings.Contains(d, `"passage_id":"`+want+`"`) {

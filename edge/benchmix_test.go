@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -33,7 +34,10 @@ import (
 //	EDGE_BENCH_DIR=$PWD/.run/bench-edge go test -run '^$' -bench HandlerMix ./edge
 //
 // EDGE_BENCH_PATHS=N takes the mix's first N requests only (1: one URI
-// repeated, as BenchmarkHandler does). With EDGE_BENCH_HUGE_PAGES=1 the heap is advised to use huge pages, as
+// repeated, as BenchmarkHandler does). Each answer is written out as
+// fasthttp's server writes it (header and body into the connection's
+// 4 KiB write buffer, flushed to nowhere); EDGE_BENCH_WRITE=0 leaves the
+// answers unwritten, the handler alone. With EDGE_BENCH_HUGE_PAGES=1 the heap is advised to use huge pages, as
 // edge serve does (hugepages.Advise). Besides ns/op it reports the
 // process's CPU time per request (cpu-ns/op), which other work on a busy
 // machine moves less than the wall clock.
@@ -90,6 +94,7 @@ type benchMix struct {
 	key   string
 	paths []string
 	ctxs  [64]fasthttp.RequestCtx
+	ws    [64]*bufio.Writer // each context's write buffer; nil: answers not written
 	next  int
 	fail  func(int)
 }
@@ -114,6 +119,11 @@ func openBenchMix(b *testing.B, dir string) *benchMix {
 		b.Fatal(err)
 	}
 	m := &benchMix{srv: srv, fail: func(status int) { b.Fatalf("status %d", status) }}
+	if os.Getenv("EDGE_BENCH_WRITE") != "0" {
+		for i := range m.ws {
+			m.ws[i] = bufio.NewWriterSize(io.Discard, 4096) // fasthttp's default
+		}
+	}
 	m.paths, m.key = readBenchMix(b, filepath.Join(dir, "edge.lua"))
 	if n, err := strconv.Atoi(os.Getenv("EDGE_BENCH_PATHS")); err == nil && n > 0 && n < len(m.paths) {
 		m.paths = m.paths[:n]
@@ -149,7 +159,8 @@ func readBenchMix(b *testing.B, path string) (paths []string, key string) {
 func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
 	for range n {
 		m.next++
-		ctx := &m.ctxs[m.next%len(m.ctxs)]
+		ci := m.next % len(m.ctxs)
+		ctx := &m.ctxs[ci]
 		ctx.Request.Reset()
 		ctx.Response.Reset()
 		ctx.Request.SetRequestURI(m.paths[m.next%len(m.paths)])
@@ -162,6 +173,12 @@ func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
 		handle(ctx)
 		if s := ctx.Response.StatusCode(); s != 200 {
 			m.fail(s)
+		}
+		if w := m.ws[ci]; w != nil {
+			if err := ctx.Response.Write(w); err != nil {
+				panic(err)
+			}
+			w.Flush()
 		}
 	}
 }

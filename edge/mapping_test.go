@@ -69,6 +69,16 @@ func TestMappedRoutes(t *testing.T) {
 			body: []string{`"id":"JHN.3.16","from":{"versification":"eng","bible_id":9001}`, `"bible_id":9001,"id":"JHN.3.16"`, `"bible_id":9002,"id":"JHN.3.16"`}},
 		{name: "parallel in another numbering", path: "/v1/passages/PSA.3.2?bible_ids[]=9001&from_versification=org&format=html", headers: []string{key}, status: 200,
 			body: []string{`"bible_id":9001,"id":"PSA.3.1"`}},
+		{name: "parallel verse by verse", path: "/v1/passages/JHN.3.16-17?bible_ids[]=9001&bible_ids[]=9002&align=verse", headers: []string{key}, status: 200,
+			body: []string{`"bible_id":9001,"id":"JHN.3.16-17"`, `"verses":[{"id":"JHN.3.16","texts":[{"bible_id":9001,"id":"JHN.3.16","content":"`,
+				`{"id":"JHN.3.17","texts":[{"bible_id":9001,"id":"JHN.3.17","content":"`, `{"bible_id":9002,"id":"JHN.3.17","content":"`}},
+		{name: "parallel verse by verse, a title absent", path: "/v1/passages/PSA.3.1-2?bible_ids[]=9001&from_versification=org&align=verse&format=html",
+			headers: []string{key}, status: 200,
+			body: []string{`"verses":[{"id":"PSA.3.1","texts":[{"bible_id":9001,"absent":true}]},{"id":"PSA.3.2","texts":[{"bible_id":9001,"id":"PSA.3.1","content":"<div>`}},
+		{name: "parallel, align by passage", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&align=passage", headers: []string{key}, status: 200,
+			body: []string{`"data":[{"bible_id":9001,"id":"JHN.3.16"`}},
+		{name: "parallel, bad align", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&align=verses", headers: []string{key}, status: 422,
+			body: []string{"align"}},
 		{name: "parallel, one Bible lacks it", path: "/v1/passages/JHN.3.16?bible_ids[]=9001&bible_ids[]=9003", headers: []string{key}, status: 404,
 			body: []string{"Bible 9003"}},
 		{name: "parallel, not licensed", path: "/v1/passages/JHN.3.16?bible_ids[]=" + itoa(int(keys.UnlicensedBibleID)),
@@ -124,7 +134,7 @@ func TestMappedRoutes(t *testing.T) {
 func FuzzPassageIDs(f *testing.F) {
 	for _, s := range []string{"JHN.3.16", "PSA.3.2-4", "JHN.3.16,JHN.3.18-19", "PSA.1,JHN.1.1", "John 3:16, 18",
 		"JHN.INTRO", "PSA.3.0", "MAL.4", "JHN.3.16-JHN.2.1", ",", "JHN.3.16,,", "PS2.1_1"} {
-		for _, q := range []string{"", "from_versification=org", "from_versification=lxx", "from_bible_id=9002", "format=html"} {
+		for _, q := range []string{"", "from_versification=org", "from_versification=lxx", "from_bible_id=9002", "format=html", "align=verse"} {
 			f.Add(s, q)
 		}
 	}

@@ -68,7 +68,10 @@ func (s *Server) writeMetrics(w io.Writer) {
 	_, pb := s.packs.Cache().Stats()
 	_, cb := s.composed.Stats()
 	_, sb := s.searched.Stats()
-	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\nedge_cache_bytes{cache=\"search\"} %d\n", pb, cb, sb)
+	held, xb, loads := s.search.IndexStats()
+	fmt.Fprintf(w, "edge_cache_bytes{cache=\"packs\"} %d\nedge_cache_bytes{cache=\"composed\"} %d\nedge_cache_bytes{cache=\"search\"} %d\nedge_cache_bytes{cache=\"search_indexes\"} %d\n", pb, cb, sb, xb)
+	metrics.WriteScalar(w, "edge_search_indexes_held", "gauge", "Decoded search indexes held in memory (bounded by --search-index-cache-size).", float64(held))
+	metrics.WriteScalar(w, "edge_search_index_loads_total", "counter", "Search indexes decoded: a Bible's first search, or its next after the bound let its index go.", float64(loads))
 
 	fmt.Fprintln(w, "# HELP edge_access_snapshot_age_seconds Time since the access source last confirmed the snapshot in use.")
 	fmt.Fprintln(w, "# TYPE edge_access_snapshot_age_seconds gauge")

@@ -77,6 +77,9 @@ type Config struct {
 
 	PackCacheBytes    int64
 	ComposeCacheBytes int64
+	// SearchIndexCacheBytes bounds the decoded search indexes held in
+	// memory (0: DefaultSearchIndexCacheBytes).
+	SearchIndexCacheBytes int64
 	// DiskCacheDir keeps whole packs fetched from the store on local disk,
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
 	// the largest pack fetched whole on its second miss (on its first
@@ -134,11 +137,12 @@ const (
 	// DefaultSearchReportInterval is how often counted searches are
 	// reported to dynamic, DefaultTrendingRefresh how often the trending
 	// snapshot is fetched.
-	DefaultSearchReportInterval = searchapi.DefaultSearchReportInterval
-	DefaultTrendingRefresh      = searchapi.DefaultTrendingRefresh
-	DefaultPackCacheBytes       = 1 << 30
-	DefaultComposeCacheBytes    = 64 << 20
-	DefaultDynamicTimeout       = 30 * time.Second
+	DefaultSearchReportInterval  = searchapi.DefaultSearchReportInterval
+	DefaultTrendingRefresh       = searchapi.DefaultTrendingRefresh
+	DefaultPackCacheBytes        = 1 << 30
+	DefaultComposeCacheBytes     = 64 << 20
+	DefaultSearchIndexCacheBytes = searchapi.DefaultIndexCacheBytes
+	DefaultDynamicTimeout        = 30 * time.Second
 )
 
 // DefaultIDOnlyRate is the allowance of requests that name their app only
@@ -252,7 +256,7 @@ func New(cfg Config) (*Server, error) {
 		searched:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
-		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now)})
+		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now), Clock: cfg.Now})
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
 	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
@@ -270,7 +274,8 @@ func New(cfg Config) (*Server, error) {
 		Timeout: cfg.DynamicTimeout, ReportEvery: cfg.SearchReportInterval, RefreshEvery: cfg.TrendingRefresh})
 	s.bibles = content.New(content.Config{Log: s.log, Authz: s.authz, Packs: s.packs, Composed: s.composed, MaxRangeVerses: cfg.MaxRangeVerses})
 	s.search = searchapi.New(searchapi.Config{Log: s.log, Authz: s.authz, Site: &s.site, Packs: s.packs,
-		Composed: s.composed, Searched: s.searched, Compute: s.compute, PageTokens: pageTokens, Trends: s.trending})
+		Composed: s.composed, Searched: s.searched, Compute: s.compute, PageTokens: pageTokens, Trends: s.trending,
+		IndexBytes: cfg.SearchIndexCacheBytes})
 	s.dev = dev.New(s.log, cfg.ReaderAppKey)
 	s.gateway, err = gateway.New(gateway.Config{Authz: s.authz, Log: s.log,
 		URL: cfg.DynamicURL, Token: cfg.EdgeToken, Timeout: cfg.DynamicTimeout})
@@ -390,7 +395,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if wire.RefuseAmbiguousFraming(ctx) {
 		return metrics.ClassOther
 	}
-	path := ctx.Path()
+	path := respond.Path(ctx)
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
 		s.ops(ctx, path)

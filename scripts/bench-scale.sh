@@ -192,8 +192,8 @@ for store in $STORES; do
 	edge_pid=$!
 	wait_ready
 	# The bound the edge set itself: a soft memory limit of --pack-cache +
-	# 2 × --compose-cache (composed ranges and search answers) + 256 MiB,
-	# which it logs.
+	# 2 × --compose-cache (composed ranges and search answers) +
+	# --search-index-cache-size + 256 MiB, which it logs.
 	limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
 	pos=0 hot_pos=0

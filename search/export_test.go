@@ -13,3 +13,6 @@ const MaxPostings = maxPostings
 
 // SetShortcuts turns the query path's shortcuts (hot.go) on or off.
 func SetShortcuts(on bool) { shortcuts = on }
+
+// Vocabulary returns the index's folded words, sorted.
+func (x *Index) Vocabulary() []string { return x.words }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // What a query needs of the common words, made once when the index is
@@ -35,6 +37,118 @@ type hotClause struct {
 	own       hits // the verses of alts alone (union)
 	ch        clauseHits
 	head      []int32 // the best proximityK verses by BM25, best first
+	blocks    blocks
+}
+
+// blocks holds a hot clause's verses as a bit set, 64 verses a block,
+// with the number of its verses before each block (so that the index of
+// a verse in the clause's lists is a count of bits) and the best BM25
+// score of the clause in each block: block-max scores, which tell a
+// conjunction of common words which blocks cannot enter its top k.
+type blocks struct {
+	bits []uint64
+	rank []uint32
+	bmax []float64
+}
+
+func (x *Index) blocksOf(ch clauseHits) blocks {
+	n := (len(x.verse) + 63) / 64
+	b := blocks{bits: make([]uint64, n), rank: make([]uint32, n), bmax: make([]float64, n)}
+	for i, d := range ch.doc {
+		k := d >> 6
+		b.bits[k] |= 1 << (d & 63)
+		b.bmax[k] = max(b.bmax[k], x.bm25(ch.idf, ch.tf[i], d))
+	}
+	for k := 1; k < n; k++ {
+		b.rank[k] = b.rank[k-1] + uint32(bits.OnesCount64(b.bits[k-1]))
+	}
+	return b
+}
+
+// at returns the index of verse d in the clause's lists, and whether the
+// clause holds it.
+func (b *blocks) at(d int32) (int, bool) {
+	k, bit := d>>6, uint64(1)<<(d&63)
+	return int(b.rank[k]) + bits.OnesCount64(b.bits[k]&(bit-1)), b.bits[k]&bit != 0
+}
+
+// conjunctionHot does what conjunction and top(acc, k) do together, for
+// a query whose clauses are all hot: it counts the verses holding every
+// required clause with the bit sets, then scores only the verses of the
+// blocks whose best possible score can still enter the k best, the
+// blocks of highest bound first. It returns the k best in order, the
+// number of verses matching, and false when the query is not such a one.
+// blockMask keeps a block's number in the low bits of its sort key (a
+// Bible of 65,536 blocks of 64 verses would need more).
+const blockMask = 1<<16 - 1
+
+func (x *Index) conjunctionHot(q *query, hs []clauseHits, k int) ([]scored, int, bool) {
+	if !shortcuts || len(x.verse) > 64*(blockMask+1) {
+		return nil, 0, false
+	}
+	hcs := make([]*hotClause, len(q.clauses))
+	for i, c := range q.clauses {
+		if hcs[i] = x.hotClause(c); hcs[i] == nil {
+			return nil, 0, false
+		}
+	}
+	order, optional := conjunctionOrder(q, hs)
+	// live holds the blocks with a verse holding every required clause,
+	// each as its bound's bits (monotonic in the bound, which is never
+	// negative) above its number: sorted, the blocks by bound, roughly
+	// (the bound's last bits give way to the number).
+	var live []uint64
+	nb := len(hcs[0].blocks.bits)
+	match := make([]uint64, nb)
+	bound := make([]float64, nb)
+	total := 0
+	for b := range nb {
+		m := ^uint64(0)
+		for _, i := range order {
+			m &= hcs[i].blocks.bits[b]
+		}
+		if m == 0 {
+			continue
+		}
+		total += bits.OnesCount64(m)
+		// The bound adds the clauses' best scores in the order a verse's
+		// score adds up: floating-point addition is monotonic, so no
+		// verse of the block scores more.
+		for _, i := range order {
+			bound[b] += hcs[i].blocks.bmax[b]
+		}
+		for _, i := range optional {
+			bound[b] += hcs[i].blocks.bmax[b]
+		}
+		match[b] = m
+		live = append(live, math.Float64bits(bound[b])&^blockMask|uint64(b))
+	}
+	slices.Sort(live)
+	best := make(topK, 0, k)
+	for n := len(live) - 1; n >= 0; n-- {
+		b := int(live[n] & blockMask)
+		if len(best) == cap(best) && bound[b] < best[0].score {
+			continue // no verse of the block can enter the k best
+		}
+		for m := match[b]; m != 0; m &= m - 1 {
+			d := int32(b*64 + bits.TrailingZeros64(m))
+			s := scored{doc: d}
+			for _, i := range order {
+				j, _ := hcs[i].blocks.at(d)
+				s.score += x.bm25(hs[i].idf, hs[i].tf[j], d)
+				s.mask |= 1 << i
+			}
+			for _, i := range optional {
+				if j, ok := hcs[i].blocks.at(d); ok {
+					s.score += x.bm25(hs[i].idf, hs[i].tf[j], d)
+					s.mask |= 1 << i
+				}
+			}
+			best.offer(s)
+		}
+	}
+	slices.SortFunc(best, cmpScored)
+	return best, total, true
 }
 
 // hotClauses computes the clause of every stem group whose words and
@@ -72,7 +186,7 @@ func (x *Index) hotClauses() {
 		for i := range head {
 			head[i] = acc[i].doc
 		}
-		x.hot[uint32(g)] = &hotClause{alts: ws, syn: syn, own: own, ch: ch, head: head}
+		x.hot[uint32(g)] = &hotClause{alts: ws, syn: syn, own: own, ch: ch, head: head, blocks: x.blocksOf(ch)}
 	}
 }
 
@@ -358,6 +472,30 @@ func (x *Index) runOne(q *query, want int) *Result {
 		return nil
 	}
 	c := q.clauses[0]
+	r := &Result{Intent: IntentText}
+	if ph, ok := x.prefixHeads[c.prefix]; ok && c.prefix != "" && want <= proximityK {
+		r.Total = ph.total
+		r.Verses = slices.Clone(ph.head[:min(want, len(ph.head))])
+	} else {
+		r.Total, r.Verses = x.rankOne(c.alts[0], c.syn, want)
+	}
+	if r.Total == 0 {
+		return r
+	}
+	r.masks = make([]uint32, len(r.Verses))
+	for i := range r.masks {
+		r.masks[i] = 1
+	}
+	r.matched = append(slices.Clone(c.alts[0]), c.syn...)
+	slices.Sort(r.matched)
+	r.matched = slices.Compact(r.matched)
+	return r
+}
+
+// rankOne ranks the verses holding any of words (or of their synonyms
+// syn) as run would a clause of them alone, and returns how many there
+// are and the best want of them, best first.
+func (x *Index) rankOne(words, syn []uint32, want int) (total int, best []int32) {
 	s := x.getScratch(true, true, false, false)
 	defer x.putScratch(s)
 	n := 0
@@ -383,29 +521,64 @@ func (x *Index) runOne(q *query, want int) *Result {
 			}
 		}
 	}
-	add(c.alts[0], s.tf)
-	add(c.syn, s.syn)
-	r := &Result{Intent: IntentText, Total: n}
+	add(words, s.tf)
+	add(syn, s.syn)
 	if n == 0 {
-		return r
+		return 0, nil
 	}
 	idf := math.Log(1 + (float64(len(x.verse))-float64(n)+0.5)/(float64(n)+0.5))
-	best := make(topK, 0, max(want, proximityK))
+	heap := make(topK, 0, max(want, proximityK))
 	s.each(func(d int32) {
 		tf := float32(s.tf[d]) + synonymWeight*float32(s.syn[d])
-		best.offer(scored{doc: d, mask: 1, score: x.bm25(idf, tf, d)})
+		heap.offer(scored{doc: d, mask: 1, score: x.bm25(idf, tf, d)})
 	})
-	slices.SortFunc(best, cmpScored)
-	want = min(want, len(best))
-	r.Verses = make([]int32, want)
-	r.masks = make([]uint32, want)
-	for i := range want {
-		r.Verses[i], r.masks[i] = best[i].doc, 1
+	slices.SortFunc(heap, cmpScored)
+	best = make([]int32, min(want, len(heap)))
+	for i := range best {
+		best[i] = heap[i].doc
 	}
-	r.matched = append(slices.Clone(c.alts[0]), c.syn...)
-	slices.Sort(r.matched)
-	r.matched = slices.Compact(r.matched)
-	return r
+	return n, best
+}
+
+// prefixHead is the answer to a query of one prefix whose words are in
+// many verses: how many verses hold one of them, and the first
+// proximityK of their ranking.
+type prefixHead struct {
+	total int
+	head  []int32
+}
+
+// minPrefixPostings is the fewest postings of a prefix's words for which
+// its head is made at load: the prefixes of a letter or three ("the*",
+// "wil*") that a query would otherwise add up over thousands of verses.
+const minPrefixPostings = 2000
+
+// prefixHeadsOf makes the heads of every prefix of the vocabulary's words
+// whose words (those prefixWords picks) are in minPrefixPostings postings
+// or more.
+func (x *Index) prefixHeadsOf() {
+	x.prefixHeads = map[string]prefixHead{}
+	for i, word := range x.words {
+		for end := 1; end <= len(word); end++ {
+			if end < len(word) && !utf8.RuneStart(word[end]) {
+				continue
+			}
+			p := word[:end]
+			if i > 0 && strings.HasPrefix(x.words[i-1], p) {
+				continue // made with an earlier word
+			}
+			ws := x.prefixWords(p)
+			n := 0
+			for _, w := range ws {
+				n += int(x.df[w])
+			}
+			if n < minPrefixPostings {
+				continue
+			}
+			total, head := x.rankOne(ws, nil, proximityK)
+			x.prefixHeads[p] = prefixHead{total: total, head: head}
+		}
+	}
 }
 
 // topK keeps the best cap(k) verses offered, in a heap with the worst

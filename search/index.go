@@ -19,10 +19,11 @@ const Version = "search-3"
 type Index struct {
 	an    *Analyzer
 	lang  string
-	verse []string // verse ids (JHN.3.16), the document numbers, in canonical order
-	text  []string // each verse's plain text: no headings, notes or cross references
-	lens  []uint16 // words per verse
-	avg   float64  // mean words per verse
+	verse []string  // verse ids (JHN.3.16), the document numbers, in canonical order
+	text  []string  // each verse's plain text: no headings, notes or cross references
+	lens  []uint16  // words per verse
+	avg   float64   // mean words per verse
+	norm  []float64 // BM25's length normalisation by verse length (derive)
 	// words is the sorted vocabulary of folded words; count how often each
 	// occurs; post each one's postings (format.go); stem its stem group.
 	words []string
@@ -41,6 +42,7 @@ type Index struct {
 	runeAt    []int32
 	hist      []histogram32     // letter histograms (typo.go)
 	mask      []uint64          // letter sets (typo.go)
+	dels      deletionIndex     // typo candidates (deletes.go)
 	stemAt    map[string]uint32 // stem -> group
 	// frequent holds the decoded verses and counts of the words in at
 	// least frequentDF verses: the words most queries and phrases touch,
@@ -51,8 +53,11 @@ type Index struct {
 	hot     map[uint32]*hotClause
 	freqPos map[uint32]posList
 	skips   [][]skip
-	scratch sync.Pool
-	cite    *citation.Resolver
+	bigrams bigrams // two-word phrases of common words (bigrams.go)
+	// prefixHeads answers a query of one common prefix (hot.go).
+	prefixHeads map[string]prefixHead
+	scratch     sync.Pool
+	cite        *citation.Resolver
 	// synonyms are the groups the index was built with; synAt maps a
 	// stem to its synonyms' words (synonyms.go).
 	synonyms Synonyms
@@ -201,13 +206,20 @@ func (x *Index) groupStems() {
 // derive computes what the index format leaves out because it follows
 // from the rest.
 func (x *Index) derive() {
-	total := 0
+	total, longest := 0, 0
 	for _, n := range x.lens {
 		total += int(n)
+		longest = max(longest, int(n))
 	}
 	x.avg = 1
 	if len(x.lens) > 0 && total > 0 {
 		x.avg = float64(total) / float64(len(x.lens))
+	}
+	// BM25's length normalisation of a verse of n words, by n: a verse
+	// length is one of a few hundred.
+	x.norm = make([]float64, longest+1)
+	for n := range x.norm {
+		x.norm[n] = bm25K1 * (1 - bm25B + bm25B*float64(n)/x.avg)
 	}
 	x.verseAt = make(map[string]int32, len(x.verse))
 	x.chapterAt = map[string][2]int32{}
@@ -242,6 +254,8 @@ func (x *Index) derive() {
 	x.hotClauses()
 	x.frequentPositions()
 	x.skipLists()
+	x.prefixHeadsOf()
+	x.bigramsOf()
 	x.byLen = nil
 	x.runes, x.runeAt, x.hist = nil, make([]int32, 0, len(x.words)+1), make([]histogram32, len(x.words))
 	x.mask = make([]uint64, len(x.words))
@@ -258,6 +272,7 @@ func (x *Index) derive() {
 		x.byLen[n] = append(x.byLen[n], uint32(w))
 	}
 	x.runeAt = append(x.runeAt, int32(len(x.runes)))
+	x.dels = x.deletionsOf()
 }
 
 // frequentDF is the number of verses from which a word's postings are

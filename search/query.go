@@ -189,6 +189,8 @@ type clause struct {
 	alts   [][]uint32
 	syn    []uint32 // a word's synonyms (synonyms.go), matched with a lower weight
 	phrase bool
+	// prefix is the folded word a prefix clause matches the words of.
+	prefix string
 	// optional: a stop word of a longer query, which ranks the verses
 	// that hold it higher but which a verse need not hold (run).
 	optional bool
@@ -237,7 +239,11 @@ func (x *Index) parse(raw string) *query {
 				c.span.end = sp.end
 				c.alts = append(c.alts, alts)
 			} else {
-				q.clauses = append(q.clauses, clause{alts: [][]uint32{alts}, syn: syn, span: sp, optional: !prefix && x.stop[t.Word]})
+				c := clause{alts: [][]uint32{alts}, syn: syn, span: sp, optional: !prefix && x.stop[t.Word]}
+				if prefix {
+					c.prefix = t.Word
+				}
+				q.clauses = append(q.clauses, c)
 			}
 		})
 		if seg.phrase && len(c.alts) > 0 {
@@ -523,14 +529,16 @@ func (x *Index) unionMany(alts []uint32) hits {
 // first the verses holding every word (in some form), then, in those only,
 // where each word is.
 func (x *Index) phrase(c clause) hits {
+	if len(c.alts) == 2 {
+		if h, ok := x.bigram(c.alts[0], c.alts[1]); ok {
+			return h
+		}
+	}
 	us := make([]hits, len(c.alts))
 	for i, alts := range c.alts {
 		us[i] = x.union(alts)
 	}
-	cand := us[0].doc
-	for _, u := range us[1:] {
-		cand = intersect(cand, u.doc)
-	}
+	cand := x.phraseCandidates(c, us)
 	var h hits
 	if len(cand) == 0 {
 		return h
@@ -747,8 +755,7 @@ func (x *Index) clauseHits(c clause) clauseHits {
 // bm25 is one clause's share of a verse's score.
 func (x *Index) bm25(idf float64, tf float32, doc int32) float64 {
 	t := float64(tf)
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(x.lens[doc])/x.avg)
-	return idf * t * (bm25K1 + 1) / (t + norm)
+	return idf * t * (bm25K1 + 1) / (t + x.norm[x.lens[doc]])
 }
 
 // run evaluates a parsed query. With all, a verse must hold every clause
@@ -766,18 +773,26 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 		return hr
 	}
 	if all {
+		if br := x.runBigram(q, want); br != nil {
+			return br
+		}
 		if or := x.runOne(q, want); or != nil {
 			return or
 		}
 	}
 	hs := x.queryHits(q)
 	var acc []scored
-	if all {
-		acc = x.conjunction(q, hs)
-	} else {
+	switch {
+	case !all:
 		acc = x.disjunction(hs)
+		r.Total = len(acc)
+	default:
+		var ok bool
+		if acc, r.Total, ok = x.conjunctionHot(q, hs, max(want, proximityK)); !ok {
+			acc = x.conjunction(q, hs)
+			r.Total = len(acc)
+		}
 	}
-	r.Total = len(acc)
 	if r.Total == 0 {
 		return r
 	}
@@ -805,15 +820,7 @@ func (x *Index) run(q *query, want int, all bool) *Result {
 // intersecting from the rarest; the optional clauses add to the score of
 // the verses that hold them.
 func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
-	var order, optional []int
-	for i, c := range q.clauses {
-		if c.optional {
-			optional = append(optional, i)
-		} else {
-			order = append(order, i)
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return len(hs[a].doc) - len(hs[b].doc) })
+	order, optional := conjunctionOrder(q, hs)
 	first := hs[order[0]]
 	acc := make([]scored, len(first.doc))
 	for i, d := range first.doc {
@@ -853,6 +860,20 @@ func (x *Index) conjunction(q *query, hs []clauseHits) []scored {
 		}
 	}
 	return acc
+}
+
+// conjunctionOrder returns the required clauses of q, rarest first, the
+// order in which their scores add up, and the optional ones.
+func conjunctionOrder(q *query, hs []clauseHits) (order, optional []int) {
+	for i, c := range q.clauses {
+		if c.optional {
+			optional = append(optional, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return len(hs[a].doc) - len(hs[b].doc) })
+	return order, optional
 }
 
 // disjunction scores the verses holding any clause.

@@ -18,6 +18,12 @@ import (
 // ParseReference reads a query as a reference to a chapter or verses of a
 // book this Bible has.
 func (x *Index) ParseReference(q string) (citation.Citation, bool) {
+	if shortcuts && !strings.ContainsAny(q, "0123456789") {
+		// A chapter is written in digits: without one the resolver finds
+		// at most a book, after matching the query against every book
+		// name by edit distance, which most text queries would pay for.
+		return citation.Citation{}, false
+	}
 	r, ok := x.cite.Parse(q)
 	return r, ok && r.Chapter != 0
 }

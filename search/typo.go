@@ -169,21 +169,35 @@ func (x *Index) candidates(word string, n, d int) []uint32 {
 	for i := range row {
 		row[i] = make([]int, l+d+2)
 	}
-	for k := max(l-d, 1); k <= l+d && k < len(x.byLen); k++ {
-		for _, w := range x.byLen[k] {
-			// The letters that one word has more of than the other each
-			// need an edit: a bound that rules out most words cheaply.
-			mb := x.mask[w]
-			if bits.OnesCount64(ma&^mb) > d || bits.OnesCount64(mb&^ma) > d || bagDistance(&ha, &x.hist[w]) > d {
-				continue
+	try := func(w uint32) {
+		// The letters that one word has more of than the other each
+		// need an edit: a bound that rules out most words cheaply.
+		mb := x.mask[w]
+		if bits.OnesCount64(ma&^mb) > d || bits.OnesCount64(mb&^ma) > d || bagDistance(&ha, &x.hist[w]) > d {
+			return
+		}
+		b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
+		if k := len(b); k < l-d || k > l+d {
+			return
+		}
+		if dist := osa.Distance(a, b, d, false, row); dist <= d {
+			score := math.Log(float64(x.count[w]))
+			if dist == 1 && likelySlip(a, b) {
+				score += math.Log(alphabetSize)
 			}
-			b := x.runes[x.runeAt[w]:x.runeAt[w+1]]
-			if dist := osa.Distance(a, b, d, false, row); dist <= d {
-				score := math.Log(float64(x.count[w]))
-				if dist == 1 && likelySlip(a, b) {
-					score += math.Log(alphabetSize)
-				}
-				found = append(found, cand{w, dist, score})
+			found = append(found, cand{w, dist, score})
+		}
+	}
+	switch {
+	case l-d >= len(x.byLen):
+		// Longer than any word by more than d letters: no candidate, and
+		// a long word has many deletions.
+	case shortcuts && d <= maxDeletes:
+		x.nearWords(a, d, try)
+	default:
+		for k := max(l-d, 1); k <= l+d && k < len(x.byLen); k++ {
+			for _, w := range x.byLen[k] {
+				try(w)
 			}
 		}
 	}

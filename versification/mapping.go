@@ -63,15 +63,9 @@ func Map(from, to *Scheme, r bible.Ref) ([]bible.Ref, error) {
 	if sameNumbering(from, to) {
 		return runs(to, local), nil
 	}
-	var org, out []Verse
+	var out []Verse
 	for _, v := range local {
-		org = append(org[:0], from.ToOrg(v)...)
-		for _, o := range org {
-			out = to.fromOrgAppend(out, o)
-			for _, a := range aliases()[o] {
-				out = to.fromOrgAppend(out, a)
-			}
-		}
+		out = appendMapped(out, from, to, v)
 	}
 	return runs(to, out), nil
 }
@@ -204,12 +198,7 @@ func runs(s *Scheme, vs []Verse) []bible.Ref {
 		if i < len(vs) && s.follows(vs[i-1], vs[i]) {
 			continue
 		}
-		a, b := vs[start], vs[i-1]
-		r := bible.Ref{Book: a.Book, Chapter: strconv.Itoa(a.Chapter), Verse: a.id()}
-		if a != b {
-			r.EndChapter, r.EndVerse = strconv.Itoa(b.Chapter), b.id()
-		}
-		out = append(out, r)
+		out = append(out, runRef(vs[start], vs[i-1]))
 		start = i
 	}
 	return out

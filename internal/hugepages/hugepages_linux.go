@@ -10,14 +10,25 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // hugePageSize is the size of a transparent huge page on the platforms Go
 // runs on under Linux (x86-64 and arm64 with 4 KiB base pages).
 const hugePageSize = 2 << 20
 
-// madvHugePage is MADV_HUGEPAGE.
-const madvHugePage = 14
+// madvHugePage is MADV_HUGEPAGE, madvCollapse MADV_COLLAPSE (Linux 6.1).
+const (
+	madvHugePage = 14
+	madvCollapse = 25
+)
+
+// denseMin is how many of a huge page's 512 small pages must be resident
+// before its range is collapsed into a huge page: a collapse fills the
+// missing ones (it ignores khugepaged's max_ptes_none), so a sparse range
+// (memory the Go runtime returned to the kernel) would grow the resident
+// size. 480 bounds that growth to about 6 %.
+const denseMin = 480
 
 // thpModeFile says for which memory the kernel uses transparent huge
 // pages: "always", only where a process asked ("madvise"), or "never".
@@ -39,12 +50,15 @@ const thpModeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 //
 // The heap grows by mapping new arenas, each a mapping of its own, so the
 // mappings are looked at again every interval until ctx ends; a mapping
-// already advised is not advised again. Advice does not move pages: the
-// kernel's khugepaged merges an advised mapping's pages into huge pages in
-// the background (16 MiB every 10 s with its defaults, so a heap of 500 MiB
-// takes about five minutes), and in the edge few pages came as huge pages
-// at their first touch. It reports the mode found and logs what it
-// advised; errors are logged, never fatal: huge pages are an optimisation.
+// already advised is not advised again. Advice alone moves no page that is
+// already there: a page touched before its mapping was advised (and the
+// heap fills a new arena before the next look) stays a small page until
+// the kernel's khugepaged merges it, 16 MiB every 10 s with its defaults,
+// so a heap of 500 MiB takes about five minutes. So each look also asks the
+// kernel to merge at once (MADV_COLLAPSE) every huge-page range of an
+// advised mapping that is nearly all resident (denseMin) and not merged
+// yet. It reports the mode found and logs what it advised and merged;
+// errors are logged, never fatal: huge pages are an optimisation.
 func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string {
 	b, err := os.ReadFile(thpModeFile)
 	if err != nil {
@@ -56,16 +70,20 @@ func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string {
 		// "always" backs the heap already, "never" refuses.
 		return mode
 	}
-	a := &hugeAdvisor{advised: map[[2]uintptr]bool{}, log: log}
+	a := newAdvisor(log)
 	a.advise()
-	log.Info("huge pages advised for the heap", "bytes", a.bytes)
+	log.Info("huge pages advised for the heap", "bytes", a.bytes, "collapsed_bytes", a.collapsed*hugePageSize)
 	go func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-t.C:
+				before := a.collapsed
 				a.advise()
+				if a.collapsed > before {
+					log.Info("huge pages merged", "bytes", (a.collapsed-before)*hugePageSize, "total_bytes", a.collapsed*hugePageSize)
+				}
 			case <-ctx.Done():
 				return
 			}
@@ -90,6 +108,18 @@ type hugeAdvisor struct {
 	bytes   uintptr             // their size
 	failed  bool                // an error was logged
 	log     *slog.Logger
+
+	// merged holds the huge-page ranges (by start) a collapse merged and
+	// that are still all resident; collapsed counts the merges.
+	merged    map[uintptr]bool
+	collapsed uintptr
+	// noCollapse is set when the kernel has no MADV_COLLAPSE (before 6.1).
+	noCollapse bool
+	resident   []byte // mincore's answer, reused
+}
+
+func newAdvisor(log *slog.Logger) *hugeAdvisor {
+	return &hugeAdvisor{advised: map[[2]uintptr]bool{}, merged: map[uintptr]bool{}, log: log}
 }
 
 func (a *hugeAdvisor) advise() {
@@ -102,18 +132,83 @@ func (a *hugeAdvisor) advise() {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		start, end, ok := hugeCandidate(sc.Bytes())
-		if !ok || a.advised[[2]uintptr{start, end}] {
+		if !ok {
 			continue
 		}
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage); e != 0 {
-			a.fail(fmt.Errorf("madvise %#x-%#x: %w", start, end, e))
-			continue
+		if !a.advised[[2]uintptr{start, end}] {
+			if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage); e != 0 {
+				a.fail(fmt.Errorf("madvise %#x-%#x: %w", start, end, e))
+				continue
+			}
+			a.advised[[2]uintptr{start, end}] = true
+			a.bytes += end - start
 		}
-		a.advised[[2]uintptr{start, end}] = true
-		a.bytes += end - start
+		a.collapse(start, end)
 	}
 	if err := sc.Err(); err != nil {
 		a.fail(err)
+	}
+}
+
+// collapse merges the dense huge-page ranges of the mapping start-end
+// that are not merged yet. A range none of whose pages are resident cannot
+// be merged (the kernel answers EINVAL: it has no page table to merge), nor
+// should a sparse one be (denseMin). Ranges are merged one by one, so that
+// one failure (EAGAIN: a page was busy, or touched so recently that it is
+// not on the kernel's LRU lists yet; ENOMEM: no free 2 MiB of memory)
+// leaves the others merged; a failed range is tried again at the next look.
+func (a *hugeAdvisor) collapse(start, end uintptr) {
+	if a.noCollapse {
+		return
+	}
+	first := (start + hugePageSize - 1) &^ (hugePageSize - 1)
+	if first+hugePageSize > end {
+		return
+	}
+	n := int((end - first) / hugePageSize)
+	pages := n * hugePageSize / os.Getpagesize()
+	if cap(a.resident) < pages {
+		a.resident = make([]byte, pages)
+	}
+	vec := a.resident[:pages]
+	if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, first, uintptr(n*hugePageSize), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		a.fail(fmt.Errorf("mincore %#x-%#x: %w", first, end, e))
+		return
+	}
+	per := pages / n
+	for i := range n {
+		addr := first + uintptr(i)*hugePageSize
+		in := 0
+		for _, r := range vec[i*per : (i+1)*per] {
+			in += int(r & 1)
+		}
+		if in < denseMin {
+			// Partly returned to the kernel since: a merge no longer
+			// holds, and the range may be merged again once refilled.
+			delete(a.merged, addr)
+			continue
+		}
+		if a.merged[addr] {
+			continue
+		}
+		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, addr, hugePageSize, madvCollapse)
+		switch e {
+		case 0:
+			a.merged[addr] = true
+			a.collapsed++
+		case syscall.EINVAL:
+			// A resident range refused: the kernel has no MADV_COLLAPSE
+			// (before Linux 6.1) or the mapping refuses huge pages.
+			a.noCollapse = true
+			a.fail(fmt.Errorf("madvise(MADV_COLLAPSE) %#x: %w", addr, e))
+			return
+		case syscall.ENOMEM:
+			// No free huge page: memory is fragmented; the rest would
+			// fail alike until the kernel compacts it.
+			a.fail(fmt.Errorf("madvise(MADV_COLLAPSE) %#x: %w", addr, e))
+			return
+		default: // EAGAIN and the like: tried again at the next look
+		}
 	}
 }
 

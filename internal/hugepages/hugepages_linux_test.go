@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -93,9 +94,122 @@ func TestAdvise(t *testing.T) {
 	before[0], later[0] = 1, 1
 }
 
+// TestCollapse: a look merges at once the huge-page ranges of an advised
+// mapping that are all resident in small pages (pages touched before the
+// advice), and leaves a sparse one alone, not filling it.
+func TestCollapse(t *testing.T) {
+	b, err := os.ReadFile(thpModeFile)
+	if err != nil || thpMode(b) != "madvise" {
+		t.Skipf("transparent huge pages are not in madvise mode here (%q, %v)", b, err)
+	}
+	dense := hugeAligned(t, 8)
+	for i := 0; i < len(dense); i += os.Getpagesize() {
+		dense[i] = 1 // small pages: nothing advised them yet
+	}
+	sparse := hugeAligned(t, 8)
+	for i := 0; i < len(sparse); i += hugePageSize {
+		sparse[i] = 1
+	}
+	if got := smapsKB(t, &dense[0], "AnonHugePages:"); got != 0 {
+		t.Skipf("the kernel gave huge pages without advice (%d KiB)", got)
+	}
+	if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err != nil || !atLeast(string(rel), 6, 1) {
+		t.Skipf("MADV_COLLAPSE needs Linux 6.1; this is %q (%v)", rel, err)
+	}
+	a := newAdvisor(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// A page touched a moment ago may not be on the kernel's LRU lists
+	// yet, and its range refuses (EAGAIN) until it is: the advisor tries
+	// again at its next look, as it does every second in the edge.
+	want := len(dense) >> 10
+	looks := 0
+	for ; looks < 10; looks++ {
+		a.advise()
+		if a.noCollapse {
+			t.Fatal("the kernel refused MADV_COLLAPSE on a resident range")
+		}
+		if smapsKB(t, &dense[0], "AnonHugePages:") >= want {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := smapsKB(t, &dense[0], "AnonHugePages:"); got < want {
+		t.Errorf("dense mapping: %d KiB in huge pages after %d looks, want %d", got, looks, want)
+	}
+	if got := smapsKB(t, &sparse[0], "AnonHugePages:"); got != 0 {
+		t.Errorf("sparse mapping: %d KiB in huge pages, want none (a merge fills it)", got)
+	}
+	if got, want := smapsKB(t, &sparse[0], "Rss:"), len(sparse)/hugePageSize*os.Getpagesize()>>10; got > want {
+		t.Errorf("sparse mapping: %d KiB resident after a look, want %d", got, want)
+	}
+	// The advisor knows what it merged, and asks no more of it.
+	for i := 0; i < len(dense); i += hugePageSize {
+		if p := uintptr(unsafe.Pointer(&dense[i])); !a.merged[p] {
+			t.Errorf("range %#x of the dense mapping not recorded as merged", p)
+		}
+		if p := uintptr(unsafe.Pointer(&sparse[i])); a.merged[p] {
+			t.Errorf("range %#x of the sparse mapping recorded as merged", p)
+		}
+	}
+}
+
+// atLeast reports whether the kernel release rel ("6.18.44-…") is at least
+// major.minor.
+func atLeast(rel string, major, minor int) bool {
+	f := strings.FieldsFunc(rel, func(r rune) bool { return r < '0' || r > '9' })
+	if len(f) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(f[0])
+	mi, err2 := strconv.Atoi(f[1])
+	return err1 == nil && err2 == nil && (ma > major || ma == major && mi >= minor)
+}
+
+// hugeAligned maps mib MiB of anonymous memory starting on a huge-page
+// boundary, unmapped when the test ends. Its neighbours are left unmapped
+// so that the kernel cannot merge it with another mapping.
+func hugeAligned(t *testing.T, mib int) []byte {
+	t.Helper()
+	m, err := syscall.Mmap(-1, 0, mib<<20+2*hugePageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Munmap(m) })
+	off := hugePageSize - int(uintptr(unsafe.Pointer(&m[0])))%hugePageSize
+	// Guard pages around it, so that it is a mapping of its own.
+	if err := syscall.Mprotect(m[off-os.Getpagesize():off], syscall.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	end := off + mib<<20
+	if err := syscall.Mprotect(m[end:end+os.Getpagesize()], syscall.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	return m[off:end]
+}
+
 // advised reports whether the mapping holding addr has huge pages advised
 // (VmFlags "hg" in /proc/self/smaps).
 func advised(t *testing.T, addr uintptr) bool {
+	t.Helper()
+	return bytes.Contains(smapsField(t, addr, "VmFlags:"), []byte(" hg"))
+}
+
+// smapsKB is a size field of the mapping holding p in /proc/self/smaps, in KiB.
+func smapsKB(t *testing.T, p *byte, field string) int {
+	t.Helper()
+	f := bytes.Fields(smapsField(t, uintptr(unsafe.Pointer(p)), field))
+	if len(f) == 0 {
+		t.Fatalf("no %s for %p in /proc/self/smaps", field, p)
+	}
+	n, err := strconv.Atoi(string(f[0]))
+	if err != nil {
+		t.Fatalf("%s %q: %v", field, f[0], err)
+	}
+	return n
+}
+
+// smapsField is the value of field (with its colon) of the mapping holding
+// addr in /proc/self/smaps; nil when there is none.
+func smapsField(t *testing.T, addr uintptr, field string) []byte {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
@@ -113,12 +227,12 @@ func advised(t *testing.T, addr uintptr) bool {
 			in = err1 == nil && err2 == nil && uint64(addr) >= start && uint64(addr) < end
 			continue
 		}
-		if flags, ok := bytes.CutPrefix(line, []byte("VmFlags:")); ok && in {
-			return bytes.Contains(flags, []byte(" hg"))
+		if v, ok := bytes.CutPrefix(line, []byte(field)); ok && in {
+			return append([]byte(nil), v...)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return false
+	return nil
 }

@@ -33,12 +33,19 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Now is the time a request is judged by (rate limits).
 	Now func(*fasthttp.RequestCtx) time.Time
+	// Clock reads the clock Now reads, outside a request: a new
+	// snapshot's allowances take effect at its time. time.Now when nil.
+	Clock func() time.Time
 }
 
 // New returns an Authz with no access table yet (Table is nil until Set).
 func New(cfg Config) *Authz {
+	clock := cfg.Clock
+	if clock == nil {
+		clock = time.Now
+	}
 	return &Authz{
-		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges},
+		limiters: &limiters{byApp: make(map[string]*limiter), def: cfg.DefaultRate, share: cfg.Edges, now: clock},
 		idOnly:   newAddrLimiters(cfg.IDOnlyRate),
 		trusted:  cfg.TrustedProxies,
 		now:      cfg.Now,

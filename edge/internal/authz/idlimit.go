@@ -54,8 +54,7 @@ func (a *addrLimiters) forAddr(ip netip.Addr) *limiter {
 	}
 	l := a.prev[k]
 	if l == nil {
-		l = &limiter{}
-		l.setRate(a.rate)
+		l = newLimiter(a.rate)
 	}
 	if len(a.cur) >= idOnlyClients/2 {
 		a.prev, a.cur = a.cur, make(map[[16]byte]*limiter, idOnlyClients/2)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bibleplatform/platform/access"
 )
@@ -15,7 +16,7 @@ func keyTable(t testing.TB, version int64, keys map[string]string) *Table {
 		snap.Apps = append(snap.Apps, access.App{ID: app, Name: app, Status: access.StatusLive,
 			KeyHashes: []string{access.HashKeyHex(key)}})
 	}
-	l := &limiters{byApp: map[string]*limiter{}, def: access.Rate{PerSecond: 10, Burst: 20}}
+	l := &limiters{byApp: map[string]*limiter{}, def: access.Rate{PerSecond: 10, Burst: 20}, now: time.Now}
 	tab, err := l.compile(snap)
 	if err != nil {
 		t.Fatal(err)

@@ -64,6 +64,9 @@ type limiters struct {
 	byApp map[string]*limiter
 	def   access.Rate
 	share int // edges sharing each app's allowance
+	// now is the time a snapshot's allowances take effect at, on the
+	// requests' clock.
+	now func() time.Time
 }
 
 // rateFor is the allowance this edge enforces for an app: the app's own or
@@ -84,12 +87,12 @@ func (l *limiters) rateFor(r access.Rate) access.Rate {
 func (l *limiters) get(app string, r access.Rate) *limiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lim, ok := l.byApp[app]
-	if !ok {
-		lim = new(limiter)
-		l.byApp[app] = lim
+	if lim, ok := l.byApp[app]; ok {
+		lim.setRate(l.rateFor(r), l.now().UnixNano())
+		return lim
 	}
-	lim.setRate(l.rateFor(r))
+	lim := newLimiter(l.rateFor(r))
+	l.byApp[app] = lim
 	return lim
 }
 

@@ -13,14 +13,22 @@ import (
 // request, and no background refill. It is exact under concurrency (a CAS
 // loop) and allocation-free.
 type limiter struct {
-	tat      atomic.Int64 // theoretical arrival time, ns since the epoch
-	interval atomic.Int64 // ns between requests at the sustained rate
-	burst    atomic.Int64 // requests allowed at once
+	tat atomic.Int64 // theoretical arrival time, ns since the epoch
+	// rate is read whole with one load, so that a request never judges by
+	// one allowance's interval and another's burst.
+	rate atomic.Pointer[gcra]
 }
 
-// setRate changes the allowance in place, so that a snapshot refresh keeps
-// what an app has already used.
-func (l *limiter) setRate(r access.Rate) {
+// gcra is an allowance in GCRA's terms; it is never changed once stored.
+type gcra struct {
+	interval int64 // ns between requests at the sustained rate
+	burst    int64 // requests allowed at once
+}
+
+// tolerance is how far ahead of now the TAT may run.
+func (g *gcra) tolerance() int64 { return g.interval * g.burst }
+
+func gcraOf(r access.Rate) gcra {
 	per := r.PerSecond
 	if per <= 0 {
 		per = 1
@@ -29,8 +37,44 @@ func (l *limiter) setRate(r access.Rate) {
 	if b < 1 {
 		b = int(math.Ceil(per))
 	}
-	l.interval.Store(int64(float64(time.Second) / per))
-	l.burst.Store(int64(b))
+	return gcra{interval: max(1, int64(float64(time.Second)/per)), burst: int64(b)}
+}
+
+// newLimiter is a limiter with allowance r, nothing used yet.
+func newLimiter(r access.Rate) *limiter {
+	l := new(limiter)
+	g := gcraOf(r)
+	l.rate.Store(&g)
+	return l
+}
+
+// setRate changes the allowance in place at time now (ns), so that a
+// snapshot refresh keeps what an app has already used. What is used is
+// counted in requests, not in time: the TAT's lead over now is a number of
+// intervals, and it is rescaled to the new interval (and capped at the new
+// burst). Kept in time, a lead built at 5 requests/s (200 ms a request)
+// would be read at 1000/s as 200 requests each, and an app whose allowance
+// was just raised would be refused for having made a handful.
+func (l *limiter) setRate(r access.Rate, now int64) {
+	next := gcraOf(r)
+	old := l.rate.Load()
+	if old != nil && *old == next {
+		return
+	}
+	if old != nil {
+		for {
+			tat := l.tat.Load()
+			lead := tat - now
+			if lead <= 0 {
+				break
+			}
+			scaled := min(float64(lead)*float64(next.interval)/float64(old.interval), float64(next.tolerance()))
+			if l.tat.CompareAndSwap(tat, now+int64(scaled)) {
+				break
+			}
+		}
+	}
+	l.rate.Store(&next)
 }
 
 // decision is the outcome of one request against a limiter, with what the
@@ -44,8 +88,9 @@ type decision struct {
 }
 
 func (l *limiter) take(now int64) decision {
-	interval, burst := l.interval.Load(), l.burst.Load()
-	tolerance := interval * burst // how far ahead of now the TAT may run
+	g := l.rate.Load()
+	interval, burst := g.interval, g.burst
+	tolerance := g.tolerance()
 	for {
 		tat := l.tat.Load()
 		base := max(tat, now)

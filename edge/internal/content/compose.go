@@ -151,25 +151,16 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 
 	var p piece
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
-		ch := &book.Chapters[c]
-		ce := bv.Chapter(r.Book, ch.ID)
-		if ce == nil {
-			return piece{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, r.Book, ch.ID)
-		}
-		pv, err := s.packs.Get(ctx, ce.Pack)
+		verses, mod, err := s.chapterSegments(ctx, bv, book, c)
 		if err != nil {
 			return piece{}, err
-		}
-		var verses [][]bible.Segment
-		if err := pv.Pack().Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
-			return piece{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
 		}
 		from, to := span.Verses(c)
 		for _, v := range verses[from : to+1] {
 			p.segs = append(p.segs, v...)
 		}
-		if ce.Pack.Modified.After(p.mod) {
-			p.mod = ce.Pack.Modified
+		if mod.After(p.mod) {
+			p.mod = mod
 		}
 	}
 	// The reference uses the chapter's title where its id is not a number
@@ -182,6 +173,26 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 	}
 	p.label = label.Label(book.Title, "")
 	return p, nil
+}
+
+// chapterSegments reads the segments of chapter c of book (its place in
+// the book's index), one list per verse, from the chapter's pack, and
+// when the pack was published.
+func (s *Routes) chapterSegments(ctx context.Context, bv *site.Bible, book *bible.Book, c int) ([][]bible.Segment, time.Time, error) {
+	ch := &book.Chapters[c]
+	ce := bv.Chapter(book.ID, ch.ID)
+	if ce == nil {
+		return nil, time.Time{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, book.ID, ch.ID)
+	}
+	pv, err := s.packs.Get(ctx, ce.Pack)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var verses [][]bible.Segment
+	if err := pv.Pack().Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
+		return nil, time.Time{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
+	}
+	return verses, ce.Pack.Modified, nil
 }
 
 // ChapterLabel is how a chapter is named in a passage's reference: its

@@ -292,7 +292,7 @@ func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bi
 // when it has answered 422. hSet and nSet say whether the toggles were
 // given.
 func readVariant(ctx *fasthttp.RequestCtx) (html, headings, notes, hSet, nSet, ok bool) {
-	args := ctx.QueryArgs()
+	args := respond.QueryOf(ctx)
 	switch f := args.Peek("format"); {
 	case len(f) == 0, string(f) == "text":
 	case string(f) == "html":

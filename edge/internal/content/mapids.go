@@ -56,12 +56,7 @@ func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible,
 		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
 		return
 	}
-	idx, err := bv.Index(ctx, s.packs)
-	if err != nil {
-		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
-		return
-	}
-	to, err := s.Scheme(ctx, bv)
+	idx, to, err := s.numbering(ctx, bv)
 	if err != nil {
 		respond.Fail(ctx, s.log, problem.Unavailable, "map ids", err)
 		return

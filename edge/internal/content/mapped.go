@@ -34,7 +34,7 @@ type From struct {
 // The other Bible need not be licensed to the app: only its numbering is
 // read, which the Bible resource shows to every app.
 func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set, ok bool) {
-	args := ctx.QueryArgs()
+	args := respond.QueryOf(ctx)
 	bid, name := args.Peek("from_bible_id"), args.Peek("from_versification")
 	if len(bid) == 0 && len(name) == 0 {
 		return From{}, false, true
@@ -121,6 +121,20 @@ func (s *Routes) Scheme(ctx context.Context, bv *site.Bible) (*versification.Sch
 	})
 }
 
+// numbering is what mapping into bv reads: its index (the verses it has)
+// and its versification.
+func (s *Routes) numbering(ctx context.Context, bv *site.Bible) (*bible.Index, *versification.Scheme, error) {
+	idx, err := bv.Index(ctx, s.packs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
+	}
+	sc, err := s.Scheme(ctx, bv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, sc, nil
+}
+
 // Into answers r, taken in f's numbering, as the passages of bv that hold
 // its text, with bv's own ids (versification.AppendInto), appended to
 // dst. Its error is a *respond.Problem for the client, or an internal
@@ -129,28 +143,14 @@ func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f Fr
 	if r.Kind() == bible.KindIntro {
 		return append(dst, r), nil // an introduction has no verses to number
 	}
-	idx, err := bv.Index(ctx, s.packs)
-	if err != nil {
-		return dst, fmt.Errorf("no index for bible %d: %w", bv.ID, err)
-	}
-	to, err := s.Scheme(ctx, bv)
+	idx, to, err := s.numbering(ctx, bv)
 	if err != nil {
 		return dst, err
 	}
 	n := len(dst)
 	dst, err = versification.AppendInto(dst, f.Scheme, to, r, idx)
-	var missing *versification.MissingError
-	switch {
-	case errors.As(err, &missing):
-		return dst, problem.New(problem.NotFound, problem.NoChapterIn(f.Name))
-	case errors.Is(err, versification.ErrNotNumbered):
-		return dst, problem.New(problem.NotFound, problem.NotNumbered(f.Name, r))
-	case errors.Is(err, bible.ErrBackwards):
-		return dst, problem.New(problem.Unacceptable, problem.BackwardsRange(r))
-	case errors.Is(err, versification.ErrTooLong):
-		return dst, problem.New(problem.Unacceptable, problem.MappedTooLong(r, versification.MaxMapVerses, s.maxRangeVerses))
-	case err != nil:
-		return dst, fmt.Errorf("map %s from %s into bible %d: %w", r, f.Name, bv.ID, err)
+	if err != nil {
+		return dst, s.mapError(err, bv, f, r)
 	}
 	if len(dst) == n {
 		return dst, problem.New(problem.NotFound, problem.NoVerseIn(r, f.Name))
@@ -170,6 +170,23 @@ func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f Fr
 		}
 	}
 	return dst, nil
+}
+
+// mapError is the answer to an error of mapping r from f's numbering
+// into bv: a *respond.Problem for the client, or an internal error.
+func (s *Routes) mapError(err error, bv *site.Bible, f From, r bible.Ref) error {
+	var missing *versification.MissingError
+	switch {
+	case errors.As(err, &missing):
+		return problem.New(problem.NotFound, problem.NoChapterIn(f.Name))
+	case errors.Is(err, versification.ErrNotNumbered):
+		return problem.New(problem.NotFound, problem.NotNumbered(f.Name, r))
+	case errors.Is(err, bible.ErrBackwards):
+		return problem.New(problem.Unacceptable, problem.BackwardsRange(r))
+	case errors.Is(err, versification.ErrTooLong):
+		return problem.New(problem.Unacceptable, problem.MappedTooLong(r, versification.MaxMapVerses, s.maxRangeVerses))
+	}
+	return fmt.Errorf("map %s from %s into bible %d: %w", r, f.Name, bv.ID, err)
 }
 
 // JoinIDs is the passage ids of refs joined by ',': the id of a passage

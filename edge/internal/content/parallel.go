@@ -2,8 +2,10 @@ package content
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -14,6 +16,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/versification"
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
@@ -32,11 +35,32 @@ type ParallelFrom struct {
 	BibleID       int32  `json:"bible_id,omitempty"`
 }
 
-// Parallel is the answer of /v1/passages/{passage_id}.
+// Parallel is the answer of /v1/passages/{passage_id}. Verses is there
+// with align=verse only, so that the answer without it stays as it was.
 type Parallel struct {
-	ID   string         `json:"id"`
-	From ParallelFrom   `json:"from"`
-	Data []ParallelText `json:"data"`
+	ID     string          `json:"id"`
+	From   ParallelFrom    `json:"from"`
+	Data   []ParallelText  `json:"data"`
+	Verses []ParallelVerse `json:"verses,omitempty"`
+}
+
+// ParallelVerse is one row of a parallel passage aligned verse by verse:
+// a verse of the passage in the numbering it was asked in (or a run of
+// them, where a Bible has one verse for several), and each Bible's text
+// of it, in the order of data.
+type ParallelVerse struct {
+	ID    string         `json:"id"`
+	Texts []ParallelCell `json:"texts"`
+}
+
+// ParallelCell is one Bible's text of a row: its own ids and text, or
+// absent when it has no verse of the row (a psalm's title it prints as a
+// heading, a verse it omits).
+type ParallelCell struct {
+	BibleID int32   `json:"bible_id"`
+	ID      string  `json:"id,omitempty"`
+	Content *string `json:"content,omitempty"`
+	Absent  bool    `json:"absent,omitempty"`
 }
 
 // Parallel serves GET /v1/passages/{passage_id}?bible_ids[]=…: the same
@@ -44,13 +68,18 @@ type Parallel struct {
 // is taken in the numbering of from_bible_id or from_versification, else
 // of the first Bible, and each Bible answers its own text for it with its
 // own ids (Into). Every Bible must be licensed to the app (403 names the
-// first that is not).
+// first that is not). With align=verse the answer also lines the Bibles
+// up verse by verse (alignVerses).
 func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, pid []byte) {
 	app := s.authz.Authorize(ctx, adm, t, authz.KeyHeader)
 	if app == nil {
 		return
 	}
 	html, headings, notes, hSet, nSet, ok := readVariant(ctx)
+	if !ok {
+		return
+	}
+	byVerse, ok := readAlign(ctx)
 	if !ok {
 		return
 	}
@@ -131,6 +160,19 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 			mod = m
 		}
 	}
+	if byVerse {
+		verses, err := s.alignVerses(ctx, bibles, from, r, html, headings, notes)
+		if err != nil {
+			var p *problem.Problem
+			if errors.As(err, &p) {
+				respond.Answer(ctx, p.Kind, p.Text)
+			} else {
+				respond.Fail(ctx, s.log, problem.Unavailable, "parallel", err)
+			}
+			return
+		}
+		out.Verses = verses
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -150,4 +192,108 @@ func (s *Routes) failIn(ctx *fasthttp.RequestCtx, bv *site.Bible, err error) {
 		return
 	}
 	respond.Fail(ctx, s.log, problem.Unavailable, "parallel", err)
+}
+
+// readAlign reads align: passage (the default) or verse. ok is false when
+// it has answered 422.
+func readAlign(ctx *fasthttp.RequestCtx) (byVerse, ok bool) {
+	switch a := ctx.QueryArgs().Peek("align"); {
+	case len(a) == 0, string(a) == "passage":
+		return false, true
+	case string(a) == "verse":
+		return true, true
+	}
+	respond.Invalid(ctx, problem.OneOf([]string{"passage", "verse"}, "query", "align"))
+	return false, false
+}
+
+// alignVerses lines r, taken in from's numbering, up verse by verse
+// across bibles (versification.Align): one row per verse of r, each
+// Bible's text of the verses that hold it, composed as a passage is. Its
+// error is a *problem.Problem for the client, or an internal error.
+func (s *Routes) alignVerses(ctx context.Context, bibles []*site.Bible, from From, r bible.Ref, html, headings, notes bool) ([]ParallelVerse, error) {
+	targets := make([]versification.Target, len(bibles))
+	indexes := make([]*bible.Index, len(bibles))
+	for i, bv := range bibles {
+		idx, sc, err := s.numbering(ctx, bv)
+		if err != nil {
+			return nil, err
+		}
+		targets[i], indexes[i] = versification.Target{Scheme: sc, Books: idx}, idx
+	}
+	rows, err := versification.Align(from.Scheme, r, targets)
+	if err != nil {
+		return nil, s.mapError(err, bibles[0], from, r)
+	}
+	texts := make([]verseTexts, len(bibles))
+	out := make([]ParallelVerse, len(rows))
+	for i, row := range rows {
+		out[i] = ParallelVerse{ID: row.From.String(), Texts: make([]ParallelCell, len(bibles))}
+		for b, bv := range bibles {
+			cell := ParallelCell{BibleID: bv.ID}
+			if refs := row.Cells[b]; refs == nil {
+				cell.Absent = true
+			} else {
+				segs, err := texts[b].segments(ctx, s, bv, indexes[b], refs)
+				if err != nil {
+					return nil, err
+				}
+				var c string
+				if html {
+					c = bible.ComposeHTML(segs, headings, notes)
+				} else {
+					c = bible.ComposeText(segs)
+				}
+				cell.ID, cell.Content = JoinIDs(refs), &c
+			}
+			out[i].Texts[b] = cell
+		}
+	}
+	return out, nil
+}
+
+// verseTexts reads one Bible's segments for the rows of an alignment,
+// decoding each chapter once.
+type verseTexts struct {
+	chapters map[chapterAt][][]bible.Segment
+	buf      []bible.Segment
+}
+
+type chapterAt struct {
+	book bible.BookID
+	c    int
+}
+
+// segments is the segments of the passages refs of bv, in order; the
+// slice is reused by the next call.
+func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, idx *bible.Index, refs []bible.Ref) ([]bible.Segment, error) {
+	if v.chapters == nil {
+		v.chapters = map[chapterAt][][]bible.Segment{}
+	}
+	v.buf = v.buf[:0]
+	for _, r := range refs {
+		book := idx.Book(r.Book)
+		if book == nil {
+			return nil, fmt.Errorf("bible %d: aligned verse %s of a book not in the index", bv.ID, r)
+		}
+		span, err := book.Span(r)
+		if err != nil {
+			return nil, fmt.Errorf("bible %d: aligned verse %s: %w", bv.ID, r, err)
+		}
+		for c := span.FirstChapter; c <= span.LastChapter; c++ {
+			k := chapterAt{r.Book, c}
+			verses, ok := v.chapters[k]
+			if !ok {
+				if verses, _, err = s.chapterSegments(ctx, bv, book, c); err != nil {
+					return nil, err
+				}
+				v.chapters[k] = verses
+			}
+			from, to := span.Verses(c)
+			for _, segs := range verses[from : to+1] {
+				v.buf = append(v.buf, segs...)
+			}
+		}
+	}
+	return v.buf, nil
 }

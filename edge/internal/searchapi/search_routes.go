@@ -12,6 +12,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
@@ -40,12 +41,19 @@ type Config struct {
 	Compute    *compose.Computations
 	PageTokens paging.Tokens
 	Trends     *Trends
+	// IndexBytes bounds the decoded search indexes held in memory
+	// (indexes.go); 0: DefaultIndexCacheBytes.
+	IndexBytes int64
 }
 
 // New returns the search routes.
 func New(cfg Config) *Routes {
+	if cfg.IndexBytes <= 0 {
+		cfg.IndexBytes = DefaultIndexCacheBytes
+	}
 	return &Routes{log: cfg.Log, authz: cfg.Authz, site: cfg.Site, packs: cfg.Packs, composed: cfg.Composed,
-		searched: cfg.Searched, compute: cfg.Compute, pageTokens: cfg.PageTokens, trending: cfg.Trends}
+		searched: cfg.Searched, compute: cfg.Compute, pageTokens: cfg.PageTokens, trending: cfg.Trends,
+		indexes: newIndexCache(cfg.IndexBytes), indexMax: cfg.IndexBytes}
 }
 
 // Op is which search route a path names.
@@ -96,6 +104,9 @@ type Routes struct {
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*represent.Resource]
+	indexes    *cache.LRU[*heldIndex] // decoded search indexes (indexes.go)
+	indexMax   int64
+	indexLoads metrics.Counter
 	compute    *compose.Computations // bounds the answers computed on demand
 	pageTokens paging.Tokens
 	metrics    searchMetrics

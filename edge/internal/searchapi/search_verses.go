@@ -2,7 +2,6 @@ package searchapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -198,14 +197,14 @@ func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req 
 	if !s.trending.Counting() || req.page.Offset != 0 {
 		return
 	}
-	x := site.Load[search.Index](&bv.Search)
-	if x == nil {
+	h := heldIndexOf(bv)
+	if h == nil {
 		return
 	}
 	if found < 0 {
 		found = s.foundBefore(key)
 	}
-	s.trending.count(x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
+	s.trending.count(h.x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
 }
 
 // remember caches a computed search answer under key, and whether it
@@ -284,42 +283,6 @@ func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest
 		b = append(b, "null"...)
 	}
 	return append(b, '}')
-}
-
-// searchIndex returns the Bible's decoded search index (nil when its
-// build has none), loading it through the pack tiers (memory, disk cache,
-// store) on first need and keeping it with the build's view of the Bible.
-func (s *Routes) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index, error) {
-	if bv.Entry.Search == nil {
-		return nil, nil
-	}
-	return site.Make(&bv.Search, func() (*search.Index, error) {
-		x, err := search.Load(bv.Entry.Search, func(ref publish.PackRef) ([]byte, error) {
-			v, err := s.packs.Get(ctx, ref)
-			if err != nil {
-				return nil, err
-			}
-			return v.Pack().Raw(publish.NameSearch)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
-		}
-		return x, nil
-	})
-}
-
-// loadSearchIndexes loads a new build's search indexes in the background,
-// so that the first search of each Bible does not wait for it and the
-// disk cache holds them for an edge that restarts during a store outage.
-func (s *Routes) loadSearchIndexes(st *site.Site) {
-	for _, bv := range st.Bibles {
-		if s.site.Load() != st {
-			return // a newer build came in: it loads its own
-		}
-		if _, err := s.searchIndex(context.Background(), bv); err != nil {
-			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.ID, "err", err)
-		}
-	}
 }
 
 // searchMetrics are the search route class's own figures: a latency

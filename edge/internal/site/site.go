@@ -158,3 +158,13 @@ func Make[T any](s *Slot, fn func() (*T, error)) (*T, error) {
 	s.v.Store(&a)
 	return v, nil
 }
+
+// Forget empties s if it still holds v (a cache that bounds what the
+// slots hold lets v go); the next Make makes it again.
+func Forget[T any](s *Slot, v *T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if Load[T](s) == v {
+		s.v.Store(nil)
+	}
+}
