@@ -104,9 +104,14 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A chapter's pack is fetched whole, and kept on disk, when a second
+	// entry of it is asked for (the first is read by range).
 	resp, want := first.do(t, "GET", cached, demo)
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET %s = %d %s", cached, resp.StatusCode, want)
+	}
+	if resp, body := first.do(t, "GET", "/v1/bibles/9001/passages/JHN.3.17", demo); resp.StatusCode != 200 {
+		t.Fatalf("GET JHN.3.17 = %d %s", resp.StatusCode, body)
 	}
 	// Verse search reads its index through the same tiers: the first edge
 	// loaded it when it followed the build.

@@ -82,12 +82,14 @@ type Config struct {
 	SearchIndexCacheBytes int64
 	// DiskCacheDir keeps whole packs fetched from the store on local disk,
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
-	// the largest pack fetched whole on a miss; larger ones are read by
-	// ranges (0: DefaultWholePackMax; negative: always whole). See
+	// the largest pack fetched whole on its second miss (on its first
+	// with WholePackFirst); larger ones are read by ranges (0:
+	// DefaultWholePackMax; negative: always whole). See
 	// edge/internal/packs.
 	DiskCacheDir   string
 	DiskCacheBytes int64
 	WholePackMax   int64
+	WholePackFirst bool
 	MaxRangeVerses int
 
 	// PublicURL is the scheme and host of absolute URLs in answers (font
@@ -258,7 +260,7 @@ func New(cfg Config) (*Server, error) {
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
 	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
-		DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes})
+		WholeFirst: cfg.WholePackFirst, DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes})
 	if err != nil {
 		return nil, err
 	}

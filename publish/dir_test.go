@@ -29,7 +29,7 @@ func TestPackRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := []string{p.Entries[0].Name, p.Entries[1].Name, p.Entries[2].Name}; got[0] != "a" || got[1] != "b" || got[2] != "segments" {
+	if got := []string{p.Name(0), p.Name(1), p.Name(2)}; got[0] != "a" || got[1] != "b" || got[2] != "segments" {
 		t.Errorf("entries %v; want sorted a b segments", got)
 	}
 	b := p.Entry("b")

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -194,6 +195,11 @@ func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pa
 			return nil, err
 		}
 		b = append(b[:got:got], rest...)
+	}
+	if end < int64(len(b)) {
+		// The decoded header keeps its buffer (the names): not the
+		// probe's bodies with it.
+		b = bytes.Clone(b[:end])
 	}
 	return decodePackHeaderOf(b, ref.Size)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -19,13 +20,17 @@ import (
 // metadata, a book, a chapter) into one object, so that a store holds
 // thousands of objects rather than millions and the edge caches whole packs.
 //
-// Layout: the magic "BPK1", a little-endian uint32 header length, the JSON
-// header (the entries), then the bodies. Offsets are from the start of the
-// bodies, so an edge can read the header with one ranged read and each body
-// with another.
-const packMagic = "BPK1"
+// Layout: the magic "BPK2", a little-endian uint32 header length, the
+// binary header (the entries, packheader.go), then the bodies. Offsets are
+// from the start of the bodies, so an edge can read the header with one
+// ranged read and each body with another. Packs of the first format
+// ("BPK1", a JSON header) are still read.
+const (
+	packMagic     = "BPK2"
+	packMagicJSON = "BPK1"
+)
 
-// packHeaderPrefix is how many bytes precede the JSON header.
+// packHeaderPrefix is how many bytes precede the header.
 const packHeaderPrefix = len(packMagic) + 4
 
 // Encodings a representation can be stored in, as Content-Encoding spells
@@ -36,12 +41,14 @@ const (
 	Gzip     = "gzip"
 )
 
-// Entry is one resource in a pack, in every encoding it is stored in.
+// Entry is one resource in a pack, in every encoding it is stored in: a
+// decoded pack keeps its entries in a compact form of its own (Pack) and
+// makes an Entry when asked (At, Entry).
 //
 // A pack holds no Cache-Control: whether an answer may sit in a shared
 // cache depends on the Bible's licence, which changes without the text
 // changing, so the edge decides it when it serves (docs/edge.md). A "c"
-// field in a stored header is ignored, as every unknown field is.
+// field in a JSON header is ignored, as every unknown field is.
 type Entry struct {
 	Name string `json:"n"`
 	Type string `json:"t"` // Content-Type
@@ -59,36 +66,115 @@ type Rep struct {
 	ETag string `json:"g"`
 }
 
-// Pack is a decoded pack.
+// Pack is a decoded pack. Its entries are held without pointers (a few
+// flat slices and the header's bytes), so that a cache of many decoded
+// packs is a few objects each for the garbage collector, not thousands.
 type Pack struct {
-	Entries []Entry
-	byName  map[string]int
-	bodies  []byte // nil when only the header was read
-	bodyOff int64  // offset of the bodies within the object
+	strs    []byte     // the entries' names (in a binary header, the header itself)
+	ents    []entryRec // sorted by name, names distinct
+	reps    []repRec
+	types   []string // content types, by entryRec.typ
+	codings []string // content codings, by repRec.coding
+	bodies  []byte   // nil when only the header was read
+	bodyOff int64    // offset of the bodies within the object
+	inData  bool     // strs lies in the buffer the bodies are in
+}
+
+// entryRec is an entry: its name in strs, its type, its representations
+// (reps[rep:rep+nReps]) and the hash their entity tags are made of.
+type entryRec struct {
+	name  uint32
+	nameN uint16
+	typ   uint8
+	nReps uint8
+	rep   uint32
+	tag   [etagHash]byte
+}
+
+// repRec is one coding of an entry's body, within the bodies.
+type repRec struct {
+	off, len uint32
+	coding   uint8
+}
+
+// Len is how many entries the pack holds.
+func (p *Pack) Len() int { return len(p.ents) }
+
+// Name is the i-th entry's name (entries are sorted by name). It does not
+// allocate: the edge's lookups compare with it.
+func (p *Pack) Name(i int) string {
+	e := &p.ents[i]
+	return unsafe.String(unsafe.SliceData(p.strs[e.name:]), int(e.nameN))
+}
+
+// At returns the i-th entry.
+func (p *Pack) At(i int) Entry {
+	e := &p.ents[i]
+	out := Entry{Name: p.Name(i), Type: p.types[e.typ], Reps: make([]Rep, e.nReps)}
+	for k, r := range p.reps[e.rep : e.rep+uint32(e.nReps)] {
+		enc := p.codings[r.coding]
+		out.Reps[k] = Rep{Encoding: enc, Off: int64(r.off), Len: int64(r.len), ETag: etagOf(&e.tag, enc)}
+	}
+	return out
+}
+
+// Index returns the index of the named entry, -1 when there is none.
+func (p *Pack) Index(name string) int {
+	i := sort.Search(len(p.ents), func(i int) bool { return p.Name(i) >= name })
+	if i < len(p.ents) && p.Name(i) == name {
+		return i
+	}
+	return -1
 }
 
 // Entry returns the named entry, or nil.
 func (p *Pack) Entry(name string) *Entry {
-	if i, ok := p.byName[name]; ok {
-		return &p.Entries[i]
+	i := p.Index(name)
+	if i < 0 {
+		return nil
 	}
-	return nil
+	e := p.At(i)
+	return &e
 }
 
 // Body returns a representation's bytes; it does not copy.
 func (p *Pack) Body(r *Rep) []byte { return p.bodies[r.Off : r.Off+r.Len] }
 
+// HeaderSize is what the decoded header takes on the heap besides the
+// buffer of its bodies, each allocation rounded by round.
+func (p *Pack) HeaderSize(round func(int64) int64) int64 {
+	n := round(int64(unsafe.Sizeof(*p))) +
+		round(int64(cap(p.ents))*int64(unsafe.Sizeof(entryRec{}))) +
+		round(int64(cap(p.reps))*int64(unsafe.Sizeof(repRec{}))) +
+		round(int64(cap(p.types)+cap(p.codings))*int64(unsafe.Sizeof("")))
+	if !p.inData {
+		n += round(int64(cap(p.strs)))
+	}
+	for _, s := range p.types {
+		n += round(int64(len(s)))
+	}
+	for _, s := range p.codings {
+		n += round(int64(len(s)))
+	}
+	return n
+}
+
 // ErrNoEntry is a pack without the entry asked for.
 var ErrNoEntry = errors.New("no such pack entry")
 
-// Raw returns an entry's identity body (Reps[0]), without copying, or
-// ErrNoEntry. Internal entries (NameSegments, NameIndex) are read so.
+// Raw returns an entry's identity body (its first representation), without
+// copying, or ErrNoEntry. Internal entries (NameSegments, NameIndex) are
+// read so.
 func (p *Pack) Raw(name string) ([]byte, error) {
-	e := p.Entry(name)
-	if e == nil || len(e.Reps) == 0 || e.Reps[0].Encoding != Identity {
+	i := p.Index(name)
+	if i < 0 || p.ents[i].nReps == 0 {
 		return nil, fmt.Errorf("pack entry %q: %w", name, ErrNoEntry)
 	}
-	return p.Body(&e.Reps[0]), nil
+	r := p.reps[p.ents[i].rep]
+	if p.codings[r.coding] != Identity {
+		return nil, fmt.Errorf("pack entry %q: %w", name, ErrNoEntry)
+	}
+	return p.bodies[r.off : r.off+r.len], nil
 }
 
 // Decode decodes an entry's JSON body into v. It is the one reader of
@@ -113,10 +199,10 @@ func DecodeEntry(name string, body []byte, v any) error {
 
 // checkBounds checks that every representation lies within bodies bytes.
 func (p *Pack) checkBounds(bodies int64) error {
-	for _, e := range p.Entries {
-		for _, r := range e.Reps {
-			if r.Off < 0 || r.Len < 0 || r.Off+r.Len > bodies {
-				return fmt.Errorf("publish: pack entry %s out of bounds", e.Name)
+	for i, e := range p.ents {
+		for _, r := range p.reps[e.rep : e.rep+uint32(e.nReps)] {
+			if int64(r.off)+int64(r.len) > bodies {
+				return fmt.Errorf("publish: pack entry %s out of bounds", p.Name(i))
 			}
 		}
 	}
@@ -126,23 +212,14 @@ func (p *Pack) checkBounds(bodies int64) error {
 // BodyOffset is where the bodies start within the object, for ranged reads.
 func (p *Pack) BodyOffset() int64 { return p.bodyOff }
 
-// DecodePack decodes a whole pack object.
+// DecodePack decodes a whole pack object. The decoded pack keeps data.
 func DecodePack(data []byte) (*Pack, error) {
-	n, err := packHeaderLen(data)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) < int64(packHeaderPrefix)+n {
-		return nil, errors.New("publish: pack header truncated")
-	}
-	p, err := decodePackHeader(data[packHeaderPrefix : int64(packHeaderPrefix)+n])
+	p, err := decodePackHeaderOf(data, int64(len(data)))
 	if err != nil {
 		return nil, err
 	}
 	p.bodies = data[p.bodyOff:]
-	if err := p.checkBounds(int64(len(p.bodies))); err != nil {
-		return nil, err
-	}
+	p.inData = string(data[:len(packMagic)]) == packMagic
 	return p, nil
 }
 
@@ -158,10 +235,17 @@ func decodePackHeaderOf(head []byte, size int64) (*Pack, error) {
 	if end > size || end > int64(len(head)) {
 		return nil, fmt.Errorf("publish: pack header of %d bytes in %d read of a pack of %d", n, len(head), size)
 	}
-	p, err := decodePackHeader(head[packHeaderPrefix:end])
+	h := head[packHeaderPrefix:end:end]
+	var p *Pack
+	if string(head[:len(packMagic)]) == packMagicJSON {
+		p, err = decodeJSONHeader(h)
+	} else {
+		p, err = decodeHeader(h)
+	}
 	if err != nil {
 		return nil, err
 	}
+	p.bodyOff = end
 	if err := p.checkBounds(size - end); err != nil {
 		return nil, err
 	}
@@ -177,7 +261,11 @@ func WithBodies(e *Entry, bodies []byte, offs []int64) (*Pack, error) {
 	for i := range sub.Reps {
 		sub.Reps[i].Off = offs[i]
 	}
-	p := &Pack{Entries: []Entry{sub}, byName: map[string]int{sub.Name: 0}, bodies: bodies}
+	p, err := packOf([]Entry{sub})
+	if err != nil {
+		return nil, err
+	}
+	p.bodies = bodies
 	if err := p.checkBounds(int64(len(bodies))); err != nil {
 		return nil, err
 	}
@@ -187,32 +275,13 @@ func WithBodies(e *Entry, bodies []byte, offs []int64) (*Pack, error) {
 // packHeaderLen reads the header length from the first packHeaderPrefix
 // bytes of a pack.
 func packHeaderLen(prefix []byte) (int64, error) {
-	if len(prefix) < packHeaderPrefix || string(prefix[:len(packMagic)]) != packMagic {
+	if len(prefix) < packHeaderPrefix {
+		return 0, errors.New("publish: not a pack")
+	}
+	if m := string(prefix[:len(packMagic)]); m != packMagic && m != packMagicJSON {
 		return 0, errors.New("publish: not a pack")
 	}
 	return int64(binary.LittleEndian.Uint32(prefix[len(packMagic):packHeaderPrefix])), nil
-}
-
-// decodePackHeader decodes the JSON header alone (for ranged reads: the
-// bodies are then fetched one by one at BodyOffset()+Off).
-func decodePackHeader(h []byte) (*Pack, error) {
-	p := &Pack{bodyOff: int64(packHeaderPrefix + len(h))}
-	if err := json.Unmarshal(h, &p.Entries); err != nil {
-		return nil, fmt.Errorf("publish: pack header: %w", err)
-	}
-	p.byName = make(map[string]int, len(p.Entries))
-	for i, e := range p.Entries {
-		if _, dup := p.byName[e.Name]; dup {
-			return nil, fmt.Errorf("publish: pack header: entry %q twice", e.Name)
-		}
-		for _, r := range e.Reps {
-			if len(r.ETag) > MaxETag {
-				return nil, fmt.Errorf("publish: pack header: entry %q: an ETag of %d bytes (at most %d)", e.Name, len(r.ETag), MaxETag)
-			}
-		}
-		p.byName[e.Name] = i
-	}
-	return p, nil
 }
 
 // PackWriter assembles a pack. Its key is the hash of what it holds before
@@ -253,7 +322,7 @@ func (w *PackWriter) Size() int64 { return w.size }
 
 // packFormat changes whenever the bytes Bytes makes for the same entries
 // would change (layout, encoder settings), so that keys change with them.
-const packFormat = "BPK1 br5 gz6 no-cache-control\n"
+const packFormat = "BPK2 br5 gz6 no-cache-control\n"
 
 func (w *PackWriter) sort() {
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
@@ -326,10 +395,11 @@ func (w *PackWriter) Bytes(enc *Encoder) []byte {
 		}
 		entries = append(entries, e)
 	}
-	h, err := json.Marshal(entries)
+	hp, err := packOf(entries)
 	if err != nil {
-		panic(err) // entries are plain strings and numbers
+		panic(err) // sorted, distinct names whose tags ETag made
 	}
+	h := hp.appendHeader(nil)
 	out := make([]byte, 0, int64(packHeaderPrefix+len(h))+size)
 	out = append(out, packMagic...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
@@ -351,21 +421,11 @@ type compressed struct {
 // each coding has its own (RFC 9110 §8.8.3.3). Its longest is 29 bytes;
 // MaxETag bounds what a pack may hold.
 func ETag(sum *[32]byte, encoding string) string {
-	var b [MaxETag]byte
-	t := append(b[:0], '"')
-	t = hex.AppendEncode(t, sum[:12])
-	switch encoding {
-	case Identity:
-	case Gzip:
-		t = append(t, "-gz"...)
-	default:
-		t = append(append(t, '-'), encoding...)
-	}
-	return string(append(t, '"'))
+	return etagOf((*[etagHash]byte)(sum[:etagHash]), encoding)
 }
 
-// MaxETag is the longest entity tag a pack may hold (decodePackHeader
-// refuses a longer one): the edge keeps each tag inline with its body's
+// MaxETag is the longest entity tag a pack may hold (a header naming a
+// coding longer than maxCoding is refused): the edge keeps each tag inline with its body's
 // other serving data, so that an answer touches one cache line for both.
 const MaxETag = 31
 

@@ -39,15 +39,8 @@ STORES=${STORES:-dir minio}
 # EDGE_ARGS: more edge serve flags (split on spaces), to measure another
 # setting than the defaults, e.g. "--whole-pack-max 1".
 EDGE_ARGS=${EDGE_ARGS:-}
-# A free port unless EDGE_PORT names one: other benchmarks may run on the
-# machine, and an answer from their edge would be measured as ours.
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		(exec 8<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
+# A free port unless EDGE_PORT names one (scripts/bench-scale-edge.sh).
+. scripts/bench-scale-edge.sh
 EDGE_PORT=${EDGE_PORT:-$(free_port)}
 
 command -v wrk >/dev/null || {
@@ -106,16 +99,8 @@ wait_ready() {
 	exit 1
 }
 
-# counters: the edge's pack lookups by tier, its store reads, composed-range
-# cache lookups, as "name value" lines.
-counters() {
-	curl -s "http://127.0.0.1:$EDGE_PORT/metrics" | awk '
-		/^edge_pack_reads_total\{/ { match($0, /tier="[a-z_]*"/); t = substr($0, RSTART + 6, RLENGTH - 7); print t, $2 }
-		/^edge_store_requests_total\{op="(get|get_range)"/ { reads += $2 }
-		/^edge_cache_requests_total\{cache="composed",result="hit"/ { print "composed_hit", $2 }
-		/^edge_cache_requests_total\{cache="composed",result="miss"/ { print "composed_miss", $2 }
-		END { print "store_reads", reads + 0 }'
-}
+# counters: scale_counters of our edge.
+counters() { scale_counters "$EDGE_PORT"; }
 # rss_mb PID: resident and peak resident MiB.
 rss_mb() { awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} END {printf "%d %d\n", r / 1024, h / 1024}' "/proc/$1/status"; }
 
@@ -207,7 +192,8 @@ for store in $STORES; do
 	edge_pid=$!
 	wait_ready
 	# The bound the edge set itself: a soft memory limit of --pack-cache +
-	# --compose-cache + 256 MiB, which it logs.
+	# 2 × --compose-cache (composed ranges and search answers) +
+	# --search-index-cache-size + 256 MiB, which it logs.
 	limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
 	pos=0 hot_pos=0

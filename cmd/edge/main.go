@@ -62,7 +62,8 @@ type serveCmd struct {
 	SearchIndexCache int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
 	DiskCache        string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	DiskCacheMax     int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
-	WholePackMax     int64         `help:"Largest pack fetched whole on a miss; larger packs are read by ranges (header, then the entry asked for). Negative: always whole." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	WholePackMax     int64         `help:"Largest pack fetched whole when a second entry of it is asked for (the first is read by range: header, then entry); larger packs stay read by ranges. Negative: always whole." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	WholePackFirst   bool          `help:"Fetch a pack of at most --whole-pack-max whole on its first miss, not by range." env:"EDGE_WHOLE_PACK_FIRST"`
 	MaxVerses        int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll             time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
 	SearchReport     time.Duration `help:"How often counted searches are reported to dynamic for trending queries." default:"${search_report}" env:"EDGE_SEARCH_REPORT"`
@@ -182,7 +183,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		ForceHTTPS: c.ForceHTTPS, HTTPSPort: c.HTTPSPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, SearchIndexCacheBytes: c.SearchIndexCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
-		PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
+		WholePackFirst: c.WholePackFirst, PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh, UsageReportInterval: c.UsageReport,
 		Access: c.Access, AccessCache: cache, Poll: c.Poll, Concurrency: c.Concurrency,
 		TLSCertFile: c.TLSCert, TLSKeyFile: c.TLSKey, TLSAddr: c.TLSListen,

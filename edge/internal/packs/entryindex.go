@@ -83,28 +83,28 @@ func (x *NameIndex) Find(name []byte, long func(i int) string) int {
 // entryIndex is a whole pack's entries ready to serve, found by name, the
 // resources side by side in one slice.
 type entryIndex struct {
-	names   NameIndex
-	res     []represent.Resource // res[i] is the pack's Entries[i]
-	entries []publish.Entry
+	names NameIndex
+	res   []represent.Resource // res[i] is the pack's entry i
+	pack  *publish.Pack
 }
 
 // newEntryIndex prepares every entry of p for serving. A pack's names are
-// distinct (publish.DecodePackHeader).
+// distinct (publish.DecodePack).
 func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 	x := entryIndex{
-		names:   NewNameIndex(len(p.Entries), func(i int) string { return p.Entries[i].Name }),
-		res:     make([]represent.Resource, len(p.Entries)),
-		entries: p.Entries,
+		names: NewNameIndex(p.Len(), p.Name),
+		res:   make([]represent.Resource, p.Len()),
+		pack:  p,
 	}
 	// A pack's entries share one or two content types: the edge-wide
 	// table (and its lock) is asked once per run of one type.
 	var h *represent.Head
-	for i := range p.Entries {
-		e := &p.Entries[i]
+	for i := range p.Len() {
+		e := p.At(i)
 		if h == nil || string(h.ContentType()) != e.Type {
 			h = represent.SharedHead(e.Type, mod)
 		}
-		represent.InitResource(&x.res[i], p, e, h)
+		represent.InitResource(&x.res[i], p, &e, h)
 	}
 	return x
 }
@@ -118,13 +118,13 @@ func (x *entryIndex) find(name []byte) *represent.Resource {
 	return &x.res[i]
 }
 
-func (x *entryIndex) entryName(i int) string { return x.entries[i].Name }
+func (x *entryIndex) entryName(i int) string { return x.pack.Name(i) }
 
 // all yields every entry's name and resource, in the pack's order.
 func (x *entryIndex) all() iter.Seq2[string, *represent.Resource] {
 	return func(yield func(string, *represent.Resource) bool) {
 		for i := range x.res {
-			if !yield(x.entries[i].Name, &x.res[i]) {
+			if !yield(x.pack.Name(i), &x.res[i]) {
 				return
 			}
 		}

@@ -74,8 +74,8 @@ func FuzzPackIndex(f *testing.F) {
 			return
 		}
 		x := newEntryIndex(p, time.Time{})
-		for i := range p.Entries {
-			e := &p.Entries[i]
+		for i := range p.Len() {
+			e := p.At(i)
 			if r := x.find([]byte(e.Name)); r != &x.res[i] {
 				t.Fatalf("entry %d (%q) not found as itself", i, e.Name)
 			}

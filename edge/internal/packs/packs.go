@@ -46,7 +46,7 @@ type View struct {
 
 	// 192 bytes in all, an allocation size class of whole cache lines, so
 	// that the view starts a line and its first line is the hit's one.
-	_ [48]byte
+	_ [64]byte
 }
 
 // Slot keeps a whole pack in memory for the requests of one chapter,
@@ -108,7 +108,7 @@ func newPackView(data []byte, ref publish.PackRef) (*View, error) {
 	}
 	// The object's buffer holds every body; the decoded header and the
 	// resources are the rest.
-	return packViewOf(p, cache.AllocSize(cap(data))+headerCost(p), ref), nil
+	return packViewOf(p, cache.AllocSize(cap(data))+p.HeaderSize(cache.AllocSize[int64]), ref), nil
 }
 
 // packViewOf prepares the entries of a decoded pack of size bytes.
@@ -124,25 +124,10 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *View {
 
 // What the caches count is what their entries cost on the heap, so that
 // their bounds bound the edge's memory: every allocation rounded up to its
-// size class (cache.AllocSize), the maps' slots, the decoded pack header.
+// size class (cache.AllocSize), the maps' slots, the decoded pack header
+// (publish.Pack.HeaderSize).
 // The edge's TestCacheAccounting and TestPackCacheAccounting hold the
 // figures within 10 % of the heap's growth.
-
-// headerCost is what a decoded pack header takes besides the bodies: the
-// entries (a slice grown while decoding), each entry's strings and
-// representations, and the by-name index.
-func headerCost(p *publish.Pack) int64 {
-	n := cache.AllocSize(int64(cap(p.Entries)) * int64(unsafe.Sizeof(publish.Entry{})))
-	for i := range p.Entries {
-		e := &p.Entries[i]
-		n += cache.AllocSize(len(e.Name)) + cache.AllocSize(len(e.Type)) + cache.MapEntryCost +
-			cache.AllocSize(int64(cap(e.Reps))*int64(unsafe.Sizeof(publish.Rep{})))
-		for _, r := range e.Reps {
-			n += cache.AllocSize(len(r.Encoding)) + cache.AllocSize(len(r.ETag))
-		}
-	}
-	return n
-}
 
 // Packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
 // bounded local disk (optional), and in the store. A miss loads once
@@ -154,9 +139,11 @@ type Packs struct {
 	store    publish.Store // observed
 	cache    *cache.LRU[*View]
 	disk     *diskCache // nil when off
-	wholeMax int64      // packs up to this size are fetched whole; <= 0: always whole
-	tiers    tierCounters
-	health   health
+	wholeMax int64      // packs up to this size are fetched whole on their second miss; <= 0: always whole
+	// wholeFirst fetches packs up to wholeMax whole on their first miss.
+	wholeFirst bool
+	tiers      tierCounters
+	health     health
 
 	mu     sync.Mutex
 	flight cache.Flights[*View]
@@ -166,9 +153,12 @@ type Packs struct {
 type Config struct {
 	Store    publish.Store
 	MaxBytes int64 // the memory tier's bound
-	// WholeMax is the largest pack fetched whole on a miss; larger ones
-	// are read by ranges (0: DefaultWholeMax; negative: always whole).
+	// WholeMax is the largest pack fetched whole on its second miss (its
+	// first entry asked for is read by range); larger ones are read by
+	// ranges (0: DefaultWholeMax; negative: always whole, at once).
 	WholeMax int64
+	// WholeFirst fetches packs up to WholeMax whole on their first miss.
+	WholeFirst bool
 	// DiskDir keeps whole packs on local disk, up to DiskBytes; "" turns
 	// the disk tier off.
 	DiskDir   string
@@ -180,7 +170,7 @@ func New(cfg Config) (*Packs, error) {
 	c := cache.New[*View](cfg.MaxBytes)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax}
+	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
 	if p.wholeMax == 0 {
 		p.wholeMax = DefaultWholeMax

@@ -21,7 +21,8 @@ func TestPackSlot(t *testing.T) {
 	a, aView := testPack(t, dir, 5, 200)
 	b, _ := testPack(t, dir, 6, 200)
 	c, _ := testPack(t, dir, 7, 200)
-	p, err := New(Config{Store: dir, MaxBytes: 1 << 30})
+	// Whole on the first miss: the slots are for whole packs.
+	p, err := New(Config{Store: dir, MaxBytes: 1 << 30, WholeFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,25 +12,28 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// Ranged reads. A pack's header (the JSON list of entries with their
+// Ranged reads and admission. A pack's header (its entries with their
 // offsets) comes first, so an edge can read it with one GetRange and then
 // each entry it needs with another, rather than the whole pack.
 //
-// When a whole-pack read is better: below DefaultWholeMax a pack is
-// fetched whole. An S3 request costs a round trip whatever its size, and a
-// chapter pack's header is about 40 % of the pack (the WEB's chapter packs
-// are 60–200 KiB with 25–60 KiB headers), so a ranged read (header, then
-// entry: two round trips) would save little and cost a round trip, and the
-// whole pack then answers every neighbouring verse and variant from memory
-// and lands on the disk cache. Above it (the Bible pack, 6.4 MiB with a
-// 2 KiB header; Psalm 119's 680 KiB chapter) the first request reads a few
-// KiB instead of megabytes.
+// A pack missed for the first time is read so: its header (6 KiB for the
+// median chapter pack of 100 KiB) and the entry asked for. Over a large
+// catalogue most distinct requests are rare (Zipf), and a chapter pack
+// loaded whole for one of its 140 entries evicts another to hold 139 that
+// will not be asked for. A second entry asked for from a pack of at most
+// DefaultWholeMax is its second miss: the pack is then fetched whole (and
+// kept on the disk cache), since it answers every neighbouring verse and
+// variant from memory after. A larger pack (the Bible pack, 6.4 MiB; Psalm
+// 119's 680 KiB chapter) stays read by ranges until promoteAfter of its
+// entries have been read. A pack on the disk cache is read whole: it was
+// wanted twice already.
 const (
-	// DefaultWholeMax is the largest pack fetched whole on a miss.
+	// DefaultWholeMax is the largest pack fetched whole on its second miss.
 	DefaultWholeMax = 256 << 10
 	// headerProbe is the first ranged read: the prefix and, for most
-	// packs, the whole header. A longer header takes one more read.
-	headerProbe = 64 << 10
+	// packs, the whole header (the 90th percentile of the catalogue's is
+	// 10 KiB). A longer header takes one more read.
+	headerProbe = 16 << 10
 	// promoteAfter entries read by range from one pack make it worth
 	// fetching whole in the background (and keeping it on disk): it is
 	// evidently being read widely.
@@ -76,7 +79,7 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			return v.index.find(name), nil
 		}
 	}
-	v, err := p.view(ctx, *ref)
+	v, err := p.view(ctx, *ref, name)
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +92,22 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 	return v.index.find(name), nil
 }
 
-// view returns pack ref in memory: whole, or (v.partial != nil) its header
-// for ranged reads of its entries.
-func (p *Packs) view(ctx context.Context, ref publish.PackRef) (*View, error) {
+// view returns pack ref in memory, for a request of its entry name:
+// whole, or (v.partial != nil) its header for ranged reads of its entries.
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*View, error) {
+	small := p.wholeMax <= 0 || ref.Size <= p.wholeMax
 	if v, ok := p.cache.Get(ref.Key); ok {
 		if v.partial == nil {
 			p.tiers.memory.Inc()
+			return v, nil
 		}
-		return v, nil
+		if !small || v.has(name) {
+			return v, nil
+		}
+		// The second miss of a small pack.
+		return p.load(ctx, ref, ref.Key, p.loadWhole)
 	}
-	if p.wholeMax <= 0 || ref.Size <= p.wholeMax || p.disk.has(ref.Key) {
+	if p.wholeMax <= 0 || small && p.wholeFirst || p.disk.has(ref.Key) {
 		return p.load(ctx, ref, ref.Key, p.loadWhole)
 	}
 	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
@@ -114,13 +123,23 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef) (*View, err
 	p.tiers.header.Inc()
 	return &View{
 		pack: pk,
-		size: headerCost(pk),
+		size: pk.HeaderSize(cache.AllocSize[int64]),
 		partial: &partialPack{
 			ref:    ref,
 			res:    make(map[string]*represent.Resource),
 			flight: make(cache.Flights[*represent.Resource]),
 		},
 	}, nil
+}
+
+// has reports whether the entry name of a pack known by its header was
+// read, or is not in the pack.
+func (v *View) has(name []byte) bool {
+	pp := v.partial
+	pp.mu.Lock()
+	_, ok := pp.res[string(name)]
+	pp.mu.Unlock()
+	return ok || v.pack.Index(string(name)) < 0
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
@@ -215,6 +234,7 @@ func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (*repr
 		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
 	r := new(represent.Resource)
-	represent.InitResource(r, pk, &pk.Entries[0], represent.SharedHead(e.Type, ref.Modified))
+	one := pk.At(0)
+	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
 	return r, nil
 }

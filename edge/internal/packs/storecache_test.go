@@ -125,8 +125,13 @@ func TestPackTiers(t *testing.T) {
 		// Its bodies are entry/000's, stored once: read from there.
 		{"big deduplicated", big, bigView, "zz-same-as-first", 0, 1, 8000, 0},
 		{"big missing entry", big, bigView, "nope", 0, 0, 0, 0},
-		{"small cold", small, smallView, "entry/003", 1, 0, small.Size, 0},
-		{"small again", small, smallView, "entry/001", 0, 0, 0, 1},
+		// Small: its first entry by range too (header, entry); a second
+		// entry asked for is its second miss, and the pack is fetched
+		// whole (and kept on disk); then it is in memory.
+		{"small cold", small, smallView, "entry/003", 0, 2, small.Size + 1000, 0},
+		{"small same entry", small, smallView, "entry/003", 0, 0, 0, 1},
+		{"small second miss", small, smallView, "entry/001", 1, 0, small.Size, 0},
+		{"small again", small, smallView, "entry/002", 0, 0, 0, 1},
 	}
 	for _, tc := range tests {
 		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
@@ -168,6 +173,19 @@ func TestPackTiers(t *testing.T) {
 	sameResource(t, "small from disk", got, smallView.index.find([]byte("entry/002")))
 	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || p2.tiers.disk.Load() != 1 {
 		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, p2.tiers.disk.Load())
+	}
+
+	// WholeFirst: a small pack is fetched whole on its first miss.
+	st3 := &countingStore{Store: dir}
+	p3, err := New(Config{Store: st3, MaxBytes: 1 << 30, WholeFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p3.Entry(ctx, nil, &small, []byte("entry/002")); err != nil {
+		t.Fatal(err)
+	}
+	if g, r := st3.gets.Load(), st3.ranges.Load(); g != 1 || r != 0 {
+		t.Errorf("WholeFirst: %d gets and %d ranged reads, want 1 and 0", g, r)
 	}
 }
 
@@ -272,7 +290,7 @@ func TestLoadsShared(t *testing.T) {
 	small, smallView := testPack(t, dir, 5, 200)
 	big, bigView := testPack(t, dir, 200, 2000)
 	st := &gatedStore{countingStore: countingStore{Store: dir}, started: make(chan struct{}, 64), gate: make(chan struct{})}
-	p, err := New(Config{Store: st, MaxBytes: 1 << 30})
+	p, err := New(Config{Store: st, MaxBytes: 1 << 30, WholeFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}

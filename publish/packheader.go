@@ -1,0 +1,265 @@
+package publish
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// The binary pack header (format "BPK2"). Reading it is the first thing an
+// edge does with every pack it loads, from a store it does not control, so
+// it is a plain sequence of unsigned varints and bytes that decodes
+// without reflection and allocates a few slices, whatever the pack holds:
+//
+//	types    count, then each: length, bytes      (Content-Types)
+//	codings  count, then each: length, bytes      (content codings, "" identity)
+//	entries  count, then each:
+//	         name length, name bytes               (names strictly increasing)
+//	         type index
+//	         12 bytes: the hash the entry's entity tags are made of (ETag)
+//	         reps count, then each: coding index, offset, length
+//
+// Counts, lengths and indexes are uvarints; offsets are from the start of
+// the bodies. A count or length the header's own size cannot hold, an
+// index out of its table, a name out of order, an offset or length past
+// 4 GiB or past the pack, and bytes after the last entry are refused.
+//
+// The JSON header of format "BPK1" is read into the same form: each
+// representation's ETag must be the one ETag makes of some hash for its
+// coding, which every build writes.
+
+// etagHash is how many bytes of a body's SHA-256 its entity tags carry.
+const etagHash = 12
+
+// maxCoding is the longest content coding a pack may name: the entity tag
+// made with it must fit MaxETag.
+const maxCoding = MaxETag - 3 - 2*etagHash
+
+// errHeader is the error of a malformed binary header.
+var errHeader = errors.New("publish: pack header malformed")
+
+// headerReader reads a binary header, remembering the first error.
+type headerReader struct {
+	b   []byte
+	pos int
+	err error
+}
+
+func (r *headerReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s at byte %d", errHeader, what, r.pos)
+	}
+}
+
+// uint reads a uvarint no larger than limit.
+func (r *headerReader) uint(limit uint64, what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 {
+		r.fail(what + ": bad number")
+		return 0
+	}
+	if v > limit {
+		r.fail(fmt.Sprintf("%s: %d (at most %d)", what, v, limit))
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+// bytes reads n bytes, returning their offset.
+func (r *headerReader) bytes(n uint64, what string) int {
+	if r.err != nil {
+		return 0
+	}
+	if n > uint64(len(r.b)-r.pos) {
+		r.fail(what + ": past the header's end")
+		return 0
+	}
+	at := r.pos
+	r.pos += int(n)
+	return at
+}
+
+// strings reads a table of at most 256 strings of at most maxLen bytes.
+func (r *headerReader) strings(maxLen uint64, what string) []string {
+	n := r.uint(math.MaxUint8+1, what)
+	n = min(n, uint64(len(r.b)-r.pos)) // each takes a byte at least
+	out := make([]string, 0, n)
+	for range n {
+		l := r.uint(maxLen, what)
+		at := r.bytes(l, what)
+		if r.err != nil {
+			return nil
+		}
+		out = append(out, string(r.b[at:at+int(l)]))
+	}
+	return out
+}
+
+// decodeHeader decodes a binary header. The pack's names stay in h.
+func decodeHeader(h []byte) (*Pack, error) {
+	r := &headerReader{b: h}
+	p := &Pack{strs: h}
+	p.types = r.strings(math.MaxUint8, "content types")
+	p.codings = r.strings(maxCoding, "content codings")
+	// An entry takes 15 bytes at least and a rep 3: what the header can
+	// hold bounds what is allocated before it is read.
+	n := r.uint(uint64(len(h))/15, "entries")
+	p.ents = make([]entryRec, 0, n)
+	p.reps = make([]repRec, 0, min(3*n, uint64(len(h))/3))
+	for range n {
+		var e entryRec
+		l := r.uint(math.MaxUint16, "name length")
+		e.name, e.nameN = uint32(r.bytes(l, "name")), uint16(l)
+		e.typ = uint8(r.uint(uint64(max(len(p.types)-1, 0)), "type"))
+		copy(e.tag[:], h[r.bytes(etagHash, "entity tag"):])
+		e.nReps = uint8(r.uint(math.MaxUint8, "representations"))
+		e.rep = uint32(len(p.reps))
+		for range e.nReps {
+			c := r.uint(uint64(max(len(p.codings)-1, 0)), "coding")
+			off := r.uint(math.MaxUint32, "offset")
+			ln := r.uint(math.MaxUint32, "length")
+			p.reps = append(p.reps, repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)})
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if len(p.types) == 0 || e.nReps > 0 && len(p.codings) == 0 {
+			return nil, fmt.Errorf("%w: an entry without a type or coding table", errHeader)
+		}
+		p.ents = append(p.ents, e)
+		if k := len(p.ents) - 1; k > 0 && p.Name(k-1) >= p.Name(k) {
+			return nil, fmt.Errorf("%w: entry %q after %q (names sorted, each once)", errHeader, p.Name(k), p.Name(k-1))
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.pos != len(h) {
+		return nil, fmt.Errorf("%w: %d bytes after the last entry", errHeader, len(h)-r.pos)
+	}
+	return p, nil
+}
+
+// appendHeader appends p's binary header to b.
+func (p *Pack) appendHeader(b []byte) []byte {
+	table := func(ss []string) {
+		b = binary.AppendUvarint(b, uint64(len(ss)))
+		for _, s := range ss {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	table(p.types)
+	table(p.codings)
+	b = binary.AppendUvarint(b, uint64(len(p.ents)))
+	for i, e := range p.ents {
+		b = binary.AppendUvarint(b, uint64(e.nameN))
+		b = append(b, p.Name(i)...)
+		b = binary.AppendUvarint(b, uint64(e.typ))
+		b = append(b, e.tag[:]...)
+		b = binary.AppendUvarint(b, uint64(e.nReps))
+		for _, r := range p.reps[e.rep : e.rep+uint32(e.nReps)] {
+			b = binary.AppendUvarint(b, uint64(r.coding))
+			b = binary.AppendUvarint(b, uint64(r.off))
+			b = binary.AppendUvarint(b, uint64(r.len))
+		}
+	}
+	return b
+}
+
+// decodeJSONHeader decodes the JSON header of format "BPK1".
+func decodeJSONHeader(h []byte) (*Pack, error) {
+	var entries []Entry
+	if err := json.Unmarshal(h, &entries); err != nil {
+		return nil, fmt.Errorf("publish: pack header: %w", err)
+	}
+	return packOf(entries)
+}
+
+// packOf is the pack of entries (sorted by name, each once), without
+// bodies: the one place entries become a Pack's compact form.
+func packOf(entries []Entry) (*Pack, error) {
+	p := &Pack{ents: make([]entryRec, 0, len(entries))}
+	index := func(table *[]string, s, what string) (uint8, error) {
+		for i, t := range *table {
+			if t == s {
+				return uint8(i), nil
+			}
+		}
+		if len(*table) > math.MaxUint8 {
+			return 0, fmt.Errorf("publish: pack header: more than 256 %s", what)
+		}
+		*table = append(*table, s)
+		return uint8(len(*table) - 1), nil
+	}
+	for i := range entries {
+		e := &entries[i]
+		if i > 0 && entries[i-1].Name >= e.Name {
+			return nil, fmt.Errorf("publish: pack header: entry %q after %q (names sorted, each once)", e.Name, entries[i-1].Name)
+		}
+		if len(e.Name) > math.MaxUint16 || len(e.Reps) > math.MaxUint8 || len(e.Type) > math.MaxUint8 {
+			return nil, fmt.Errorf("publish: pack header: entry %q too large", e.Name)
+		}
+		rec := entryRec{name: uint32(len(p.strs)), nameN: uint16(len(e.Name)), nReps: uint8(len(e.Reps)), rep: uint32(len(p.reps))}
+		p.strs = append(p.strs, e.Name...)
+		var err error
+		if rec.typ, err = index(&p.types, e.Type, "content types"); err != nil {
+			return nil, err
+		}
+		for k, r := range e.Reps {
+			if len(r.Encoding) > maxCoding {
+				return nil, fmt.Errorf("publish: pack header: entry %q: coding %q longer than %d bytes", e.Name, r.Encoding, maxCoding)
+			}
+			tag, ok := parseETag(r.ETag, r.Encoding)
+			if !ok || k > 0 && tag != rec.tag {
+				return nil, fmt.Errorf("publish: pack header: entry %q: ETag %q is not one a build makes", e.Name, r.ETag)
+			}
+			rec.tag = tag
+			if r.Off < 0 || r.Len < 0 || r.Off > math.MaxUint32 || r.Len > math.MaxUint32 {
+				return nil, fmt.Errorf("publish: pack entry %s out of bounds", e.Name)
+			}
+			c, err := index(&p.codings, r.Encoding, "content codings")
+			if err != nil {
+				return nil, err
+			}
+			p.reps = append(p.reps, repRec{off: uint32(r.Off), len: uint32(r.Len), coding: c})
+		}
+		p.ents = append(p.ents, rec)
+	}
+	return p, nil
+}
+
+// parseETag returns the hash an entity tag of coding enc was made of, if
+// ETag made it.
+func parseETag(t, enc string) (tag [etagHash]byte, ok bool) {
+	if len(t) < 2+2*etagHash {
+		return tag, false
+	}
+	if _, err := hex.Decode(tag[:], []byte(t[1:1+2*etagHash])); err != nil {
+		return tag, false
+	}
+	return tag, etagOf(&tag, enc) == t
+}
+
+// etagOf is the entity tag of a body whose hash begins with tag, in coding
+// enc (see ETag).
+func etagOf(tag *[etagHash]byte, enc string) string {
+	var b [MaxETag]byte
+	t := append(b[:0], '"')
+	t = hex.AppendEncode(t, tag[:])
+	switch enc {
+	case Identity:
+	case Gzip:
+		t = append(t, "-gz"...)
+	default:
+		t = append(append(t, '-'), enc...)
+	}
+	return string(append(t, '"'))
+}

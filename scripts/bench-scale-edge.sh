@@ -1,0 +1,27 @@
+# bench-scale-edge: what bench-scale.sh and bench-scale-ab.sh ask of the
+# edges they run. Sourced.
+#
+#   free_port            a port free on 127.0.0.1, and the one after it (for
+#                        --debug-listen): other benchmarks may run on the
+#                        machine, and an answer from their edge would be
+#                        measured as ours
+#   scale_counters PORT  the edge's pack lookups by tier, its store reads and
+#                        composed-range cache lookups, as "name value" lines
+
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		(exec 8<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 8<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null ||
+			{ echo "$p"; return; }
+	done
+}
+
+scale_counters() {
+	curl -s "http://127.0.0.1:$1/metrics" | awk '
+		/^edge_pack_reads_total\{/ { match($0, /tier="[a-z_]*"/); t = substr($0, RSTART + 6, RLENGTH - 7); print t, $2 }
+		/^edge_store_requests_total\{op="(get|get_range)"/ { reads += $2 }
+		/^edge_cache_requests_total\{cache="composed",result="hit"/ { print "composed_hit", $2 }
+		/^edge_cache_requests_total\{cache="composed",result="miss"/ { print "composed_miss", $2 }
+		END { print "store_reads", reads + 0 }'
+}
