@@ -19,7 +19,6 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
@@ -162,11 +161,9 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 	}
 	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
 	s.compute.Serve(ctx, key, func() bool {
-		res, ok := s.searched.Get(key)
-		if !ok {
+		if !compose.ServeRemembered(ctx, s.searched, key, private) {
 			return false
 		}
-		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		s.countVerseSearch(ctx, bv, req, -1, key)
 		return true
@@ -182,9 +179,9 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		}
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
 		body := s.searchBody(x, r, req, qh)
-		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
-		s.remember(key, res, r.Total)
-		represent.Serve(ctx, res, private)
+		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
+		a.ServeNew(ctx, private)
+		s.remember(key, a, r.Total)
 		s.metrics.observe(time.Since(start), r.Total)
 		s.countVerseSearch(ctx, bv, req, r.Total, key)
 	})
@@ -210,10 +207,12 @@ func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req 
 
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
-func (s *Routes) remember(key string, res *represent.Resource, found int) {
-	s.searched.Add(key, res, res.Size())
+// The answer is served first: it is kept with the coding that request
+// got.
+func (s *Routes) remember(key string, a *compose.Answer, found int) {
+	s.searched.Add(key, a, a.Size())
 	if found > 0 {
-		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
+		s.searched.Add(key+foundSuffix, a, 0) // shares a: counts only the entry
 	}
 }
 
