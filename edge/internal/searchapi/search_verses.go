@@ -3,7 +3,6 @@ package searchapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire"
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
@@ -240,10 +240,10 @@ func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest
 			b = append(b, ',')
 		}
 		b = append(b, `{"reference":`...)
-		b = appendJSONString(b, x.Verse(v))
+		b = wire.AppendJSONString(b, x.Verse(v))
 		if req.text {
 			b = append(b, `,"text":`...)
-			b = appendJSONString(b, x.Text(v))
+			b = wire.AppendJSONString(b, x.Text(v))
 			b = append(b, `,"matches":[`...)
 			for k, m := range x.Matches(r, v) {
 				if k > 0 {
@@ -260,17 +260,17 @@ func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest
 		b = append(b, '}')
 	}
 	b = append(b, `],"user_intent":`...)
-	b = appendJSONString(b, r.Intent)
+	b = wire.AppendJSONString(b, r.Intent)
 	b = append(b, `,"did_you_mean":[`...)
 	for i, d := range r.DidYouMean {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, d)
+		b = wire.AppendJSONString(b, d)
 	}
 	b = append(b, `],"search_instead_for":`...)
 	if r.SearchInsteadFor != "" {
-		b = appendJSONString(b, r.SearchInsteadFor)
+		b = wire.AppendJSONString(b, r.SearchInsteadFor)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -370,13 +370,4 @@ func (s *Routes) WriteMetrics(w io.Writer) {
 	metrics.WriteScalar(w, "edge_search_queries_total", "counter", "Search answers computed (not from the answer cache).", m.queries.Load())
 	metrics.WriteScalar(w, "edge_search_results_total", "counter", "Verses and topics found by the computed answers (verse, topic and unified search).", m.results.Load())
 	metrics.WriteScalar(w, "edge_search_zero_results_total", "counter", "Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).", m.zero.Load())
-}
-
-// appendJSONString appends s as a JSON string, without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
