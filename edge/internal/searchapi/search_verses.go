@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
@@ -41,6 +41,34 @@ type searchRequest struct {
 	page   paging.Page // size and offset; fields unused
 	text   bool        // fields[]=text
 	app    string
+}
+
+// queryHash binds the request's page tokens to its Bible, query and
+// intent in st's build. It is computed only for a page token to open or
+// issue: most requests have neither.
+func (r *searchRequest) queryHash(st *site.Site) [8]byte {
+	return paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(r.bible)), r.query, r.intent)
+}
+
+// key names the answer to r in the answer cache, in st's build. The
+// query is the only part of free form; those after it are numbers and a
+// boolean, so no two requests share a key.
+func (r *searchRequest) key(st *site.Site) string {
+	var buf [128]byte
+	b := append(buf[:0], st.Build...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.bible), 10)
+	b = append(b, '/')
+	b = append(b, r.intent...)
+	b = append(b, '/')
+	b = append(b, r.query...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.page.Offset), 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.page.Size), 10)
+	b = append(b, '/')
+	b = strconv.AppendBool(b, r.text)
+	return string(b)
 }
 
 // parseSearchVerses checks the parameters as the clients check them
@@ -115,7 +143,47 @@ func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
 	}
 	// Runs of spaces mean what one space means to every search: one
 	// spelling makes one cache key and one trending phrase.
-	return strings.Join(strings.Fields(string(q)), " "), true
+	return oneSpaced(q), true
+}
+
+// oneSpaced is strings.Join(strings.Fields(string(q)), " "): q without
+// white space at either end, each run of it within made one space. A
+// query that is so already (most are) costs one copy.
+func oneSpaced(q []byte) string {
+	space, clean := true, true // space: the rune before is white space, or there is none
+	for i := 0; i < len(q) && clean; {
+		r, n := rune(q[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(q[i:])
+		}
+		isSpace := unicode.IsSpace(r)
+		clean = !isSpace || r == ' ' && !space && i+n < len(q)
+		space = isSpace
+		i += n
+	}
+	if clean {
+		return string(q)
+	}
+	b := make([]byte, 0, len(q))
+	space = false
+	for i := 0; i < len(q); {
+		r, n := rune(q[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(q[i:])
+		}
+		switch {
+		case unicode.IsSpace(r):
+			space = len(b) > 0
+		default:
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, q[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // searchIntent reads user_intent; absent is "unknown".
@@ -150,16 +218,15 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		return
 	}
 	private := !t.IsOpen(bv.ID)
-	qh := paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.pageTokens.Open(tok, qh)
+		off, msg := s.pageTokens.Open(tok, req.queryHash(st))
 		if msg != "" {
 			respond.Answer(ctx, problem.Unacceptable, msg)
 			return
 		}
 		req.page.Offset = off
 	}
-	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
+	key := req.key(st)
 	s.compute.Serve(ctx, key, func() bool {
 		if !compose.ServeRemembered(ctx, s.searched, key, private) {
 			return false
@@ -178,7 +245,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 			return
 		}
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
-		body := s.searchBody(x, r, req, qh)
+		body := s.searchBody(x, r, req, req.queryHash(st))
 		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
 		a.ServeNew(ctx, private)
 		s.remember(key, a, r.Total)
