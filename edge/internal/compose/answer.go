@@ -131,9 +131,12 @@ func (a *Answer) make(c int) bool {
 	return kept
 }
 
-// Size is the memory the answer holds: itself, its resource and bodies.
+// Size is the memory the answer holds: itself, its resource and bodies,
+// the identity body with its spare capacity (it is kept as composed).
 func (a *Answer) Size() int64 {
-	return cache.AllocSize(int64(unsafe.Sizeof(*a))) + a.res.Load().Size()
+	r := a.res.Load()
+	id := r.Reps[represent.CodingIdentity].Body()
+	return cache.AllocSize(int64(unsafe.Sizeof(*a))) + r.Size() + cache.AllocSize(cap(id)) - cache.AllocSize(len(id))
 }
 
 // Resource is the answer's codings made so far.
