@@ -16,7 +16,8 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-var answerBody = bytes.Repeat([]byte(`{"reference":"JHN.3.16"},`), 25)
+// answerBody is long enough to be compressed (minCompressed).
+var answerBody = bytes.Repeat([]byte(`{"reference":"JHN.3.16","text":"For God so loved the world"},`), 25)
 
 // get asks for answer a as a request with Accept-Encoding ae (none when
 // ""), computing it (ServeNew) or from answers (ServeRemembered).
@@ -123,18 +124,36 @@ func TestAnswerCodings(t *testing.T) {
 	}
 }
 
-// A body too short to gain from a coding is served as it is, and a
-// coding found not to gain is not tried again.
-func TestAnswerShort(t *testing.T) {
-	a := NewAnswer([]byte(`{}`), publish.JSON, time.Unix(1e9, 0), Quick)
-	if ctx := get(t, a, nil, "br, gzip"); len(ctx.Response.Header.Peek("Content-Encoding")) != 0 {
-		t.Errorf("Content-Encoding %q for a two-byte body", ctx.Response.Header.Peek("Content-Encoding"))
+// A body that fits in one packet uncompressed is served as it is, from
+// the cache too; so is one that no coding makes smaller, and a coding
+// found not to gain is not tried again.
+func TestAnswerUncompressed(t *testing.T) {
+	incompressible := make([]byte, 2*minCompressed)
+	for i := range incompressible {
+		incompressible[i] = byte(i*7919>>3 ^ i*31) // no repeats a coder can use
 	}
-	if got, want := a.tried.Load(), uint32(everyCoding); got != want {
-		t.Errorf("after br and gzip were refused, tried %03b, want %03b", got, want)
-	}
-	if a.Resource().Has(represent.CodingBrotli) || a.Resource().Has(represent.CodingGzip) {
-		t.Error("a coding larger than the body was kept")
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"two bytes", []byte(`{}`)},
+		{"one packet", answerBody[:minCompressed-1]},
+		{"incompressible", incompressible},
+	} {
+		a := NewAnswer(bytes.Clone(tc.body), publish.JSON, time.Unix(1e9, 0), Quick)
+		answers := cache.New[*Answer](1 << 20)
+		for _, from := range []*cache.LRU[*Answer]{nil, answers} {
+			if ctx := get(t, a, from, "br, gzip"); len(ctx.Response.Header.Peek("Content-Encoding")) != 0 {
+				t.Errorf("%s: Content-Encoding %q", tc.name, ctx.Response.Header.Peek("Content-Encoding"))
+			}
+			answers.Add("k", a, a.Size())
+		}
+		if got, want := a.tried.Load(), uint32(everyCoding); got != want {
+			t.Errorf("%s: tried %03b, want %03b", tc.name, got, want)
+		}
+		if a.Resource().Has(represent.CodingBrotli) || a.Resource().Has(represent.CodingGzip) {
+			t.Errorf("%s: a coding was kept", tc.name)
+		}
 	}
 }
 
