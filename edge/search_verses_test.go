@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 )
 
 type verseAnswer struct {
@@ -188,5 +190,54 @@ func TestSearchVersesErrors(t *testing.T) {
 	resp, _ := e.do(t, "POST", searchURL("/v1/search-verses", "query", "God", "bible_id", "9001"), key)
 	if resp.StatusCode != 405 {
 		t.Errorf("POST: %d", resp.StatusCode)
+	}
+}
+
+// An answer that fits in one packet is served as it is whatever the
+// request accepts, computed or from the answer cache, with one ETag
+// (compose.Answer's tests show longer ones compressed on demand). An
+// answer from the cache allocates nothing.
+func TestSearchVersesShortAnswer(t *testing.T) {
+	e := newTestEdge(t, nil)
+	uri := searchURL("/v1/search-verses", "query", "God", "bible_id", "9001", "fields[]", "text")
+	tag := ""
+	for _, ae := range []string{"br", "gzip", "br, gzip", ""} {
+		resp, body := e.do(t, "GET", uri, "X-SVC-App-Key: "+keyDemo, "Accept-Encoding: "+ae)
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "JHN.3.16") {
+			t.Fatalf("%q: %d %s", ae, resp.StatusCode, body)
+		}
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" {
+			t.Errorf("%q: Content-Encoding %q for %d bytes", ae, ce, len(body))
+		}
+		if tag == "" {
+			tag = resp.Header.Get("Etag")
+		}
+		if got := resp.Header.Get("Etag"); got != tag || got == "" {
+			t.Errorf("%q: ETag %s, want %s", ae, got, tag)
+		}
+	}
+
+	if raceEnabled {
+		return // the race detector's instrumentation allocates
+	}
+	var ctx fasthttp.RequestCtx
+	serve := func() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		ctx.Request.Header.Set("Accept-Encoding", "gzip, br")
+		e.srv.Handler(&ctx)
+	}
+	serve()
+	if ctx.Response.StatusCode() != 200 {
+		t.Fatalf("%d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	least := testing.AllocsPerRun(100, serve)
+	for range 4 {
+		least = min(least, testing.AllocsPerRun(100, serve))
+	}
+	if least != 0 {
+		t.Errorf("%v allocations per answer from the cache, want 0", least)
 	}
 }

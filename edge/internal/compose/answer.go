@@ -10,6 +10,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -87,12 +88,25 @@ func (a *Answer) ServeNew(ctx *fasthttp.RequestCtx, private bool) {
 }
 
 // ServeRemembered serves the answer kept under key in answers, if there
-// is one, and reports whether there was. An answer served before from
-// the cache has every coding; one served for the first time gets them
-// now, and its entry grows by them.
+// is one, and reports whether there was (a miss is counted). An answer
+// served before from the cache has every coding; one served for the
+// first time gets them now, and its entry grows by them.
 func ServeRemembered(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
 	a, ok := answers.Get(key)
-	if !ok || a == nil {
+	return ok && a.serveKept(ctx, answers, key, private)
+}
+
+// ServeFound is ServeRemembered for a key in bytes, looked up without
+// allocating; a miss is not counted, for a caller that then computes
+// through Computations.Serve, whose look in the cache counts it.
+func ServeFound(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key []byte, private bool) bool {
+	a, ok := answers.Find(key)
+	return ok && a.serveKept(ctx, answers, respond.UnsafeString(key), private)
+}
+
+// serveKept serves a, kept in answers under key (which it does not keep).
+func (a *Answer) serveKept(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
+	if a == nil {
 		return false
 	}
 	if a.tried.Load() != everyCoding && a.complete() {

@@ -35,6 +35,12 @@ import (
 
 // searchRequest is a checked verse search request.
 type searchRequest struct {
+	// q is the query with its white space folded: the request's own
+	// bytes when it needs no folding, valid while the request is served.
+	q []byte
+	// query is q as a string of its own, made (own) only when the
+	// request needs one that outlives it: to compute the answer, or to
+	// count it for trending. An answer from the cache needs neither.
 	query  string
 	bible  int32
 	intent string
@@ -43,32 +49,37 @@ type searchRequest struct {
 	app    string
 }
 
+// own makes r.query.
+func (r *searchRequest) own() {
+	if r.query == "" {
+		r.query = string(r.q)
+	}
+}
+
 // queryHash binds the request's page tokens to its Bible, query and
 // intent in st's build. It is computed only for a page token to open or
 // issue: most requests have neither.
 func (r *searchRequest) queryHash(st *site.Site) [8]byte {
-	return paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(r.bible)), r.query, r.intent)
+	return paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(r.bible)), respond.UnsafeString(r.q), r.intent)
 }
 
-// key names the answer to r in the answer cache, in st's build. The
-// query is the only part of free form; those after it are numbers and a
-// boolean, so no two requests share a key.
-func (r *searchRequest) key(st *site.Site) string {
-	var buf [128]byte
-	b := append(buf[:0], st.Build...)
+// appendKey appends the name of the answer to r in the answer cache, in
+// st's build. The query is the only part of free form; those after it
+// are numbers and a boolean, so no two requests share a key.
+func (r *searchRequest) appendKey(b []byte, st *site.Site) []byte {
+	b = append(b, st.Build...)
 	b = append(b, '/')
 	b = strconv.AppendInt(b, int64(r.bible), 10)
 	b = append(b, '/')
 	b = append(b, r.intent...)
 	b = append(b, '/')
-	b = append(b, r.query...)
+	b = append(b, r.q...)
 	b = append(b, '/')
 	b = strconv.AppendInt(b, int64(r.page.Offset), 10)
 	b = append(b, '/')
 	b = strconv.AppendInt(b, int64(r.page.Size), 10)
 	b = append(b, '/')
-	b = strconv.AppendBool(b, r.text)
-	return string(b)
+	return strconv.AppendBool(b, r.text)
 }
 
 // parseSearchVerses checks the parameters as the clients check them
@@ -77,11 +88,11 @@ func (r *searchRequest) key(st *site.Site) string {
 func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
-	q, ok := searchQuery(ctx)
+	q, ok := searchQueryBytes(ctx)
 	if !ok {
 		return r, false
 	}
-	r.query = q
+	r.q = q
 	b := args.Peek("bible_id")
 	if len(b) == 0 {
 		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
@@ -96,7 +107,10 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	if r.intent, ok = searchIntent(ctx); !ok {
 		return r, false
 	}
-	for _, f := range args.PeekMulti("fields[]") {
+	for k, f := range args.All() { // PeekMulti would allocate its list
+		if string(k) != "fields[]" {
+			continue
+		}
 		if string(f) != "text" {
 			respond.Invalid(ctx, problem.UnknownVerseField(string(f), "query", "fields[]"))
 			return r, false
@@ -123,33 +137,40 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 
 // searchQuery reads query: 1 to 100 characters, not only spaces.
 func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
+	q, ok := searchQueryBytes(ctx)
+	return string(q), ok
+}
+
+// searchQueryBytes is searchQuery's query in bytes: the request's own
+// when its white space needs no folding (valid while it is served).
+func searchQueryBytes(ctx *fasthttp.RequestCtx) ([]byte, bool) {
 	args := ctx.QueryArgs()
 	if !args.Has("query") {
 		respond.Invalid(ctx, problem.Missing("query", "query"))
-		return "", false
+		return nil, false
 	}
 	q := args.Peek("query")
 	n := utf8.RuneCount(q)
 	switch {
 	case !utf8.Valid(q):
 		respond.Invalid(ctx, problem.NotUTF8("query", "query"))
-		return "", false
+		return nil, false
 	case len(bytes.TrimSpace(q)) == 0:
 		respond.Invalid(ctx, problem.TooShort(1, "query", "query"))
-		return "", false
+		return nil, false
 	case n > search.MaxQueryLen:
 		respond.Invalid(ctx, problem.TooLong(search.MaxQueryLen, "query", "query"))
-		return "", false
+		return nil, false
 	}
 	// Runs of spaces mean what one space means to every search: one
 	// spelling makes one cache key and one trending phrase.
 	return oneSpaced(q), true
 }
 
-// oneSpaced is strings.Join(strings.Fields(string(q)), " "): q without
-// white space at either end, each run of it within made one space. A
-// query that is so already (most are) costs one copy.
-func oneSpaced(q []byte) string {
+// oneSpaced is strings.Join(strings.Fields(string(q)), " ") in bytes: q
+// without white space at either end, each run of it within made one
+// space. A query that is so already (most are) is q itself.
+func oneSpaced(q []byte) []byte {
 	space, clean := true, true // space: the rune before is white space, or there is none
 	for i := 0; i < len(q) && clean; {
 		r, n := rune(q[i]), 1
@@ -162,7 +183,7 @@ func oneSpaced(q []byte) string {
 		i += n
 	}
 	if clean {
-		return string(q)
+		return q
 	}
 	b := make([]byte, 0, len(q))
 	space = false
@@ -183,7 +204,7 @@ func oneSpaced(q []byte) string {
 		}
 		i += n
 	}
-	return string(b)
+	return b
 }
 
 // searchIntent reads user_intent; absent is "unknown".
@@ -192,8 +213,11 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 	switch string(v) {
 	case "":
 		return search.IntentUnknown, true
-	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
-		return string(v), true
+	}
+	for _, in := range [...]string{search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown} {
+		if string(v) == in {
+			return in, true // the constant: no copy of the request's bytes
+		}
 	}
 	respond.Invalid(ctx, problem.OneOf([]string{"reference", "text", "topical", "unknown"}, "query", "user_intent"))
 	return "", false
@@ -226,7 +250,18 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		}
 		req.page.Offset = off
 	}
-	key := req.key(st)
+	// An answer in the cache is looked up by a key in bytes, which costs
+	// no allocation; the key is made a string only to compute the answer.
+	var kb [256]byte
+	k := req.appendKey(kb[:0], st)
+	if compose.ServeFound(ctx, s.searched, k, private) {
+		s.metrics.observe(time.Since(start), -1)
+		if s.trending.Counting() && req.page.Offset == 0 {
+			s.countVerseSearch(ctx, bv, req, -1, string(k))
+		}
+		return
+	}
+	key := string(k)
 	s.compute.Serve(ctx, key, func() bool {
 		if !compose.ServeRemembered(ctx, s.searched, key, private) {
 			return false
@@ -244,6 +279,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
 			return
 		}
+		req.own()
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
 		body := s.searchBody(x, r, req, req.queryHash(st))
 		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
@@ -269,6 +305,7 @@ func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req 
 	if found < 0 {
 		found = s.foundBefore(key)
 	}
+	req.own()
 	s.trending.count(x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
 }
 
