@@ -127,7 +127,12 @@ func TestTrendingClient(t *testing.T) {
 	wg.Wait()
 
 	if !raceEnabled {
-		if n := testing.AllocsPerRun(100, func() { trendingClient(a) }); n != 0 {
+		// The fewest of five: AllocsPerRun counts the whole process's.
+		n := testing.AllocsPerRun(100, func() { trendingClient(a) })
+		for range 4 {
+			n = min(n, testing.AllocsPerRun(100, func() { trendingClient(a) }))
+		}
+		if n != 0 {
 			t.Errorf("a remembered name: %v allocations, want 0", n)
 		}
 	}
