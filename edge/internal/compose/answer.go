@@ -46,12 +46,14 @@ type Answer struct {
 
 const everyCoding = 1<<represent.NumCodings - 1
 
-// minCompressed is the shortest answer compressed. A shorter one goes out
-// with its header (about 450 bytes) in one TCP segment of a 1500-byte
-// MTU path (1460 bytes) compressed or not, so compressing it saves no
-// packet and no round trip, and costs 10 to 17 us of CPU, a fifth of
-// computing a search answer. A first page of 25 verse references is
-// about 760 bytes.
+// minCompressed is the shortest answer compressed for the request that
+// computed it. A shorter one goes out with its header (about 450 bytes)
+// in one TCP segment of a 1500-byte MTU path (1460 bytes) compressed or
+// not, so compressing it saves that request no packet and no round trip,
+// and costs 10 to 17 us of CPU, a fifth of computing a search answer. A
+// first page of 25 verse references is about 760 bytes. An answer asked
+// for again is compressed all the same (ServeRemembered): it is served
+// many times, and the bytes saved add up across them.
 const minCompressed = 900
 
 // NewAnswer prepares body, which the answer keeps, to be served as
@@ -61,18 +63,24 @@ func NewAnswer(body []byte, ctype string, mod time.Time, c *Codecs) *Answer {
 	r := new(represent.Resource)
 	r.Reps[represent.CodingIdentity].Set(body, publish.ETag(&a.sum, publish.Identity), represent.SharedHead(ctype, mod))
 	a.res.Store(r)
-	if len(body) < minCompressed {
-		a.tried.Store(everyCoding)
-	} else {
-		a.tried.Store(1 << represent.CodingIdentity)
-	}
+	a.tried.Store(1 << represent.CodingIdentity)
 	return a
 }
 
 // ServeNew serves a just computed answer to the request that computed it,
 // compressed in the coding the request gets only: the coding it prefers
-// among those not found too small to gain.
+// among those not found too small to gain. An answer shorter than
+// minCompressed is served as it is.
 func (a *Answer) ServeNew(ctx *fasthttp.RequestCtx, private bool) {
+	if len(a.res.Load().Reps[represent.CodingIdentity].Body()) >= minCompressed {
+		a.makeNegotiated(ctx)
+	}
+	represent.Serve(ctx, a.res.Load(), private)
+}
+
+// makeNegotiated makes the coding ctx's request gets, if it is not made:
+// the one it prefers, then, if that does not gain, the next.
+func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) {
 	for {
 		tried := a.tried.Load()
 		res := a.res.Load()
@@ -80,11 +88,10 @@ func (a *Answer) ServeNew(ctx *fasthttp.RequestCtx, private bool) {
 			return res.Has(c) || tried&(1<<c) == 0
 		})
 		if tried&(1<<c) != 0 {
-			break
+			return
 		}
 		a.make(c)
 	}
-	represent.Serve(ctx, a.res.Load(), private)
 }
 
 // ServeRemembered serves the answer kept under key in answers, if there
