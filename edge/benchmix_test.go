@@ -55,7 +55,7 @@ func BenchmarkHandlerMix(b *testing.B) {
 		if os.Getenv("EDGE_BENCH_HUGE_PAGES") == "1" {
 			hugepages.Advise(context.Background(), 10*time.Millisecond, slog.New(slog.DiscardHandler))
 		}
-		mix = openBenchMix(b, dir)
+		mix = openBenchMix(b, dir, Config{})
 		mix.serve(len(mix.paths), mix.srv.Handler) // every resource loaded before measuring
 		// The build's search indexes and aids load in the background
 		// (SetBuild); loaded here too, they are done before measuring,
@@ -99,12 +99,15 @@ type benchMix struct {
 	fail  func(int)
 }
 
-func openBenchMix(b *testing.B, dir string) *benchMix {
+// openBenchMix opens the mix in dir with an edge configured as cfg, over
+// the store in dir.
+func openBenchMix(b *testing.B, dir string, cfg Config) *benchMix {
 	store, err := publish.OpenDir(filepath.Join(dir, "store"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(Config{Store: store})
+	cfg.Store = store
+	srv, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

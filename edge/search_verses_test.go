@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 )
 
 type verseAnswer struct {
@@ -188,5 +190,63 @@ func TestSearchVersesErrors(t *testing.T) {
 	resp, _ := e.do(t, "POST", searchURL("/v1/search-verses", "query", "God", "bible_id", "9001"), key)
 	if resp.StatusCode != 405 {
 		t.Errorf("POST: %d", resp.StatusCode)
+	}
+}
+
+// An answer that fits in one packet is served as it is to the request
+// that computes it, whatever it accepts; asked for again, from the
+// answer cache, it comes in the coding asked for, each coding with its
+// own ETag and the identity one unchanged (compose.Answer's tests show
+// longer ones compressed for the request that computes them). An answer
+// from the cache allocates nothing.
+func TestSearchVersesShortAnswer(t *testing.T) {
+	e := newTestEdge(t, nil)
+	uri := searchURL("/v1/search-verses", "query", "God", "bible_id", "9001", "fields[]", "text")
+	tags := map[string]string{}
+	for i, ae := range []string{"br", "", "gzip", "br"} {
+		resp, body := e.do(t, "GET", uri, "X-SVC-App-Key: "+keyDemo, "Accept-Encoding: "+ae)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%q: %d %s", ae, resp.StatusCode, body)
+		}
+		want := ae
+		if i == 0 {
+			want = "" // computed
+		}
+		ce := resp.Header.Get("Content-Encoding")
+		if ce != want {
+			t.Errorf("request %d, %q: Content-Encoding %q, want %q", i, ae, ce, want)
+		}
+		tag := resp.Header.Get("Etag")
+		if old, ok := tags[ce]; ok && old != tag || tag == "" {
+			t.Errorf("request %d, %q: ETag %s, before %s", i, ae, tag, old)
+		}
+		tags[ce] = tag
+	}
+	if len(tags) != 3 {
+		t.Errorf("ETags %v, want one per coding", tags)
+	}
+
+	if raceEnabled {
+		return // the race detector's instrumentation allocates
+	}
+	var ctx fasthttp.RequestCtx
+	serve := func() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		ctx.Request.Header.Set("Accept-Encoding", "gzip, br")
+		e.srv.Handler(&ctx)
+	}
+	serve()
+	if ctx.Response.StatusCode() != 200 {
+		t.Fatalf("%d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	least := testing.AllocsPerRun(100, serve)
+	for range 4 {
+		least = min(least, testing.AllocsPerRun(100, serve))
+	}
+	if least != 0 {
+		t.Errorf("%v allocations per answer from the cache, want 0", least)
 	}
 }

@@ -156,8 +156,8 @@ type Server struct {
 	log      *slog.Logger
 	packs    *packs.Packs
 	composed *cache.LRU[*represent.Resource]
-	searched *cache.LRU[*represent.Resource] // search answers (edge/internal/searchapi)
-	compute  *compose.Computations           // the bound on answers composed on demand
+	searched *cache.LRU[*compose.Answer] // search answers (edge/internal/searchapi)
+	compute  *compose.Computations       // the bound on answers composed on demand
 	authz    *authz.Authz
 	gateway  *gateway.Gateway
 	dev      *dev.Surface
@@ -253,7 +253,7 @@ func New(cfg Config) (*Server, error) {
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
 		composed:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
-		searched:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
+		searched:     cache.New[*compose.Answer](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
 		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now), Clock: cfg.Now})

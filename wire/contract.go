@@ -137,6 +137,10 @@ func AppendFault(dst []byte, f Fault) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s as a JSON string as json.Marshal writes it
+// (appendString): for an answer written without reflection.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string exactly as encoding/json writes
 // it (HTML-safe: <, > and & escaped; U+2028, U+2029 escaped; invalid UTF-8
 // replaced), so the bodies read byte for byte as they did when they were

@@ -1,6 +1,8 @@
 package represent
 
 import (
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -138,4 +140,13 @@ func parseQValue(b []byte) (int, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// Negotiate is the coding Serve sends in answer to a request with header
+// h among the codings has reports: for a caller that compresses a body
+// only in the coding a request gets.
+func Negotiate(h *fasthttp.RequestHeader, has func(c int) bool) int {
+	v := h.Peek(fasthttp.HeaderAcceptEncoding)
+	a := parseAcceptEncoding(v, len(v) > 0)
+	return a.choose(has)
 }

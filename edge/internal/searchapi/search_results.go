@@ -12,7 +12,6 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
@@ -117,11 +116,9 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 		lang = x.Language()
 	}
 	s.compute.Serve(ctx, key, func() bool {
-		res, ok := s.searched.Get(key)
-		if !ok {
+		if !compose.ServeRemembered(ctx, s.searched, key, private) {
 			return false
 		}
-		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		if lang != "" && s.trending.Counting() {
 			s.trending.count(lang, query, app.ID(), s.authz.ClientAddr(ctx), s.foundBefore(key))
@@ -178,9 +175,9 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 			}
 		}
 		body, _ := json.Marshal(out)
-		res := compose.NewResource(body, publish.JSON, mod, compose.Quick)
-		s.remember(key, res, total)
-		represent.Serve(ctx, res, private)
+		a := compose.NewAnswer(body, publish.JSON, mod, compose.Quick)
+		a.ServeNew(ctx, private)
+		s.remember(key, a, total)
 		s.metrics.observe(time.Since(start), total)
 		s.trending.count(lang, query, app.ID(), s.authz.ClientAddr(ctx), total)
 	})

@@ -37,7 +37,7 @@ type Config struct {
 	Site       *atomic.Pointer[site.Site] // the build in force
 	Packs      *packs.Packs
 	Composed   *cache.LRU[*represent.Resource] // composed answers, shared with the other routes
-	Searched   *cache.LRU[*represent.Resource] // search answers
+	Searched   *cache.LRU[*compose.Answer]     // search answers
 	Compute    *compose.Computations
 	PageTokens paging.Tokens
 	Trends     *Trends
@@ -103,7 +103,7 @@ type Routes struct {
 	site       *atomic.Pointer[site.Site]
 	packs      *packs.Packs
 	composed   *cache.LRU[*represent.Resource]
-	searched   *cache.LRU[*represent.Resource]
+	searched   *cache.LRU[*compose.Answer]
 	indexes    *cache.LRU[*heldIndex] // decoded search indexes (indexes.go)
 	indexMax   int64
 	indexLoads metrics.Counter

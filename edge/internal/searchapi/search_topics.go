@@ -13,6 +13,7 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/lang"
+	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/topic"
 	"github.com/bibleplatform/platform/wire/problem"
 )
@@ -89,7 +90,7 @@ func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *auth
 	}
 	key := searchRequestKey(st, "topics", query, strings.Join(ranges, ","))
 	s.compute.Serve(ctx, key, func() bool {
-		if !compose.Remembered(ctx, s.searched, key, false) {
+		if !compose.ServeRemembered(ctx, s.searched, key, false) {
 			return false
 		}
 		s.metrics.observe(time.Since(start), -1)
@@ -110,7 +111,9 @@ func (s *Routes) searchTopics(ctx *fasthttp.RequestCtx, st *site.Site, app *auth
 			SearchInsteadFor *string     `json:"search_instead_for"`
 			TotalSize        int         `json:"total_size"`
 		}{topics, ans.didYouMean(), nonEmpty(ans.res.SearchInsteadFor), len(topics)})
-		compose.Serve(ctx, s.searched, key, body, mod, searchCache, false)
+		a := compose.NewAnswer(body, publish.JSON, mod, compose.Kept)
+		a.ServeNew(ctx, false)
+		s.searched.Add(key, a, a.Size())
 		if len(ans.res.Topics) > 0 {
 			// Which language answered, for trending when the answer is
 			// served again from the cache.

@@ -2,13 +2,12 @@ package searchapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
@@ -18,11 +17,11 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
 	"github.com/bibleplatform/platform/search"
+	"github.com/bibleplatform/platform/wire"
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
@@ -35,6 +34,12 @@ import (
 
 // searchRequest is a checked verse search request.
 type searchRequest struct {
+	// q is the query with its white space folded: the request's own
+	// bytes when it needs no folding, valid while the request is served.
+	q []byte
+	// query is q as a string of its own, made (own) only when the
+	// request needs one that outlives it: to compute the answer, or to
+	// count it for trending. An answer from the cache needs neither.
 	query  string
 	bible  int32
 	intent string
@@ -43,17 +48,50 @@ type searchRequest struct {
 	app    string
 }
 
+// own makes r.query.
+func (r *searchRequest) own() {
+	if r.query == "" {
+		r.query = string(r.q)
+	}
+}
+
+// queryHash binds the request's page tokens to its Bible, query and
+// intent in st's build. It is computed only for a page token to open or
+// issue: most requests have neither.
+func (r *searchRequest) queryHash(st *site.Site) [8]byte {
+	return paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(r.bible)), respond.UnsafeString(r.q), r.intent)
+}
+
+// appendKey appends the name of the answer to r in the answer cache, in
+// st's build. The query is the only part of free form; those after it
+// are numbers and a boolean, so no two requests share a key.
+func (r *searchRequest) appendKey(b []byte, st *site.Site) []byte {
+	b = append(b, st.Build...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.bible), 10)
+	b = append(b, '/')
+	b = append(b, r.intent...)
+	b = append(b, '/')
+	b = append(b, r.q...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.page.Offset), 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(r.page.Size), 10)
+	b = append(b, '/')
+	return strconv.AppendBool(b, r.text)
+}
+
 // parseSearchVerses checks the parameters as the clients check them
 // (query 1-100 characters, bible_id a positive int32, page_size 1-99,
 // user_intent one of four) and writes the 422 itself.
 func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, bool) {
 	var r searchRequest
 	args := ctx.QueryArgs()
-	q, ok := searchQuery(ctx)
+	q, ok := searchQueryBytes(ctx)
 	if !ok {
 		return r, false
 	}
-	r.query = q
+	r.q = q
 	b := args.Peek("bible_id")
 	if len(b) == 0 {
 		respond.Invalid(ctx, problem.Missing("query", "bible_id"))
@@ -68,7 +106,10 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 	if r.intent, ok = searchIntent(ctx); !ok {
 		return r, false
 	}
-	for _, f := range args.PeekMulti("fields[]") {
+	for k, f := range args.All() { // PeekMulti would allocate its list
+		if string(k) != "fields[]" {
+			continue
+		}
 		if string(f) != "text" {
 			respond.Invalid(ctx, problem.UnknownVerseField(string(f), "query", "fields[]"))
 			return r, false
@@ -95,27 +136,74 @@ func (s *Routes) parseSearchVerses(ctx *fasthttp.RequestCtx) (searchRequest, boo
 
 // searchQuery reads query: 1 to 100 characters, not only spaces.
 func searchQuery(ctx *fasthttp.RequestCtx) (string, bool) {
+	q, ok := searchQueryBytes(ctx)
+	return string(q), ok
+}
+
+// searchQueryBytes is searchQuery's query in bytes: the request's own
+// when its white space needs no folding (valid while it is served).
+func searchQueryBytes(ctx *fasthttp.RequestCtx) ([]byte, bool) {
 	args := ctx.QueryArgs()
 	if !args.Has("query") {
 		respond.Invalid(ctx, problem.Missing("query", "query"))
-		return "", false
+		return nil, false
 	}
 	q := args.Peek("query")
 	n := utf8.RuneCount(q)
 	switch {
 	case !utf8.Valid(q):
 		respond.Invalid(ctx, problem.NotUTF8("query", "query"))
-		return "", false
+		return nil, false
 	case len(bytes.TrimSpace(q)) == 0:
 		respond.Invalid(ctx, problem.TooShort(1, "query", "query"))
-		return "", false
+		return nil, false
 	case n > search.MaxQueryLen:
 		respond.Invalid(ctx, problem.TooLong(search.MaxQueryLen, "query", "query"))
-		return "", false
+		return nil, false
 	}
 	// Runs of spaces mean what one space means to every search: one
 	// spelling makes one cache key and one trending phrase.
-	return strings.Join(strings.Fields(string(q)), " "), true
+	return oneSpaced(q), true
+}
+
+// oneSpaced is strings.Join(strings.Fields(string(q)), " ") in bytes: q
+// without white space at either end, each run of it within made one
+// space. A query that is so already (most are) is q itself.
+func oneSpaced(q []byte) []byte {
+	space, clean := true, true // space: the rune before is white space, or there is none
+	for i := 0; i < len(q) && clean; {
+		r, n := rune(q[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(q[i:])
+		}
+		isSpace := unicode.IsSpace(r)
+		clean = !isSpace || r == ' ' && !space && i+n < len(q)
+		space = isSpace
+		i += n
+	}
+	if clean {
+		return q
+	}
+	b := make([]byte, 0, len(q))
+	space = false
+	for i := 0; i < len(q); {
+		r, n := rune(q[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(q[i:])
+		}
+		switch {
+		case unicode.IsSpace(r):
+			space = len(b) > 0
+		default:
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, q[i:i+n]...)
+		}
+		i += n
+	}
+	return b
 }
 
 // searchIntent reads user_intent; absent is "unknown".
@@ -124,8 +212,11 @@ func searchIntent(ctx *fasthttp.RequestCtx) (string, bool) {
 	switch string(v) {
 	case "":
 		return search.IntentUnknown, true
-	case search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown:
-		return string(v), true
+	}
+	for _, in := range [...]string{search.IntentReference, search.IntentText, search.IntentTopical, search.IntentUnknown} {
+		if string(v) == in {
+			return in, true // the constant: no copy of the request's bytes
+		}
 	}
 	respond.Invalid(ctx, problem.OneOf([]string{"reference", "text", "topical", "unknown"}, "query", "user_intent"))
 	return "", false
@@ -150,22 +241,30 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		return
 	}
 	private := !t.IsOpen(bv.ID)
-	qh := paging.QueryHash("search-verses", st.Build, strconv.Itoa(int(bv.ID)), req.query, req.intent)
 	if tok := ctx.QueryArgs().Peek("page_token"); len(tok) > 0 {
-		off, msg := s.pageTokens.Open(tok, qh)
+		off, msg := s.pageTokens.Open(tok, req.queryHash(st))
 		if msg != "" {
 			respond.Answer(ctx, problem.Unacceptable, msg)
 			return
 		}
 		req.page.Offset = off
 	}
-	key := fmt.Sprintf("%s/%d/%s/%s/%d/%d/%t", st.Build, bv.ID, req.intent, req.query, req.page.Offset, req.page.Size, req.text)
+	// An answer in the cache is looked up by a key in bytes, which costs
+	// no allocation; the key is made a string only to compute the answer.
+	var kb [256]byte
+	k := req.appendKey(kb[:0], st)
+	if compose.ServeFound(ctx, s.searched, k, private) {
+		s.metrics.observe(time.Since(start), -1)
+		if s.trending.Counting() && req.page.Offset == 0 {
+			s.countVerseSearch(ctx, bv, req, -1, string(k))
+		}
+		return
+	}
+	key := string(k)
 	s.compute.Serve(ctx, key, func() bool {
-		res, ok := s.searched.Get(key)
-		if !ok {
+		if !compose.ServeRemembered(ctx, s.searched, key, private) {
 			return false
 		}
-		represent.Serve(ctx, res, private)
 		s.metrics.observe(time.Since(start), -1)
 		s.countVerseSearch(ctx, bv, req, -1, key)
 		return true
@@ -179,11 +278,12 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 			respond.Answer(ctx, problem.NotFound, problem.NoSearchIndex(bv.ID))
 			return
 		}
+		req.own()
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
-		body := s.searchBody(x, r, req, qh)
-		res := compose.NewResource(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
-		s.remember(key, res, r.Total)
-		represent.Serve(ctx, res, private)
+		body := s.searchBody(x, r, req, req.queryHash(st))
+		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
+		a.ServeNew(ctx, private)
+		s.remember(key, a, r.Total)
 		s.metrics.observe(time.Since(start), r.Total)
 		s.countVerseSearch(ctx, bv, req, r.Total, key)
 	})
@@ -204,15 +304,18 @@ func (s *Routes) countVerseSearch(ctx *fasthttp.RequestCtx, bv *site.Bible, req 
 	if found < 0 {
 		found = s.foundBefore(key)
 	}
+	req.own()
 	s.trending.count(h.x.Language(), req.query, req.app, s.authz.ClientAddr(ctx), found)
 }
 
 // remember caches a computed search answer under key, and whether it
 // found anything, which trending counts when the answer is served again.
-func (s *Routes) remember(key string, res *represent.Resource, found int) {
-	s.searched.Add(key, res, res.Size())
+// The answer is served first: it is kept with the coding that request
+// got.
+func (s *Routes) remember(key string, a *compose.Answer, found int) {
+	s.searched.Add(key, a, a.Size())
 	if found > 0 {
-		s.searched.Add(key+foundSuffix, res, 0) // shares res: counts only the entry
+		s.searched.Add(key+foundSuffix, a, 0) // shares a: counts only the entry
 	}
 }
 
@@ -240,10 +343,10 @@ func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest
 			b = append(b, ',')
 		}
 		b = append(b, `{"reference":`...)
-		b = appendJSONString(b, x.Verse(v))
+		b = wire.AppendJSONString(b, x.Verse(v))
 		if req.text {
 			b = append(b, `,"text":`...)
-			b = appendJSONString(b, x.Text(v))
+			b = wire.AppendJSONString(b, x.Text(v))
 			b = append(b, `,"matches":[`...)
 			for k, m := range x.Matches(r, v) {
 				if k > 0 {
@@ -260,17 +363,17 @@ func (s *Routes) searchBody(x *search.Index, r *search.Result, req searchRequest
 		b = append(b, '}')
 	}
 	b = append(b, `],"user_intent":`...)
-	b = appendJSONString(b, r.Intent)
+	b = wire.AppendJSONString(b, r.Intent)
 	b = append(b, `,"did_you_mean":[`...)
 	for i, d := range r.DidYouMean {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, d)
+		b = wire.AppendJSONString(b, d)
 	}
 	b = append(b, `],"search_instead_for":`...)
 	if r.SearchInsteadFor != "" {
-		b = appendJSONString(b, r.SearchInsteadFor)
+		b = wire.AppendJSONString(b, r.SearchInsteadFor)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -334,13 +437,4 @@ func (s *Routes) WriteMetrics(w io.Writer) {
 	metrics.WriteScalar(w, "edge_search_queries_total", "counter", "Search answers computed (not from the answer cache).", m.queries.Load())
 	metrics.WriteScalar(w, "edge_search_results_total", "counter", "Verses and topics found by the computed answers (verse, topic and unified search).", m.results.Load())
 	metrics.WriteScalar(w, "edge_search_zero_results_total", "counter", "Computed answers that found nothing (zero-result rate: this over edge_search_queries_total).", m.zero.Load())
-}
-
-// appendJSONString appends s as a JSON string, without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"net/http"
@@ -104,16 +105,46 @@ func (t *Trends) count(language, query, app string, from netip.Addr, found int) 
 // /64), the key random per process, so that the address itself never
 // leaves the edge. A client searching through two edges counts twice,
 // which errs towards the count of apps, never below it.
+//
+// A client searches many times in a row, so the names of the latest
+// clients are kept by address (clientNames): the keyed hash costs 1.3 to
+// 1.7 us and 8 allocations, about what the rest of a cached answer
+// costs; a name found costs neither.
 func trendingClient(ip netip.Addr) string {
 	ip = ip.Unmap()
 	if ip.Is6() {
 		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
 	}
 	b := ip.As16()
+	slot := &clientNames[maphash.Bytes(clientNameSeed, b[:])%uint64(len(clientNames))]
+	if n := slot.Load(); n != nil && n.addr == ip {
+		return n.name
+	}
+	name := clientHash(ip)
+	slot.Store(&clientName{addr: ip, name: name})
+	return name
+}
+
+// clientHash is the keyed hash that names a client, without clientNames.
+func clientHash(ip netip.Addr) string {
+	b := ip.As16()
 	m := hmac.New(sha256.New, trendingClientKey)
 	m.Write(b[:])
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
 }
+
+// clientNames are the trending names of recent clients, a slot per
+// address hash; a client whose address falls on a taken slot takes it.
+// A slot is replaced whole, so a reader sees one client's address and
+// name together.
+var clientNames [1024]atomic.Pointer[clientName]
+
+type clientName struct {
+	addr netip.Addr // as trendingClient reduces it
+	name string
+}
+
+var clientNameSeed = maphash.MakeSeed()
 
 var trendingClientKey = func() []byte {
 	k := make([]byte, 32)

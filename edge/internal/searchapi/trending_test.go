@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -61,5 +62,78 @@ func TestReportInParts(t *testing.T) {
 	}
 	if b := tr.counter.Take(); b != nil {
 		t.Errorf("%d phrases left after a good report", len(b.Queries))
+	}
+}
+
+// A client's trending name is the keyed hash of its address (an IPv6
+// client's /64): the same whether it was remembered or made anew, and
+// whichever other clients share its slot meanwhile. A remembered one
+// costs no allocation.
+func TestTrendingClient(t *testing.T) {
+	forget := func() {
+		for i := range clientNames {
+			clientNames[i].Store(nil)
+		}
+	}
+	forget()
+	name := func(s string) string { return trendingClient(netip.MustParseAddr(s)) }
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"192.0.2.1", "::ffff:192.0.2.1", true},
+		{"192.0.2.1", "192.0.2.2", false},
+		{"2001:db8::1", "2001:db8::2", true},
+		{"2001:db8::1", "2001:db8:0:1::1", false},
+	} {
+		if got := name(tc.a) == name(tc.b); got != tc.same {
+			t.Errorf("%s and %s: same name %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+	// Two addresses on one slot, asked in turn.
+	slotOf := func(ip netip.Addr) uint64 {
+		b := ip.As16()
+		return maphash.Bytes(clientNameSeed, b[:]) % uint64(len(clientNames))
+	}
+	a := netip.MustParseAddr("10.0.0.1")
+	b := a.Next()
+	for slotOf(b) != slotOf(a) {
+		b = b.Next()
+	}
+	forget()
+	wantA, wantB := name(a.String()), name(b.String())
+	for range 3 {
+		if name(a.String()) != wantA || name(b.String()) != wantB {
+			t.Fatalf("%s and %s on one slot: names changed", a, b)
+		}
+	}
+	forget()
+	if name(b.String()) != wantB || name(a.String()) != wantA {
+		t.Errorf("names made anew differ from the remembered ones")
+	}
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 200 {
+				ip := []netip.Addr{a, b}[(i+j)%2]
+				if got, want := trendingClient(ip), map[netip.Addr]string{a: wantA, b: wantB}[ip]; got != want {
+					t.Errorf("%s: %s, want %s", ip, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	if !raceEnabled {
+		// The fewest of five: AllocsPerRun counts the whole process's.
+		n := testing.AllocsPerRun(100, func() { trendingClient(a) })
+		for range 4 {
+			n = min(n, testing.AllocsPerRun(100, func() { trendingClient(a) }))
+		}
+		if n != 0 {
+			t.Errorf("a remembered name: %v allocations, want 0", n)
+		}
 	}
 }

@@ -1,0 +1,240 @@
+package compose
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/publish"
+)
+
+// answerBody is long enough to be compressed (minCompressed).
+var answerBody = bytes.Repeat([]byte(`{"reference":"JHN.3.16","text":"For God so loved the world"},`), 25)
+
+// get asks for answer a as a request with Accept-Encoding ae (none when
+// ""), computing it (ServeNew) or from answers (ServeRemembered).
+func get(t *testing.T, a *Answer, answers *cache.LRU[*Answer], ae string, headers ...string) *fasthttp.RequestCtx {
+	t.Helper()
+	ctx := new(fasthttp.RequestCtx)
+	ctx.Request.Header.SetMethod("GET")
+	ctx.Request.SetRequestURI("/v1/search-verses?query=x")
+	if ae != "" {
+		ctx.Request.Header.Set("Accept-Encoding", ae)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		ctx.Request.Header.Set(headers[i], headers[i+1])
+	}
+	if answers == nil {
+		a.ServeNew(ctx, false)
+	} else if !ServeRemembered(ctx, answers, "k", false) {
+		t.Fatal("the answer is not remembered")
+	}
+	return ctx
+}
+
+// decoded is a response's body without its content coding.
+func decoded(t *testing.T, ctx *fasthttp.RequestCtx) []byte {
+	t.Helper()
+	var r io.Reader = bytes.NewReader(ctx.Response.Body())
+	switch ce := string(ctx.Response.Header.Peek("Content-Encoding")); ce {
+	case "":
+	case "br":
+		r = brotli.NewReader(r)
+	case "gzip":
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = z
+	default:
+		t.Fatalf("Content-Encoding %q", ce)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The request that computes an answer has it compressed in its own
+// coding only; the answer's first request from the cache adds the others.
+// Whichever coding comes first, each coding's ETag is the one NewResource
+// gives the same body, and every coding decodes to the body.
+func TestAnswerCodings(t *testing.T) {
+	mod := time.Unix(1e9, 0)
+	eager := NewResource(answerBody, publish.JSON, mod, Quick)
+	for _, tc := range []struct {
+		ae       string
+		wantCE   string
+		wantHave []int // the codings the answer holds after the first request
+	}{
+		{"", "", []int{represent.CodingIdentity}},
+		{"identity", "", []int{represent.CodingIdentity}},
+		{"gzip", "gzip", []int{represent.CodingGzip, represent.CodingIdentity}},
+		{"gzip, deflate, br", "br", []int{represent.CodingBrotli, represent.CodingIdentity}},
+		{"br;q=0.5, gzip", "gzip", []int{represent.CodingGzip, represent.CodingIdentity}},
+		{"*", "br", []int{represent.CodingBrotli, represent.CodingIdentity}},
+	} {
+		a := NewAnswer(bytes.Clone(answerBody), publish.JSON, mod, Quick)
+		ctx := get(t, a, nil, tc.ae)
+		if got := string(ctx.Response.Header.Peek("Content-Encoding")); got != tc.wantCE {
+			t.Errorf("%q: Content-Encoding %q, want %q", tc.ae, got, tc.wantCE)
+		}
+		if got := decoded(t, ctx); !bytes.Equal(got, answerBody) {
+			t.Errorf("%q: body %q", tc.ae, got)
+		}
+		for c := range represent.NumCodings {
+			want := false
+			for _, h := range tc.wantHave {
+				want = want || h == c
+			}
+			if got := a.Resource().Has(c); got != want {
+				t.Errorf("%q: after computing, has %s: %v, want %v", tc.ae, represent.CodingNames[c], got, want)
+			}
+		}
+		answers := cache.New[*Answer](1 << 20)
+		answers.Add("k", a, a.Size())
+		_, before := answers.Stats()
+		for _, ae := range []string{"br", "gzip", ""} {
+			ctx := get(t, a, answers, ae)
+			if got := decoded(t, ctx); !bytes.Equal(got, answerBody) {
+				t.Errorf("%q then %q: body %q", tc.ae, ae, got)
+			}
+		}
+		for c := range represent.NumCodings {
+			if !a.Resource().Has(c) {
+				t.Errorf("%q: from the cache, lacks %s", tc.ae, represent.CodingNames[c])
+				continue
+			}
+			if got, want := string(a.Resource().Reps[c].ETag()), string(eager.Reps[c].ETag()); got != want {
+				t.Errorf("%q: %s ETag %s, want %s", tc.ae, represent.CodingNames[c], got, want)
+			}
+		}
+		if _, after := answers.Stats(); after <= before {
+			t.Errorf("%q: the cache counts %d bytes after the codings were added, %d before", tc.ae, after, before)
+		}
+	}
+}
+
+// A body that fits in one packet uncompressed is served as it is to the
+// request that computed it, and compressed, where that gains, when it is
+// asked for again from the cache. A coding found not to gain is dropped
+// and not tried again.
+func TestAnswerUncompressed(t *testing.T) {
+	incompressible := make([]byte, 2*minCompressed)
+	for i := range incompressible {
+		incompressible[i] = byte(i*7919>>3 ^ i*31) // no repeats a coder can use
+	}
+	for _, tc := range []struct {
+		name       string
+		body       []byte
+		wantCached string // Content-Encoding from the cache
+	}{
+		{"two bytes", []byte(`{}`), ""},
+		{"one packet", answerBody[:minCompressed-1], "br"},
+		{"incompressible", incompressible, ""},
+	} {
+		a := NewAnswer(bytes.Clone(tc.body), publish.JSON, time.Unix(1e9, 0), Quick)
+		if ctx := get(t, a, nil, "br, gzip"); len(ctx.Response.Header.Peek("Content-Encoding")) != 0 {
+			t.Errorf("%s: computed, Content-Encoding %q", tc.name, ctx.Response.Header.Peek("Content-Encoding"))
+		}
+		answers := cache.New[*Answer](1 << 20)
+		answers.Add("k", a, a.Size())
+		ctx := get(t, a, answers, "br, gzip")
+		if got := string(ctx.Response.Header.Peek("Content-Encoding")); got != tc.wantCached {
+			t.Errorf("%s: from the cache, Content-Encoding %q, want %q", tc.name, got, tc.wantCached)
+		}
+		if got := decoded(t, ctx); !bytes.Equal(got, tc.body) {
+			t.Errorf("%s: from the cache, body %q", tc.name, got)
+		}
+		if got, want := a.tried.Load(), uint32(everyCoding); got != want {
+			t.Errorf("%s: tried %03b, want %03b", tc.name, got, want)
+		}
+		if tc.wantCached == "" && (a.Resource().Has(represent.CodingBrotli) || a.Resource().Has(represent.CodingGzip)) {
+			t.Errorf("%s: a coding that does not gain was kept", tc.name)
+		}
+	}
+}
+
+// An answer's ETags validate: a request sending the tag of the coding it
+// gets is answered 304 whether the coding was made by that request or
+// before it.
+func TestAnswerNotModified(t *testing.T) {
+	a := NewAnswer(bytes.Clone(answerBody), publish.JSON, time.Unix(1e9, 0), Quick)
+	first := get(t, a, nil, "gzip")
+	tag := string(first.Response.Header.Peek("ETag"))
+	answers := cache.New[*Answer](1 << 20)
+	answers.Add("k", a, a.Size())
+	for _, tc := range []struct {
+		ae, inm string
+		want    int
+	}{
+		{"gzip", tag, fasthttp.StatusNotModified},
+		{"br", tag, fasthttp.StatusOK},
+		{"", tag, fasthttp.StatusOK},
+	} {
+		ctx := get(t, a, answers, tc.ae, "If-None-Match", tc.inm)
+		if got := ctx.Response.StatusCode(); got != tc.want {
+			t.Errorf("%q with If-None-Match %s: %d, want %d", tc.ae, tc.inm, got, tc.want)
+		}
+		if got := string(ctx.Response.Header.Peek("Vary")); got != "Accept-Encoding" {
+			t.Errorf("%q: Vary %q", tc.ae, got)
+		}
+	}
+}
+
+// Requests in every coding served at once from one answer, while its
+// codings are added, each get a whole body (run under -race: no request
+// reads a resource another is changing).
+func TestAnswerConcurrent(t *testing.T) {
+	for range 20 {
+		a := NewAnswer(bytes.Clone(answerBody), publish.JSON, time.Unix(1e9, 0), Quick)
+		answers := cache.New[*Answer](1 << 20)
+		answers.Add("k", a, a.Size())
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				ctx := get(t, a, answers, []string{"br", "gzip", ""}[i%3])
+				if got := decoded(t, ctx); !bytes.Equal(got, answerBody) {
+					t.Errorf("body %q", got)
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// An answer from the cache that has every coding is served without
+// allocating, as a published resource is.
+func TestAnswerRememberedAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	a := NewAnswer(bytes.Clone(answerBody), publish.JSON, time.Unix(1e9, 0), Quick)
+	answers := cache.New[*Answer](1 << 20)
+	answers.Add("k", a, a.Size())
+	var ctx fasthttp.RequestCtx
+	serve := func() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI("/v1/search-verses?query=x")
+		ctx.Request.Header.Set("Accept-Encoding", "br, gzip")
+		ServeRemembered(&ctx, answers, "k", false)
+	}
+	serve() // completes the codings
+	least := testing.AllocsPerRun(100, serve)
+	for range 4 {
+		least = min(least, testing.AllocsPerRun(100, serve))
+	}
+	if least != 0 {
+		t.Errorf("%v allocations per answer from the cache, want 0", least)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package compose
+
+const raceEnabled = false

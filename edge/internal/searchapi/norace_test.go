@@ -1,0 +1,5 @@
+//go:build !race
+
+package searchapi
+
+const raceEnabled = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package searchapi
+
+// raceEnabled: the race detector's instrumentation allocates, so tests that
+// count allocations skip under it.
+const raceEnabled = true
