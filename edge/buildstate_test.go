@@ -114,10 +114,22 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 		t.Fatalf("GET JHN.3.17 = %d %s", resp.StatusCode, body)
 	}
 	// Verse search reads its index through the same tiers: the first edge
-	// loaded it when it followed the build.
-	const search = "/v1/search-verses?bible_id=9001&query=loved"
+	// put every Bible's index on its disk when it followed the build, and
+	// decodes one when a search asks. 9002 is never searched before the
+	// outage.
+	const search, searchUnasked = "/v1/search-verses?bible_id=9001&query=loved", "/v1/search-verses?bible_id=9002&query=Dios"
 	if resp, body := first.do(t, "GET", search, demo); resp.StatusCode != 200 {
 		t.Fatalf("GET %s = %d %s", search, resp.StatusCode, body)
+	}
+	for last, still, deadline := int64(-1), 0, time.Now().Add(10*time.Second); still < 4; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the disk cache kept growing for 10 s")
+		}
+		if n := metricValue(t, first, "edge_disk_cache_files"); n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
 	}
 
 	// The volume holding the store is gone: reads fail with ENOTDIR, an
@@ -142,6 +154,7 @@ func TestRestartDuringStoreOutage(t *testing.T) {
 	}{
 		{cached, 200, string(want)},
 		{search, 200, `"JHN.3.16"`},
+		{searchUnasked, 200, `"JHN.`},
 		{uncached, 503, `"message"`},
 		{"/readyz", 503, "object store unreachable"},
 		{"/healthz", 200, "ok"},

@@ -55,6 +55,14 @@ type SearchEntry struct {
 	Books []SearchBook `json:"books,omitempty"`
 }
 
+// Packs calls fn for the index's packs: the base, then each book's part.
+func (e *SearchEntry) Packs(fn func(r *PackRef)) {
+	fn(&e.Pack)
+	for k := range e.Books {
+		fn(&e.Books[k].Pack)
+	}
+}
+
 // SearchBook is one book's part of a Bible's search index.
 type SearchBook struct {
 	ID string `json:"id"`
@@ -114,10 +122,7 @@ func (m *Manifest) Packs(fn func(r *PackRef)) {
 		b := &m.Bibles[i]
 		fn(&b.Pack)
 		if b.Search != nil {
-			fn(&b.Search.Pack)
-			for k := range b.Search.Books {
-				fn(&b.Search.Books[k].Pack)
-			}
+			b.Search.Packs(fn)
 		}
 		for k := range b.Books {
 			bk := &b.Books[k]

@@ -2,6 +2,7 @@ package packs
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/bibleplatform/platform/publish"
 )
@@ -21,4 +22,24 @@ func (p *Packs) Read(ctx context.Context, ref publish.PackRef, name string) ([]b
 		return nil, err
 	}
 	return v.pack.Raw(name)
+}
+
+// Warm puts a pack on the disk cache, fetching it from the store when the
+// disk does not hold it, without decoding it or keeping it in memory: an
+// edge started during a store outage then finds it there. Without a disk
+// cache it does nothing.
+func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
+	if p.disk == nil || p.disk.has(ref.Key) {
+		return nil
+	}
+	data, err := p.store.Get(ctx, ref.Key)
+	if err != nil {
+		return fmt.Errorf("warm pack %s: %w", ref.Key, err)
+	}
+	p.tiers.store.Inc()
+	if ref.Size > 0 && int64(len(data)) != ref.Size {
+		return fmt.Errorf("warm pack %s: %d bytes, the build says %d", ref.Key, len(data), ref.Size)
+	}
+	p.disk.put(ref.Key, data)
+	return nil
 }

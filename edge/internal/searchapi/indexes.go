@@ -109,28 +109,35 @@ func (s *Routes) searchIndex(ctx context.Context, bv *site.Bible) (*search.Index
 	return h.x, nil
 }
 
-// loadSearchIndexes loads a new build's search indexes in the background,
-// so that the first search of each Bible does not wait for it and the
-// disk cache holds them for an edge that restarts during a store outage.
-// It stops when the next index would push an earlier one out of the
-// cache: the rest load on their first search.
-func (s *Routes) loadSearchIndexes(st *site.Site) {
-	var largest int64
+// warmSearchIndexes puts a new build's search indexes on the disk cache in
+// the background, for an edge that restarts during a store outage. It
+// does not decode them: a decoded index is tens of megabytes that would
+// sit in the heap (and in every collection's marking) for Bibles nobody
+// searches; the first search of a Bible decodes its index, from the disk.
+func (s *Routes) warmSearchIndexes(st *site.Site) {
 	for _, bv := range st.Bibles {
-		if s.site.Load() != st {
-			return // a newer build came in: it loads its own
-		}
-		if _, used := s.indexes.Stats(); used+largest > s.indexMax {
-			s.log.Info("search: the cache of indexes is full; the other Bibles' indexes load on their first search", "bible", bv.ID)
-			return
-		}
-		x, err := s.searchIndex(context.Background(), bv)
-		if err != nil {
-			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.ID, "err", err)
+		e := bv.Entry.Search
+		if e == nil {
 			continue
 		}
-		if x != nil {
-			largest = max(largest, x.Size())
+		var err error
+		e.Packs(func(ref *publish.PackRef) {
+			if err == nil && s.site.Load() == st { // else a newer build came in: it warms its own
+				err = s.packs.Warm(context.Background(), *ref)
+			}
+		})
+		if err != nil {
+			s.log.Warn("search: cannot fetch an index object; it is fetched on the first search", "bible", bv.ID, "err", err)
+		}
+	}
+}
+
+// loadSearchIndexes decodes every Bible's search index of st (within the
+// cache's bound: the least recently loaded go first).
+func (s *Routes) loadSearchIndexes(st *site.Site) {
+	for _, bv := range st.Bibles {
+		if _, err := s.searchIndex(context.Background(), bv); err != nil {
+			s.log.Warn("search: cannot load index; it loads on the first search", "bible", bv.ID, "err", err)
 		}
 	}
 }

@@ -142,16 +142,18 @@ func (s *Routes) loadSearchAids(st *site.Site) {
 	}
 }
 
-// Prepare loads a new build's search indexes, topics and suggestions in
-// the background, so that the first search of each Bible and language
-// does not wait for them and the disk cache holds them for an edge that
-// restarts during a store outage.
+// Prepare gets a new build's search ready in the background: the topics
+// and suggestions loaded, so that the first search of each language does
+// not wait for them, and the search indexes on the disk cache (decoded by
+// each Bible's first search), so that an edge restarted during a store
+// outage finds them all there.
 func (s *Routes) Prepare(st *site.Site) {
-	go s.loadSearchIndexes(st)
+	go s.warmSearchIndexes(st)
 	go s.loadSearchAids(st)
 }
 
-// Load loads what Prepare does and returns when it is done: for a
+// Load decodes what searches need (every Bible's index, within the
+// cache's bound, and the aids) and returns when it is done: for a
 // benchmark that measures after loading.
 func (s *Routes) Load(st *site.Site) {
 	s.loadSearchIndexes(st)
