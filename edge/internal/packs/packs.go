@@ -142,6 +142,7 @@ type Packs struct {
 	wholeMax int64      // packs up to this size are fetched whole on their second miss; <= 0: always whole
 	// wholeFirst fetches packs up to wholeMax whole on their first miss.
 	wholeFirst bool
+	missed     *missed // the packs that missed once (missed.go)
 	tiers      tierCounters
 	health     health
 
@@ -170,7 +171,7 @@ func New(cfg Config) (*Packs, error) {
 	c := cache.New[*View](cfg.MaxBytes)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
+	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst, missed: newMissed()}
 	p.store = p.Observe(cfg.Store)
 	if p.wholeMax == 0 {
 		p.wholeMax = DefaultWholeMax

@@ -107,7 +107,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*Vi
 		// The second miss of a small pack.
 		return p.load(ctx, ref, ref.Key, p.loadWhole)
 	}
-	if p.wholeMax <= 0 || small && p.wholeFirst || p.disk.has(ref.Key) {
+	if p.wholeMax <= 0 || small && (p.wholeFirst || p.missed.again(ref.Key)) || p.disk.has(ref.Key) {
 		return p.load(ctx, ref, ref.Key, p.loadWhole)
 	}
 	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)

@@ -175,6 +175,24 @@ func TestPackTiers(t *testing.T) {
 		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, p2.tiers.disk.Load())
 	}
 
+	// A memory tier that holds nothing (or has let the header go): the
+	// second miss is still known as such, the pack fetched whole and kept
+	// on disk, and read from there after.
+	st4 := &countingStore{Store: dir}
+	p4, err := New(Config{Store: st4, MaxBytes: 1, DiskDir: t.TempDir(), DiskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ gets, ranges, disk int64 }{{0, 2, 0}, {1, 0, 0}, {0, 0, 1}} {
+		g0, r0, d0 := st4.gets.Load(), st4.ranges.Load(), int64(p4.tiers.disk.Load())
+		if _, err := p4.Entry(ctx, nil, &small, []byte("entry/002")); err != nil {
+			t.Fatal(err)
+		}
+		if g, r, d := st4.gets.Load()-g0, st4.ranges.Load()-r0, int64(p4.tiers.disk.Load())-d0; g != want.gets || r != want.ranges || d != want.disk {
+			t.Errorf("no memory tier, read %d: %d gets, %d ranged reads, %d disk hits; want %d, %d, %d", i+1, g, r, d, want.gets, want.ranges, want.disk)
+		}
+	}
+
 	// WholeFirst: a small pack is fetched whole on its first miss.
 	st3 := &countingStore{Store: dir}
 	p3, err := New(Config{Store: st3, MaxBytes: 1 << 30, WholeFirst: true})
