@@ -55,23 +55,12 @@ var (
 // published one: identity plus each coding that is smaller, a strong ETag
 // per coding in the build's form, served as ctype.
 func NewResource(body []byte, ctype string, mod time.Time, c *Codecs) *represent.Resource {
-	r := new(represent.Resource)
-	h := represent.SharedHead(ctype, mod)
-	sum := validatorSum(body)
-	set := func(k int, b []byte) {
-		r.Reps[k].Set(b, publish.ETag(&sum, represent.CodingNames[k]), h)
-	}
-	// The cache keeps these bodies for as long as the range is asked for:
-	// copies of exactly their length, so the spare capacity of the
-	// growing buffers goes with them.
-	set(represent.CodingIdentity, bytes.Clone(body))
-	if b := c.brotli(body); len(b) < len(body) {
-		set(represent.CodingBrotli, b)
-	}
-	if b := c.gzip(body); len(b) < len(body) {
-		set(represent.CodingGzip, b)
-	}
-	return r
+	// The cache keeps these bodies for as long as the answer is asked
+	// for: a copy of exactly its length, so the spare capacity of the
+	// caller's growing buffer goes with it.
+	a := NewAnswer(bytes.Clone(body), ctype, mod, c)
+	a.complete()
+	return a.Resource()
 }
 
 // validatorSum is the hash a composed body's entity tags are made of
@@ -128,7 +117,7 @@ func Serve(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], r
 	key := "catalog/" + hex.EncodeToString(sum[:16])
 	res, ok := composed.Get(key)
 	if !ok {
-		res = NewResource(bytes.Clone(body), publish.JSON, mod, Kept)
+		res = NewResource(body, publish.JSON, mod, Kept)
 		composed.Add(key, res, res.Size())
 	}
 	if reqKey != "" {

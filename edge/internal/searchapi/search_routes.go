@@ -53,7 +53,7 @@ func New(cfg Config) *Routes {
 	}
 	return &Routes{log: cfg.Log, authz: cfg.Authz, site: cfg.Site, packs: cfg.Packs, composed: cfg.Composed,
 		searched: cfg.Searched, compute: cfg.Compute, pageTokens: cfg.PageTokens, trending: cfg.Trends,
-		indexes: newIndexCache(cfg.IndexBytes), indexMax: cfg.IndexBytes}
+		indexes: newIndexCache(cfg.IndexBytes)}
 }
 
 // Op is which search route a path names.
@@ -105,7 +105,6 @@ type Routes struct {
 	composed   *cache.LRU[*represent.Resource]
 	searched   *cache.LRU[*compose.Answer]
 	indexes    *cache.LRU[*heldIndex] // decoded search indexes (indexes.go)
-	indexMax   int64
 	indexLoads metrics.Counter
 	compute    *compose.Computations // bounds the answers computed on demand
 	pageTokens paging.Tokens
