@@ -371,7 +371,7 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, statu
 	l.attrs = [...]slog.Attr{
 		slog.Uint64("id", ctx.ID()),
 		slog.String("method", respond.UnsafeString(ctx.Method())),
-		slog.String("path", respond.UnsafeString(ctx.Path())),
+		slog.String("path", respond.UnsafeString(respond.Path(ctx))),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
