@@ -94,6 +94,9 @@ func TestMappedRoutes(t *testing.T) {
 		{name: "a bridge as a range", path: b + "/passages/TOB.1.3-4", headers: []string{key}, status: 200,
 			body: []string{`"id":"TOB.1.3-4"`, `"reference":"Tobit 1:3-4"`}},
 		{name: "a verse inside a bridge is no verse of the index", path: b + "/passages/TOB.1.4", headers: []string{key}, status: 404},
+		{name: "nor of the verse route", path: b + "/books/TOB/chapters/1/verses/4", headers: []string{key}, status: 404},
+		{name: "the verse list shows the bridge as its first number", path: b + "/books/TOB/chapters/1/verses", headers: []string{key}, status: 200,
+			body: []string{`{"id":"3","passage_id":"TOB.1.3","title":"3"},{"id":"5"`}},
 		{name: "the verse route, inside a bridge, from a numbering", path: b + "/books/TOB/chapters/1/verses/4?from_versification=eng", headers: []string{key}, status: 200,
 			body: []string{`"id":"3"`, `"passage_id":"TOB.1.3"`}},
 		{name: "the map of a verse inside a bridge", path: b + "/map/TOB.1.4?from_versification=eng", headers: []string{key}, status: 200,
@@ -151,7 +154,7 @@ func TestMappedRoutes(t *testing.T) {
 // a client error or a passage, never a panic or a server error.
 func FuzzPassageIDs(f *testing.F) {
 	for _, s := range []string{"JHN.3.16", "PSA.3.2-4", "JHN.3.16,JHN.3.18-19", "PSA.1,JHN.1.1", "John 3:16, 18",
-		"JHN.INTRO", "PSA.3.0", "MAL.4", "JHN.3.16-JHN.2.1", ",", "JHN.3.16,,", "PS2.1_1"} {
+		"JHN.INTRO", "PSA.3.0", "MAL.4", "JHN.3.16-JHN.2.1", ",", "JHN.3.16,,", "PS2.1_1", "TOB.1.4", "TOB.1.4-5", "TOB.1.2-3"} {
 		for _, q := range []string{"", "from_versification=org", "from_versification=lxx", "from_bible_id=9002", "format=html", "align=verse"} {
 			f.Add(s, q)
 		}
@@ -161,6 +164,9 @@ func FuzzPassageIDs(f *testing.F) {
 	key := "X-SVC-App-Key: " + keys.AppKey
 	f.Fuzz(func(t *testing.T, id, query string) {
 		p := url.PathEscape(id) + "?" + url.PathEscape(query)
+		if len(p) > 2000 {
+			t.Skip("a request line beyond the server's limit is 431 before any route")
+		}
 		for _, path := range []string{"/v1/bibles/9001/passages/" + p, "/v1/bibles/9001/map/" + p,
 			"/v1/passages/" + p + "&bible_ids[]=9001&bible_ids[]=9002"} {
 			resp, body := e.do(t, "GET", path, key)
