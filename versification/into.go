@@ -165,7 +165,7 @@ func wholeChapter(b *bible.Book, r bible.Ref) (string, bool) {
 	}
 	for _, ch := range b.Chapters {
 		if ch.ID == r.Chapter && len(ch.Verses) > 0 {
-			return ch.ID, ch.Verses[0].ID == r.Verse && ch.Verses[len(ch.Verses)-1].ID == end.Verse
+			return ch.ID, ch.Verses[0].ID == r.Verse && ch.Verses[len(ch.Verses)-1].LastID() == end.Verse
 		}
 	}
 	return "", false

@@ -140,6 +140,7 @@ func TestAppendInto(t *testing.T) {
 		{"a run starting inside a bridge", org, eng, "SIR.11.16-17", sir, "SIR.11.15-17"},
 		{"a bridge across a run", eng, eng, "SIR.11.14-17", sir, "SIR.11.14-17"},
 		{"a verse inside a long bridge", org, eng, "SIR.26.20", sir, "SIR.26.19-27"},
+		{"a chapter ending in a bridge is the chapter", lxx, eng, "PSA.22", bridged(t, bookOf(eng, "PSA"), "PSA.23.5-6"), "PSA.23"},
 		{"a run around an omitted verse", lxx, eng, "MAT.17.20-22", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.20-22"},
 		{"Romans 16:25-27 from the Vulgate to a Russian Bible", std(t, Vul), std(t, RSO), "ROM.16.25-27", bookOf(std(t, RSO), "ROM"), "ROM.14.24-26"},
 		{"a book the Bible lacks", eng, org, "PSA.51.10", bookOf(org, "GEN"), ""},
