@@ -72,9 +72,10 @@ func (e *BackwardsError) Message() string {
 }
 
 // Span locates r (a verse, a range or a whole chapter; r.Book is not
-// checked) in b. A verse inside a bridge (16 of \v 15-16) is the bridge's. A missing chapter or verse is a *MissingError, a range
-// running backwards a *BackwardsError, an introduction ErrIntro. It does not
-// allocate on success.
+// checked) in b. A verse inside a bridge (16 of \v 15-16) is the
+// bridge's. A missing chapter or verse is a *MissingError, a range
+// running backwards a *BackwardsError, an introduction ErrIntro. It does
+// not allocate on success.
 func (b *Book) Span(r Ref) (Span, error) {
 	switch r.Kind() {
 	case KindIntro:

@@ -179,8 +179,11 @@ func (h *bookVerses) index(book bible.BookID) {
 			h.byNum[k] = append(h.byNum[k], numbered{seg: seg, at: at})
 			// A bridge (\v 15-16) is the Bible's verse for every number it
 			// covers: 16 is found in it as 15 is.
-			last, lseg, err := verseNumber(vs.LastID())
-			if err != nil || vs.End == "" {
+			if vs.End == "" {
+				continue
+			}
+			last, lseg, err := verseNumber(vs.End)
+			if err != nil {
 				continue
 			}
 			for m := n + 1; m <= last; m++ {
