@@ -123,10 +123,14 @@ func listRules(e *env) {
 	})
 }
 
+// absentSchema is a Bible of a parallel passage, or of one of its rows,
+// that has no verse of it.
+var absentSchema = tObject{req: map[string]schema{"bible_id": i32, "absent": tTrue{}}}
+
 var parallelSchema = tObject{req: map[string]schema{
 	"id":   s,
 	"from": tObject{req: map[string]schema{"versification": s}, opt: map[string]schema{"bible_id": i32}},
-	"data": tArray{min: 1, of: tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s, "reference": s}}},
+	"data": tArray{min: 1, of: tAny{tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s, "reference": s}}, absentSchema}},
 }}
 
 // parallelRules: one passage in several Bibles.
@@ -181,6 +185,60 @@ func parallelRules(e *env) {
 		}
 		c.wantLoc(c.get("/v1/passages/JHN.3.16?bible_ids[]=9001&align=verses", nil), "align")
 	})
+	// A Bible without a verse of the passage (9003 has no John 3) is
+	// absent in data and in the rows, in its place; only a passage no
+	// Bible has is 404.
+	e.rule("edge/passages.parallel.absent", func(c *C) {
+		for q, sch := range map[string]schema{"": parallelSchema, "&align=verse": parallelVersesSchema} {
+			r := c.get("/v1/passages/JHN.3.16?bible_ids[]=9003&bible_ids[]=9001"+q, nil)
+			c.status(r, 200)
+			v := obj(c.json(r, sch))
+			data := v["data"].([]any)
+			if len(data) != 2 || obj(data[0])["absent"] != true || num(obj(data[0])["bible_id"]) != 9003 || str(obj(data[1])["id"]) != "JHN.3.16" {
+				c.Errorf("JHN.3.16 across 9003 and 9001%s: data %v, want 9003 absent and 9001's JHN.3.16", q, data)
+			}
+			if q != "" {
+				texts := obj(v["verses"].([]any)[0])["texts"].([]any)
+				if len(texts) != 2 || obj(texts[0])["absent"] != true || str(obj(texts[1])["id"]) != "JHN.3.16" {
+					c.Errorf("JHN.3.16 verse by verse: texts %v, want 9003 absent and 9001's JHN.3.16", texts)
+				}
+			}
+		}
+		c.errMessage(c.get("/v1/passages/JHN.3.16?bible_ids[]=9003&align=verse", nil), 404)
+	})
+	// A bridge (\v 3-4 of 9001's Tobit, verse 3 of its index) is one row
+	// for the verses it covers, its text the Bible's own passage of the
+	// bridge; a verse inside it, asked in a numbering, is the bridge.
+	e.rule("edge/passages.parallel.bridge", func(c *C) {
+		r := c.get("/v1/passages/TOB.1.2-5?bible_ids[]=9001&from_versification=eng&align=verse", nil)
+		c.status(r, 200)
+		rows := obj(c.json(r, parallelVersesSchema))["verses"].([]any)
+		var ids []string
+		for _, row := range rows {
+			cell := obj(obj(row)["texts"].([]any)[0])
+			ids = append(ids, str(obj(row)["id"])+"="+str(cell["id"]))
+			own := obj(c.json(c.get("/v1/bibles/9001/passages/"+str(cell["id"]), nil), passageSchema))
+			if str(cell["content"]) != str(own["content"]) {
+				c.Errorf("row %v = %v, want 9001's own %v", obj(row)["id"], cell, own)
+			}
+		}
+		if got := strings.Join(ids, " "); got != "TOB.1.2=TOB.1.2 TOB.1.3-4=TOB.1.3-4 TOB.1.5=TOB.1.5" {
+			c.Errorf("TOB.1.2-5 verse by verse: rows %s, want the bridge TOB.1.3-4 as one", got)
+		}
+		p := obj(c.json(c.get("/v1/bibles/9001/passages/TOB.1.4?from_versification=eng", nil), passageSchema))
+		if str(p["id"]) != "TOB.1.3-4" {
+			c.Errorf("TOB.1.4 from eng = %v, want the bridge TOB.1.3-4", p)
+		}
+	})
+}
+
+// tTrue is the constant true: a flag present only when set.
+type tTrue struct{}
+
+func (tTrue) validate(path string, v any, errs *[]string) {
+	if b, ok := v.(bool); !ok || !b {
+		fail(errs, path, "want true, got %v", v)
+	}
 }
 
 var parallelVersesSchema = tObject{req: map[string]schema{
@@ -189,6 +247,6 @@ var parallelVersesSchema = tObject{req: map[string]schema{
 	"data": parallelSchema.req["data"],
 	"verses": tArray{min: 1, of: tObject{req: map[string]schema{
 		"id":    s,
-		"texts": tArray{min: 1, of: tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s}}},
+		"texts": tArray{min: 1, of: tAny{tObject{req: map[string]schema{"bible_id": i32, "id": s, "content": s}}, absentSchema}},
 	}}},
 }}

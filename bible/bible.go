@@ -51,12 +51,18 @@ type Chapter struct {
 	Verses    []Verse `json:"verses"`
 }
 
-// Verse is one verse of a chapter. A source verse range (\v 15-16) is one
-// verse whose id is the range's first number, as the live service indexes it.
+// Verse is one verse of a chapter. A source verse range (\v 15-16, a
+// bridge) is one verse whose id is the range's first number, as the live
+// service indexes it, and whose End is its last.
 type Verse struct {
 	ID        string `json:"id"`
 	PassageID string `json:"passage_id"`
 	Title     string `json:"title"`
+	// End is the last number of a bridge ("16" of \v 15-16), "" for a
+	// verse of one number. It is not part of the API's Verse object: a
+	// build keeps it in the internal entries Bridges and SetBridges read
+	// and write, beside the index the API serves.
+	End string `json:"-"`
 }
 
 // Intro points at a book's introduction passage (GEN.INTRO).

@@ -72,9 +72,10 @@ func (e *BackwardsError) Message() string {
 }
 
 // Span locates r (a verse, a range or a whole chapter; r.Book is not
-// checked) in b. A missing chapter or verse is a *MissingError, a range
-// running backwards a *BackwardsError, an introduction ErrIntro. It does not
-// allocate on success.
+// checked) in b. A verse inside a bridge (16 of \v 15-16) is the
+// bridge's. A missing chapter or verse is a *MissingError, a range
+// running backwards a *BackwardsError, an introduction ErrIntro. It does
+// not allocate on success.
 func (b *Book) Span(r Ref) (Span, error) {
 	switch r.Kind() {
 	case KindIntro:
@@ -120,6 +121,9 @@ func (b *Book) locate(book BookID, chapter, verse string) (int, int, error) {
 	}
 	v := b.Chapters[c].VerseIndex(verse)
 	if v < 0 {
+		v = b.Chapters[c].Bridge(verse)
+	}
+	if v < 0 {
 		return 0, 0, &MissingError{Book: book, Chapter: chapter, Verse: verse}
 	}
 	return c, v, nil
@@ -160,6 +164,21 @@ func (s Span) PassageIDs() []string {
 		}
 	}
 	return out
+}
+
+// Ref is the passage of the span's verses with b's own ids: a verse, or
+// a range from the first verse's id to the last verse's last number, so
+// that a bridge at either end is whole (SIR.11.15-16 for the bridge
+// itself, SIR.11.14-16 for 14 and 15 of a book that bridges 15-16). It
+// allocates nothing.
+func (s Span) Ref() Ref {
+	first := &s.Book.Chapters[s.FirstChapter]
+	last := &s.Book.Chapters[s.LastChapter]
+	r := Ref{Book: s.Book.ID, Chapter: first.ID, Verse: first.Verses[s.FirstVerse].ID}
+	if end := last.Verses[s.LastVerse].LastID(); last.ID != first.ID || end != r.Verse {
+		r.EndChapter, r.EndVerse = last.ID, end
+	}
+	return r
 }
 
 // String prints the span's first and last verse positions, for tests and

@@ -26,7 +26,7 @@ import (
 
 // renderVersion changes whenever rendering or the pack layout changes in a
 // way that must republish unchanged sources.
-const renderVersion = "render-5" // 3: \d titles before \v 1, verse numbers glued to text; 4: book packs carry their words; 5: the Bible's search pack does
+const renderVersion = "render-6" // 3: \d titles before \v 1, verse numbers glued to text; 4: book packs carry their words; 5: the Bible's search pack does; 6: book and Bible packs carry their bridges
 
 // MaxPackBytes caps what one pack may hold before compression (a chapter's
 // passages in every variant, a book's metadata, a Bible's index). The
@@ -492,6 +492,9 @@ func (b *builder) book(ctx context.Context, j *bookJob) error {
 	if len(warns) > 0 {
 		w.AddRaw(publish.NameWarnings, publish.JSON, mustJSON(warns))
 	}
+	if br := book.Bridges(); br != nil {
+		w.AddRaw(publish.NameBridges, publish.JSON, mustJSON(br))
+	}
 	if e.Pack, err = b.put(ctx, w, fmt.Sprintf("Bible %s, %s", j.bible.label, book.ID)); err != nil {
 		return err
 	}
@@ -510,7 +513,7 @@ func detached(b bible.Book) bible.Book {
 	for i, c := range b.Chapters {
 		verses := make([]bible.Verse, len(c.Verses))
 		for k, v := range c.Verses {
-			verses[k] = bible.Verse{ID: strings.Clone(v.ID), PassageID: strings.Clone(v.PassageID), Title: strings.Clone(v.Title)}
+			verses[k] = bible.Verse{ID: strings.Clone(v.ID), PassageID: strings.Clone(v.PassageID), Title: strings.Clone(v.Title), End: strings.Clone(v.End)}
 		}
 		chapters[i] = bible.Chapter{ID: strings.Clone(c.ID), PassageID: strings.Clone(c.PassageID), Title: strings.Clone(c.Title), Verses: verses}
 	}
@@ -534,6 +537,13 @@ func (b *builder) readBook(ctx context.Context, ref publish.PackRef) (bible.Book
 	}
 	var ws []string
 	if err := p.Decode(publish.NameWarnings, &ws); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+		return book, nil, err
+	}
+	var br bible.Bridges
+	if err := p.Decode(publish.NameBridges, &br); err != nil && !errors.Is(err, publish.ErrNoEntry) {
+		return book, nil, err
+	}
+	if err := book.SetBridges(br); err != nil {
 		return book, nil, err
 	}
 	var warns []error
@@ -622,6 +632,9 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	w := publish.NewPackWriter()
 	w.Add(publish.NameBible, publish.JSON, mustJSON(cb.Meta.Bible(ids, b.opt.ReaderURL)))
 	w.Add(publish.NameIndex, publish.JSON, mustJSON(idx))
+	if br := idx.Bridges(); br != nil {
+		w.AddRaw(publish.NameBridges, publish.JSON, mustJSON(br))
+	}
 	w.AddRaw(publish.NameVersification, versification.ContentType, versification.Encode(cb.Scheme))
 	if err := schemeFit(&cb.Meta, cb.Scheme, &idx); err != nil {
 		b.count(func(r *Report) { r.Warnings = append(r.Warnings, err) })

@@ -52,7 +52,10 @@ func TestMappingAcrossBibles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(content, "verse_of_the_day.json"), []byte(`[{"day": 5, "passage_id": "PSA.3.3"}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build.Import(content, sharedBooks(t, "eng-web", "20-PSAeng-web.usfm.gz", "30-JOLeng-web.usfm.gz", "40-MALeng-web.usfm.gz", "70-MATeng-web.usfm.gz"), build.BibleMeta{
+	// The WEB's Sirach and 4 Maccabees have bridges (\v 15-16: one verse
+	// of its index, "15"); the KJV 1611's Sirach has 11:15 and 11:16.
+	if _, err := build.Import(content, sharedBooks(t, "eng-web", "20-PSAeng-web.usfm.gz", "30-JOLeng-web.usfm.gz", "40-MALeng-web.usfm.gz", "70-MATeng-web.usfm.gz",
+		"46-SIReng-web.usfm.gz", "59-4MAeng-web.usfm.gz"), build.BibleMeta{
 		ID: 206, Abbreviation: "WEB", Title: "World English Bible", LanguageTag: "en", LicenseID: 1,
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
@@ -74,6 +77,11 @@ func TestMappingAcrossBibles(t *testing.T) {
 	}, build.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := build.Import(content, sharedBooks(t, "eng-kjv1611", "72_SIR_KJB-1611.USFM.gz"), build.BibleMeta{
+		ID: 1611, Abbreviation: "KJV1611", Title: "King James Version 1611", LanguageTag: "en", LicenseID: 1,
+	}, build.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	store, err := publish.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +93,7 @@ func TestMappingAcrossBibles(t *testing.T) {
 	// The UHB is licensed too: its text is compared.
 	if err := e.srv.SetAccess(&access.Snapshot{Version: 2, Generated: time.Now(), Apps: []access.App{{
 		ID: "00000000-0000-4000-8000-000000000001", Name: "e2e", Status: "live",
-		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001, 1909, 3034},
+		KeyHashes: []string{access.HashKeyHex(appKey)}, Bibles: []int32{206, 8001, 1909, 3034, 1611},
 		RateLimit: access.Rate{PerSecond: 1e6, Burst: 1e6},
 	}}}); err != nil {
 		t.Fatal(err)
@@ -101,18 +109,25 @@ func TestMappingAcrossBibles(t *testing.T) {
 		}
 		return p
 	}
-	for _, c := range []struct{ path, want, same string }{
+	// sameAs checks that each path answers the passage want, the same as
+	// the path same.
+	type mapped struct{ path, want, same string }
+	sameAs := func(cases []mapped) {
+		t.Helper()
+		for _, c := range cases {
+			got, want := get(c.path), get(c.same)
+			if got.ID != c.want || got.Content != want.Content || got.Reference != want.Reference {
+				t.Errorf("%s = %+v\nwant %s: %+v", c.path, got, c.want, want)
+			}
+		}
+	}
+	sameAs([]mapped{
 		{"/v1/bibles/8001/passages/PSA.51.10?from_bible_id=206", "PSA.51.12", "/v1/bibles/8001/passages/PSA.51.12"},
 		{"/v1/bibles/206/passages/PSA.51.12?from_bible_id=8001", "PSA.51.10", "/v1/bibles/206/passages/PSA.51.10"},
 		{"/v1/bibles/8001/passages/MAL.4?from_bible_id=206", "MAL.3.19-24", "/v1/bibles/8001/passages/MAL.3.19-24"},
 		{"/v1/bibles/206/passages/MAL.3.19-24?from_versification=org", "MAL.4.1-6", "/v1/bibles/206/passages/MAL.4.1-6"},
 		{"/v1/bibles/8001/passages/PSA.51.1-2?from_bible_id=206", "PSA.51.3-4", "/v1/bibles/8001/passages/PSA.51.3-4"},
-	} {
-		got, want := get(c.path), get(c.same)
-		if got.ID != c.want || got.Content != want.Content || got.Reference != want.Reference {
-			t.Errorf("%s = %+v\nwant %s: %+v", c.path, got, c.want, want)
-		}
-	}
+	})
 	if m := e.mustGet(t, "/v1/bibles/8001/map/PSA.51.10?from_bible_id=206"); !strings.Contains(m, `"ids":["PSA.51.12"]`) {
 		t.Errorf("map PSA.51.10 from the WEB into the UHB = %s", m)
 	}
@@ -215,6 +230,53 @@ func TestMappingAcrossBibles(t *testing.T) {
 	// A verse one Bible lacks is absent there; the next verses still line up.
 	checkRows("/v1/passages/MAT.17.20-22?bible_ids[]=206&bible_ids[]=3034&align=verse", []int32{206, 3034}, "",
 		[]string{"MAT.17.20: MAT.17.20 MAT.17.20", "MAT.17.21: MAT.17.21 -", "MAT.17.22: MAT.17.22 MAT.17.22"})
+	// The same verse alone: the BSB is absent, as in a longer passage,
+	// in the rows and in data; only a passage no Bible has is 404.
+	checkRows("/v1/passages/MAT.17.21?bible_ids[]=206&bible_ids[]=3034&align=verse", []int32{206, 3034}, "",
+		[]string{"MAT.17.21: MAT.17.21 -"})
+	var lacking struct{ Data []cell }
+	if err := json.Unmarshal([]byte(e.mustGet(t, "/v1/passages/MAT.17.21?bible_ids[]=3034&bible_ids[]=206")), &lacking); err != nil {
+		t.Fatal(err)
+	}
+	if d := lacking.Data; len(d) != 2 || d[0].BibleID != 3034 || !d[0].Absent || d[0].ID != "" || d[0].Content != nil || d[1].ID != "MAT.17.21" {
+		t.Errorf("parallel MAT.17.21 across the BSB and the WEB = %+v, want the BSB absent", d)
+	}
+	if code, body := e.get("/v1/passages/MAT.17.21?bible_ids[]=3034&align=verse"); code != 404 || !strings.Contains(body, "None of the Bibles") {
+		t.Errorf("MAT.17.21 in the BSB alone = %d %s, want 404", code, body)
+	}
+
+	// A bridge of the WEB (SIR 11:15-16, one verse of its index) is one
+	// row against the KJV 1611's two verses; a verse inside it, asked in
+	// the KJV's numbering, answers the whole bridge.
+	checkRows("/v1/passages/SIR.11.14-17?bible_ids[]=1611&bible_ids[]=206&align=verse", []int32{1611, 206}, "", []string{
+		"SIR.11.14: SIR.11.14 SIR.11.14", "SIR.11.15-16: SIR.11.15-16 SIR.11.15-16", "SIR.11.17: SIR.11.17 SIR.11.17",
+	})
+	checkRows("/v1/passages/SIR.11.16?bible_ids[]=1611&bible_ids[]=206&align=verse&format=html", []int32{1611, 206}, "?format=html",
+		[]string{"SIR.11.16: SIR.11.16 SIR.11.15-16"})
+	checkRows("/v1/passages/4MA.8.27-29?bible_ids[]=206&align=verse", []int32{206}, "",
+		[]string{"4MA.8.27: 4MA.8.27", "4MA.8.28-29: 4MA.8.28-29"})
+	sameAs([]mapped{
+		{"/v1/bibles/206/passages/SIR.11.16?from_bible_id=1611", "SIR.11.15-16", "/v1/bibles/206/passages/SIR.11.15-16"},
+		{"/v1/bibles/206/passages/4MA.8.29?from_versification=eng", "4MA.8.28-29", "/v1/bibles/206/passages/4MA.8.28-29"},
+		{"/v1/bibles/206/passages/SIR.26.20-22?from_bible_id=1611", "SIR.26.19-27", "/v1/bibles/206/passages/SIR.26.19-27"},
+	})
+	if p := get("/v1/bibles/206/passages/4MA.8.28-29"); !strings.Contains(p.Content, "as soon as the tyrant") || p.Reference != "4 Maccabees 8:28-29" {
+		t.Errorf("the bridge 4MA.8.28-29 = %+v", p)
+	}
+	// Without a numbering the ids are the WEB's own, as its index lists
+	// them: the bridge is verse 15, and 16 is no verse of it.
+	if code, _ := e.get("/v1/bibles/206/passages/SIR.11.16"); code != 404 {
+		t.Errorf("SIR.11.16 of the WEB = %d, want 404 (its index has the bridge as 15)", code)
+	}
+	if v := e.mustGet(t, "/v1/bibles/206/books/SIR/chapters/11/verses"); !strings.Contains(v, `{"id":"15","passage_id":"SIR.11.15","title":"15"},{"id":"17"`) {
+		t.Errorf("the WEB's SIR 11 verses = %.300s…, want the bridge as verse 15 then 17", v)
+	}
+	if v := e.mustGet(t, "/v1/bibles/206/books/SIR/chapters/11/verses/16?from_bible_id=1611"); v != `{"id":"15","passage_id":"SIR.11.15","title":"15"}` {
+		t.Errorf("the verse the KJV calls SIR.11.16, in the WEB = %s, want its verse 15", v)
+	}
+	if m := e.mustGet(t, "/v1/bibles/206/map/SIR.11.16?from_bible_id=1611"); !strings.Contains(m, `"ids":["SIR.11.15-16"]`) {
+		t.Errorf("map SIR.11.16 from the KJV 1611 into the WEB = %s", m)
+	}
 
 	// The calendar is in English numbering: its PSA.3.3 is Hebrew 3:4.
 	for day, want := range map[int]string{5: "PSA.3.4"} {

@@ -9,9 +9,9 @@ import (
 // Entry names inside packs, shared by the build that writes them and the
 // edge that reads them.
 //
-// Bible pack:   "bible", "index", "books", "books/<canon>", "versification"
+// Bible pack:   "bible", "index", "bridges", "books", "books/<canon>", "versification"
 // Search pack:  "search"
-// Book pack:    "book", "chapters", "passage/INTRO/<variant>", "warnings", "words"
+// Book pack:    "book", "bridges", "chapters", "passage/INTRO/<variant>", "warnings", "words"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
 //	"passage/<verse>/<variant>", "segments"
@@ -45,6 +45,11 @@ const (
 	// to the original numbering), what mapping a passage between Bibles
 	// reads at request time. Internal: never served.
 	NameVersification = "versification"
+	// NameBridges is in a Bible's pack and in a book's: where the bridges
+	// of its index end (bible.Bridges in JSON, {"SIR.11.15": "16"}), which
+	// the API's index has no field for. Absent when there are none, and
+	// from builds before render-6. Internal: never served.
+	NameBridges = "bridges"
 )
 
 // The search aids of a language (Manifest.Topics, Manifest.Suggestions),

@@ -174,8 +174,26 @@ func (h *bookVerses) index(book bible.BookID) {
 			if err != nil {
 				continue
 			}
+			at := position{book: book, chapter: c, verse: v}
 			k := Verse{Book: book, Chapter: cn, Verse: n}
-			h.byNum[k] = append(h.byNum[k], numbered{seg: seg, at: position{book: book, chapter: c, verse: v}})
+			h.byNum[k] = append(h.byNum[k], numbered{seg: seg, at: at})
+			// A bridge (\v 15-16) is the Bible's verse for every number it
+			// covers: 16 is found in it as 15 is.
+			if vs.End == "" {
+				continue
+			}
+			last, lseg, err := verseNumber(vs.End)
+			if err != nil {
+				continue
+			}
+			for m := n + 1; m <= last; m++ {
+				k.Verse = m
+				x := numbered{at: at}
+				if m == last {
+					x.seg = lseg
+				}
+				h.byNum[k] = append(h.byNum[k], x)
+			}
 		}
 	}
 }
@@ -205,11 +223,9 @@ func positionRuns(books Books, ps []position) []bible.Ref {
 		if book == nil || book.ID != a.book {
 			book = books.Book(a.book)
 		}
-		r := bible.Ref{Book: a.book, Chapter: book.Chapters[a.chapter].ID, Verse: book.Chapters[a.chapter].Verses[a.verse].ID}
-		if a != z {
-			r.EndChapter, r.EndVerse = book.Chapters[z.chapter].ID, book.Chapters[z.chapter].Verses[z.verse].ID
-		}
-		out = append(out, r)
+		// A run ending in a bridge ends at its last number: the bridge
+		// 15-16 alone is SIR.11.15-16.
+		out = append(out, bible.Span{Book: book, FirstChapter: a.chapter, FirstVerse: a.verse, LastChapter: z.chapter, LastVerse: z.verse}.Ref())
 		start = i
 	}
 	return out

@@ -44,6 +44,7 @@ func TestAlign(t *testing.T) {
 	webMAL, rvMAL, uhbMAL := bookOf(eng, "MAL"), bookOf(eng, "MAL"), bookOf(org, "MAL")
 	webJOL, uhbJOL := bookOf(eng, "JOL"), bookOf(org, "JOL")
 	fullMAT, bsbMAT := bookOf(eng, "MAT"), bookOf(eng, "MAT", "MAT.17.21")
+	sirWEB := bridged(t, bookOf(eng, "SIR"), "SIR.11.15-16", "SIR.26.19-27")
 	for _, tc := range []struct {
 		name    string
 		from    *Scheme
@@ -77,6 +78,15 @@ func TestAlign(t *testing.T) {
 		{"a verse one Bible omits is absent there, the next verse still lines up",
 			eng, "MAT.17.20-22", []Target{{eng, fullMAT}, {eng, bsbMAT}},
 			[]string{"MAT.17.20: MAT.17.20 MAT.17.20", "MAT.17.21: MAT.17.21 -", "MAT.17.22: MAT.17.22 MAT.17.22"}},
+		{"a bridge (\\v 15-16) is one row for the verses it covers, its id the bridge's",
+			eng, "SIR.11.14-17", []Target{{eng, sirWEB}, {eng, bookOf(eng, "SIR")}},
+			[]string{"SIR.11.14: SIR.11.14 SIR.11.14", "SIR.11.15-16: SIR.11.15-16 SIR.11.15-16", "SIR.11.17: SIR.11.17 SIR.11.17"}},
+		{"a verse inside a bridge is the whole bridge",
+			eng, "SIR.11.16", []Target{{eng, bookOf(eng, "SIR")}, {eng, sirWEB}},
+			[]string{"SIR.11.16: SIR.11.16 SIR.11.15-16"}},
+		{"part of a long bridge from another numbering",
+			org, "SIR.26.18-20", []Target{{org, bookOf(org, "SIR")}, {eng, sirWEB}},
+			[]string{"SIR.26.18: SIR.26.18 SIR.26.18", "SIR.26.19-20: SIR.26.19-20 SIR.26.19-27"}},
 		{"a verse no Bible has is a row all absent",
 			eng, "PSA.51.0-1", []Target{{eng, webPSA}, {eng, bookOf(eng, "PSA")}},
 			[]string{"PSA.51.0: - -", "PSA.51.1: PSA.51.1 PSA.51.1"}},
@@ -118,8 +128,12 @@ func TestAlignCoversInto(t *testing.T) {
 	}{
 		{eng, org, "PSA", "PSA.51"}, {org, eng, "PSA", "PSA.51"}, {eng, lxx, "PSA", "PSA.9.1-11.7"},
 		{lxx, eng, "PSA", "PSA.9"}, {eng, org, "MAL", "MAL.3.1-4.6"}, {org, eng, "JOL", "JOL.3.1-4.21"},
+		{org, eng, "SIR", "SIR.11.10-26.20"},
 	} {
 		idx := bookOf(tc.to, tc.book)
+		if tc.book == "SIR" {
+			idx = bridged(t, idx, "SIR.11.15-16", "SIR.26.19-27")
+		}
 		rows, err := Align(tc.from, bible.MustParseRef(tc.ref), []Target{{tc.to, idx}})
 		if err != nil {
 			t.Fatal(err)

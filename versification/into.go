@@ -61,11 +61,15 @@ type Books interface {
 // left out too (vul DAG.3.24 is org S3Y.1.1 and DAG.3.24: a Bible with
 // either book answers it).
 //
-// When Identity holds, r itself is appended and nothing is allocated
-// (given a dst with room: a caller passes a stack buffer); the caller's
-// own lookup answers a verse x lacks.
+// A bridge of x (\v 15-16, one verse of its index) that holds any verse
+// of r is answered whole, with its range as id: 16 is SIR.11.15-16 of a
+// Bible that bridges 15-16.
+//
+// When Identity holds and x has r as it is (its chapter; its first and
+// last verse, neither in a bridge), r itself is appended and nothing is
+// allocated (given a dst with room: a caller passes a stack buffer).
 func AppendInto(dst []bible.Ref, from, to *Scheme, r bible.Ref, x Books) ([]bible.Ref, error) {
-	if Identity(from, to, r) {
+	if Identity(from, to, r) && hasAsIs(x, r) {
 		return append(dst, r), nil
 	}
 	runs, err := Map(from, to, r)
@@ -86,6 +90,21 @@ func AppendInto(dst []bible.Ref, from, to *Scheme, r bible.Ref, x Books) ([]bibl
 	return dst, nil
 }
 
+// hasAsIs reports whether x has r as it is: the chapter r names, or the
+// verses r starts and ends with, neither inside a bridge nor one whose
+// other numbers r leaves out.
+func hasAsIs(x Books, r bible.Ref) bool {
+	b := x.Book(r.Book)
+	if b == nil || b.ID != r.Book {
+		return false
+	}
+	sp, err := b.Span(r)
+	if err != nil {
+		return false
+	}
+	return r.Kind() == bible.KindChapter || sp.Ref() == r
+}
+
 // trim narrows run to the first and last verses b has within it.
 func trim(b *bible.Book, run bible.Ref) (bible.Ref, bool) {
 	if b == nil || b.ID != run.Book {
@@ -104,14 +123,20 @@ func trim(b *bible.Book, run bible.Ref) (bible.Ref, bool) {
 			if err != nil {
 				continue
 			}
-			x := Verse{Book: b.ID, Chapter: c, Verse: n, Seg: seg}
-			if compare(x, first) < 0 || compare(x, last) > 0 {
+			// A bridge (\v 15-16) is in the run when any number it covers
+			// is, and is kept whole.
+			m, mseg, err := verseNumber(v.LastID())
+			if err != nil {
+				m, mseg = n, seg
+			}
+			x, y := Verse{Book: b.ID, Chapter: c, Verse: n, Seg: seg}, Verse{Book: b.ID, Chapter: c, Verse: m, Seg: mseg}
+			if compare(y, first) < 0 || compare(x, last) > 0 {
 				continue
 			}
 			if out.Chapter == "" {
 				out.Chapter, out.Verse = ch.ID, v.ID
 			}
-			endC, endV = ch.ID, v.ID
+			endC, endV = ch.ID, v.LastID()
 		}
 	}
 	if out.Chapter == "" {
@@ -140,7 +165,7 @@ func wholeChapter(b *bible.Book, r bible.Ref) (string, bool) {
 	}
 	for _, ch := range b.Chapters {
 		if ch.ID == r.Chapter && len(ch.Verses) > 0 {
-			return ch.ID, ch.Verses[0].ID == r.Verse && ch.Verses[len(ch.Verses)-1].ID == end.Verse
+			return ch.ID, ch.Verses[0].ID == r.Verse && ch.Verses[len(ch.Verses)-1].LastID() == end.Verse
 		}
 	}
 	return "", false

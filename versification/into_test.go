@@ -29,6 +29,25 @@ func bookOf(s *Scheme, book bible.BookID, omit ...string) *bible.Index {
 	return &bible.Index{Books: []bible.Book{*b}}
 }
 
+// bridged makes each of ranges one verse of x, a bridge (\v 15-16): its
+// first verse's, the others gone.
+func bridged(t *testing.T, x *bible.Index, ranges ...string) *bible.Index {
+	t.Helper()
+	for _, s := range ranges {
+		r := bible.MustParseRef(s)
+		ch := x.Book(r.Book).Chapter(r.Chapter)
+		first, last := ch.VerseIndex(r.Verse), ch.VerseIndex(r.EndVerse)
+		if first < 0 || last <= first {
+			t.Fatalf("bridge %s: verses %d to %d", s, first, last)
+		}
+		ch.Verses = append(ch.Verses[:first+1], ch.Verses[last+1:]...)
+		if err := x.SetBridges(bible.Bridges{r.Start().String(): r.EndVerse}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return x
+}
+
 func TestIdentity(t *testing.T) {
 	for _, tc := range []struct {
 		from, to, ref string
@@ -90,6 +109,8 @@ func TestIdentityAgreesWithMap(t *testing.T) {
 func TestAppendInto(t *testing.T) {
 	eng, org, lxx := std(t, Eng), std(t, Org), std(t, LXX)
 	engPsa, orgPsa := bookOf(eng, "PSA"), bookOf(org, "PSA")
+	// The WEB's Sirach bridges 11:15-16 and 26:19-27.
+	sir := bridged(t, bookOf(eng, "SIR"), "SIR.11.15-16", "SIR.26.19-27")
 	for _, tc := range []struct {
 		name     string
 		from, to *Scheme
@@ -111,7 +132,15 @@ func TestAppendInto(t *testing.T) {
 		{"Hebrew Malachi 3", org, eng, "MAL.3", bookOf(eng, "MAL"), "MAL.3.1-4.6"},
 		{"Joel 2:28-32", eng, org, "JOL.2.28-32", bookOf(org, "JOL"), "JOL.3.1-5"},
 		{"Joel 3:1-5", org, eng, "JOL.3.1-5", bookOf(eng, "JOL"), "JOL.2.28-32"},
-		{"a verse the Bible omits", org, eng, "MAT.17.21", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.21"}, // Identity: the caller's lookup answers it
+		{"a verse the Bible omits", org, eng, "MAT.17.21", bookOf(eng, "MAT", "MAT.17.21"), ""},
+		{"a run ending in an omitted verse", org, eng, "MAT.17.20-21", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.20"},
+		{"a verse inside a bridge", eng, eng, "SIR.11.16", sir, "SIR.11.15-16"},
+		{"a bridge's first verse", org, eng, "SIR.11.15", sir, "SIR.11.15-16"},
+		{"a run ending inside a bridge", eng, eng, "SIR.11.14-15", sir, "SIR.11.14-16"},
+		{"a run starting inside a bridge", org, eng, "SIR.11.16-17", sir, "SIR.11.15-17"},
+		{"a bridge across a run", eng, eng, "SIR.11.14-17", sir, "SIR.11.14-17"},
+		{"a verse inside a long bridge", org, eng, "SIR.26.20", sir, "SIR.26.19-27"},
+		{"a chapter ending in a bridge is the chapter", lxx, eng, "PSA.22", bridged(t, bookOf(eng, "PSA"), "PSA.23.5-6"), "PSA.23"},
 		{"a run around an omitted verse", lxx, eng, "MAT.17.20-22", bookOf(eng, "MAT", "MAT.17.21"), "MAT.17.20-22"},
 		{"Romans 16:25-27 from the Vulgate to a Russian Bible", std(t, Vul), std(t, RSO), "ROM.16.25-27", bookOf(std(t, RSO), "ROM"), "ROM.14.24-26"},
 		{"a book the Bible lacks", eng, org, "PSA.51.10", bookOf(org, "GEN"), ""},

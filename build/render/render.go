@@ -48,8 +48,9 @@
 //     may start inside a cell; the cell span is closed and reopened around
 //     the boundary like any character style. Cells are separated, in HTML
 //     and in text, by one space.
-//   - A verse range \v 15-16 is one verse, id and title "15"; its label
-//     shows "15-16". \vp replaces the label only. A verse number repeated
+//   - A verse range \v 15-16 (a bridge) is one verse, id and title "15",
+//     End "16" (which the API's index has no field for: the build keeps
+//     it beside, bible.Bridges); its label shows "15-16". \vp replaces the label only. A verse number repeated
 //     in a chapter merges into the first verse of that number, and a verse
 //     number lower than one before it in the chapter stays where it is;
 //     both are damage (usfm.Damage), which an import refuses. The merged

@@ -62,7 +62,9 @@ func TestStructure(t *testing.T) {
 		want       string
 	}{
 		{"plain", "\\c 1\n\\p\n\\v 1 a\n\\v 2 b\n\\c 2\n\\p\n\\v 1 c\n", "GEN.1(1): 1 2 | GEN.2(2): 1"},
-		{"range", "\\c 1\n\\p\n\\v 1 a\n\\v 2-3 b\n\\v 4 c\n", "GEN.1(1): 1 2 4"},
+		{"range", "\\c 1\n\\p\n\\v 1 a\n\\v 2-3 b\n\\v 4 c\n", "GEN.1(1): 1 2-3 4"},
+		{"lettered range", "\\c 1\n\\p\n\\v 1-2a a\n\\v 2b b\n", "GEN.1(1): 1-2a 2b"},
+		{"backwards range: no bridge", "\\c 1\n\\p\n\\v 1 a\n\\v 3-2 b\n", "GEN.1(1): 1 3"},
 		{"cp", "\\c 1\n\\cp 151\n\\p\n\\v 1 a\n\\v 2 b\n", "GEN.1_1(151): 1 2"},
 		{"repeated verse", "\\c 1\n\\p\n\\v 1 a\n\\v 2 b\n\\v 2 c\n\\v 3 d\n", "GEN.1(1): 1 2 3"},
 		{"no verse 1", "\\c 1\n\\q1 text before\n\\q1\n\\v 2 b\n", "GEN.1(1): 1 2"},
@@ -79,7 +81,11 @@ func TestStructure(t *testing.T) {
 					if v.Title != v.ID || v.PassageID != c.PassageID+"."+v.ID {
 						t.Errorf("verse %+v", v)
 					}
-					ids = append(ids, v.ID)
+					if v.End != "" {
+						ids = append(ids, v.ID+"-"+v.End) // a bridge
+					} else {
+						ids = append(ids, v.ID)
+					}
 				}
 				if c.PassageID != "GEN."+c.ID {
 					t.Errorf("chapter passage id %q", c.PassageID)

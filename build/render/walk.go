@@ -481,6 +481,9 @@ func (r *renderer) startVerse(n *usfm.Node) error {
 	r.lastNum = max(r.lastNum, num)
 	if !dup {
 		idx = r.addVerse(id)
+		if end, ok := bridgeEnd(n.Number); ok {
+			r.out.Index.Chapters[r.chap].Verses[idx].End = end
+		}
 	}
 	r.verse, r.lastChap = idx, r.chap
 	r.begin(owner{kind: toVerse, chap: r.chap, verse: idx})
@@ -630,6 +633,17 @@ func verseID(number string) string {
 func validRange(number string) bool {
 	a, b, ok := strings.Cut(number, "-")
 	return ok && bible.ValidSegment(a) && bible.ValidSegment(b)
+}
+
+// bridgeEnd is the last number of a bridge \v 15-16 ("16"), when the
+// number is a range of numbered verses that runs forwards; the index
+// records it so that verse 16 is found in the bridge.
+func bridgeEnd(number string) (string, bool) {
+	a, b, ok := strings.Cut(number, "-")
+	if !ok || !bible.ValidBridge(a, b) {
+		return "", false
+	}
+	return b, true
 }
 
 func isIDByte(c byte) bool {

@@ -48,6 +48,11 @@ func NoVerseIn(r bible.Ref, scheme string) Text {
 	return Text(fmt.Sprintf("This Bible has no verse of %s in the %s numbering.", r, scheme))
 }
 
+// NoneHas: a parallel passage of which no Bible asked for has a verse.
+func NoneHas(r bible.Ref, scheme string) Text {
+	return Text(fmt.Sprintf("None of the Bibles has a verse of %s in the %s numbering.", r, scheme))
+}
+
 // SeveralVerses: the verse route asked for a verse of another numbering
 // that is several verses here.
 func SeveralVerses(r bible.Ref, scheme, ids string) Text {

@@ -137,9 +137,22 @@ func (s *Routes) numbering(ctx context.Context, bv *site.Bible) (*bible.Index, *
 
 // Into answers r, taken in f's numbering, as the passages of bv that hold
 // its text, with bv's own ids (versification.AppendInto), appended to
-// dst. Its error is a *respond.Problem for the client, or an internal
-// error.
+// dst: a bridge of bv (\v 15-16) that holds any verse of r is answered
+// whole (SIR.11.15-16). Its error is a *respond.Problem for the client
+// (404 when bv has no verse of r), or an internal error.
 func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f From, r bible.Ref) ([]bible.Ref, error) {
+	n := len(dst)
+	dst, err := s.appendHeld(ctx, dst, bv, f, r)
+	if err == nil && len(dst) == n {
+		return dst, problem.New(problem.NotFound, problem.NoVerseIn(r, f.Name))
+	}
+	return dst, err
+}
+
+// appendHeld is Into without its 404: when bv has no verse of r, it
+// appends nothing and answers no error, so that a parallel passage shows
+// bv absent.
+func (s *Routes) appendHeld(ctx context.Context, dst []bible.Ref, bv *site.Bible, f From, r bible.Ref) ([]bible.Ref, error) {
 	if r.Kind() == bible.KindIntro {
 		return append(dst, r), nil // an introduction has no verses to number
 	}
@@ -152,11 +165,8 @@ func (s *Routes) Into(ctx context.Context, dst []bible.Ref, bv *site.Bible, f Fr
 	if err != nil {
 		return dst, s.mapError(err, bv, f, r)
 	}
-	if len(dst) == n {
-		return dst, problem.New(problem.NotFound, problem.NoVerseIn(r, f.Name))
-	}
-	// Runs AppendInto trimmed are the Bible's verses; a passage no scheme
-	// renumbers comes back as asked, and is checked here.
+	// AppendInto answers the Bible's own verses; checked here all the
+	// same, as a passage read from them will be.
 	for _, x := range dst[n:] {
 		b := idx.Book(x.Book)
 		if b == nil {
@@ -232,8 +242,30 @@ func (s *Routes) composeKept(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.B
 	s.composeRange(ctx, string(key), bv, refs, html, headings, notes, private)
 }
 
+// oneVerse reports whether r is one verse of bv's index: a verse, or a
+// bridge (SIR.11.15-16, the verse SIR.11.15 of a Bible that bridges them).
+func (s *Routes) oneVerse(ctx context.Context, bv *site.Bible, r bible.Ref) bool {
+	if r.Kind() == bible.KindVerse {
+		return true
+	}
+	if r.Kind() != bible.KindRange {
+		return false
+	}
+	idx, err := bv.Index(ctx, s.packs)
+	if err != nil {
+		return false
+	}
+	b := idx.Book(r.Book)
+	if b == nil {
+		return false
+	}
+	sp, err := b.Span(r)
+	return err == nil && sp.Len() == 1
+}
+
 // mappedVerse serves the verse route for a verse taken in from's
-// numbering: the verse of bv that holds its text. A verse that is several
+// numbering: the verse of bv that holds its text (a bridge, \v 15-16, is
+// one verse of bv, served as its first number's). A verse that is several
 // verses of bv (a psalm's title counted as two verses) has no one verse
 // to answer: 400 names the passage to ask for instead.
 func (s *Routes) mappedVerse(ctx *fasthttp.RequestCtx, bv *site.Bible, from From, book bible.BookID, rt *Route) {
@@ -253,7 +285,7 @@ func (s *Routes) mappedVerse(ctx *fasthttp.RequestCtx, bv *site.Bible, from From
 		respond.Fail(ctx, s.log, problem.Unavailable, "map verse", err)
 		return
 	}
-	if len(refs) != 1 || refs[0].Kind() != bible.KindVerse {
+	if len(refs) != 1 || !s.oneVerse(ctx, bv, refs[0]) {
 		respond.Answer(ctx, problem.Unacceptable, problem.SeveralVerses(r, from.Name, JoinIDs(refs)))
 		return
 	}

@@ -23,10 +23,12 @@ import (
 // MaxParallelBibles bounds the Bibles of one parallel passage.
 const MaxParallelBibles = 10
 
-// ParallelText is one Bible's text of a parallel passage.
+// ParallelText is one Bible's text of a parallel passage: the passage of
+// its own ids, or Absent (and no passage) when it has no verse of it.
 type ParallelText struct {
 	BibleID int32 `json:"bible_id"`
-	bible.Passage
+	*bible.Passage
+	Absent bool `json:"absent,omitempty"`
 }
 
 // ParallelFrom says whose numbering the parallel passage's id is in.
@@ -67,7 +69,8 @@ type ParallelCell struct {
 // passage in up to MaxParallelBibles Bibles, in the order asked. The id
 // is taken in the numbering of from_bible_id or from_versification, else
 // of the first Bible, and each Bible answers its own text for it with its
-// own ids (Into). Every Bible must be licensed to the app (403 names the
+// own ids (Into), or is absent when it has no verse of it; 404 when no
+// Bible has one. Every Bible must be licensed to the app (403 names the
 // first that is not). With align=verse the answer also lines the Bibles
 // up verse by verse (alignVerses).
 func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *authz.Table, st *site.Site, pid []byte) {
@@ -143,22 +146,34 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	}
 	out := Parallel{ID: r.String(), From: ParallelFrom{Versification: from.Name, BibleID: from.Bible}}
 	var mod time.Time
+	held := false
 	for _, bv := range bibles {
 		var rb [4]bible.Ref
-		refs, err := s.Into(ctx, rb[:0], bv, from, r)
+		refs, err := s.appendHeld(ctx, rb[:0], bv, from, r)
 		if err != nil {
 			s.failIn(ctx, bv, err)
 			return
+		}
+		if len(refs) == 0 {
+			// A Bible without a verse of the passage (one it omits, a
+			// book it lacks) is absent, as in a row of align=verse.
+			out.Data = append(out.Data, ParallelText{BibleID: bv.ID, Absent: true})
+			continue
 		}
 		p, m, err := s.passageOf(ctx, bv, refs, html, headings, notes)
 		if err != nil {
 			s.failIn(ctx, bv, err)
 			return
 		}
-		out.Data = append(out.Data, ParallelText{BibleID: bv.ID, Passage: p})
+		out.Data = append(out.Data, ParallelText{BibleID: bv.ID, Passage: &p})
+		held = true
 		if m.After(mod) {
 			mod = m
 		}
+	}
+	if !held {
+		respond.Answer(ctx, problem.NotFound, problem.NoneHas(r, from.Name))
+		return
 	}
 	if byVerse {
 		verses, err := s.alignVerses(ctx, bibles, from, r, html, headings, notes)

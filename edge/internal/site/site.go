@@ -41,7 +41,7 @@ type Bible struct {
 	chapterKeys []string
 
 	mu    sync.Mutex
-	index *bible.Index // decoded on first need (range composition)
+	index *bible.Index // decoded on first need (range composition), with its bridges
 
 	Search Slot // the Bible's search index, loaded by the search routes
 	Scheme Slot // the Bible's versification, loaded by the content routes
@@ -116,6 +116,21 @@ func (bv *Bible) Index(ctx context.Context, p *packs.Packs) (*bible.Index, error
 	var idx bible.Index
 	if err := publish.DecodeEntry(publish.NameIndex, r.Reps[represent.CodingIdentity].Body(), &idx); err != nil {
 		return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+	}
+	// Where the index's bridges end (\v 15-16): absent when the Bible has
+	// none, and from builds before render-6, whose bridges are then found
+	// by their first number only.
+	if r, err = p.Entry(ctx, nil, &bv.Entry.Pack, []byte(publish.NameBridges)); err != nil {
+		return nil, err
+	}
+	if r != nil && r.Has(represent.CodingIdentity) {
+		var br bible.Bridges
+		if err := publish.DecodeEntry(publish.NameBridges, r.Reps[represent.CodingIdentity].Body(), &br); err != nil {
+			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+		}
+		if err := idx.SetBridges(br); err != nil {
+			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
+		}
 	}
 	bv.index = &idx
 	return bv.index, nil
