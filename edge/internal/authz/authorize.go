@@ -45,7 +45,7 @@ func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 		return
 	}
 	var buf [20]byte
-	h.SetCanonical(respond.HdrRateLimit, formatInt(&buf, a.rate.limit))
+	h.SetCanonical(respond.HdrRateLimit, a.rate.rate.limitText)
 	h.SetCanonical(respond.HdrRateRemaining, formatInt(&buf, a.rate.remaining))
 	h.SetCanonical(respond.HdrRateReset, formatInt(&buf, a.rate.reset))
 }
