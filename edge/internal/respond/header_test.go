@@ -46,3 +46,23 @@ func TestRequestField(t *testing.T) {
 		}
 	}
 }
+
+func TestIsFieldName(t *testing.T) {
+	for _, tc := range []struct {
+		k, canonical string
+		want         bool
+	}{
+		{"Accept-Encoding", "Accept-Encoding", true},
+		{"accept-encoding", "Accept-Encoding", true},
+		{"ACCEPT-ENCODING", "Accept-Encoding", true},
+		{"Accept-Encodinh", "Accept-Encoding", false},
+		{"Accept-Encodings", "Accept-Encoding", false},
+		{"If-Range", "If-Match", false},
+		{"", "Range", false},
+		{"R@nge", "Range", false}, // '@' is not 'a' folded
+	} {
+		if got := IsFieldName([]byte(tc.k), tc.canonical); got != tc.want {
+			t.Errorf("IsFieldName(%q, %q) = %v, want %v", tc.k, tc.canonical, got, tc.want)
+		}
+	}
+}
