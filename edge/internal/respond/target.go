@@ -67,9 +67,6 @@ func (q Query) Peek(name string) []byte {
 	if q.args != nil {
 		return q.args.Peek(name)
 	}
-	if strings.IndexByte(name, '=') >= 0 {
-		return nil // a key ends at its first '='
-	}
 	for b := q.raw; len(b) > 0; {
 		arg := b
 		if i := bytes.IndexByte(b, '&'); i >= 0 {
@@ -80,6 +77,9 @@ func (q Query) Peek(name string) []byte {
 		if len(arg) < len(name) || string(arg[:len(name)]) != name ||
 			len(arg) == 0 || string(arg) == "=" { // fasthttp keeps no arg with empty key and value
 			continue
+		}
+		if strings.IndexByte(name, '=') >= 0 {
+			return nil // a key ends at its first '=': none is name
 		}
 		switch v := arg[len(name):]; {
 		case len(v) == 0:
