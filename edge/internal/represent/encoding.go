@@ -58,7 +58,7 @@ func parseAcceptEncoding(h []byte, present bool) acceptEncoding {
 // commonAcceptEncodings are the Accept-Encoding values nearly every
 // request sends, byte for byte (browsers, curl --compressed, HTTP
 // libraries, make bench-edge's mix), parsed once: a hit compares its value
-// with them instead of parsing it, a fifth of the instructions.
+// with them instead of parsing it, a quarter of the instructions.
 var commonAcceptEncodings = func() (t [6]struct {
 	value  string
 	parsed acceptEncoding
