@@ -67,6 +67,9 @@ func (q Query) Peek(name string) []byte {
 	if q.args != nil {
 		return q.args.Peek(name)
 	}
+	if len(name) > len(q.raw) {
+		return nil // longer than any argument: most names a passage asks for
+	}
 	for b := q.raw; len(b) > 0; {
 		arg := b
 		if i := bytes.IndexByte(b, '&'); i >= 0 {
