@@ -61,6 +61,7 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		ctype                   = kv("application/json; charset=utf-8")
 		lastModV                = kv("Mon, 23 Nov 2026 21:07:25 GMT")
 		bytesV, br, star        = kv("bytes"), kv("br"), kv("*")
+		appKey                  = fasthttp.AppendNormalizedHeaderKey(nil, "X-SVC-App-Key")
 	)
 	// The fields fixed per representation, as the edge keeps them: a
 	// prepared block copied into each answer (edge/resource.go).
@@ -72,7 +73,9 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 	block.SetCanonical(ranges, bytesV)
 	block.SetCanonical(cc, ccV)
 	return func(ctx *fasthttp.RequestCtx) {
-		if len(ctx.Request.Header.Peek("X-SVC-App-Key")) == 0 || len(ctx.Request.Header.Peek("Accept-Encoding")) == 0 {
+		// The App Key as the edge reads it (respond.RequestField): under
+		// the name fasthttp stores, normalised.
+		if len(ctx.Request.Header.PeekCanonical(appKey)) == 0 || len(ctx.Request.Header.Peek("Accept-Encoding")) == 0 {
 			ctx.SetStatusCode(fasthttp.StatusBadRequest)
 			return
 		}

@@ -45,7 +45,7 @@ func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 		return
 	}
 	var buf [20]byte
-	h.SetCanonical(respond.HdrRateLimit, formatInt(&buf, a.rate.limit))
+	h.SetCanonical(respond.HdrRateLimit, a.rate.rate.limitText)
 	h.SetCanonical(respond.HdrRateRemaining, formatInt(&buf, a.rate.remaining))
 	h.SetCanonical(respond.HdrRateReset, formatInt(&buf, a.rate.reset))
 }
@@ -58,7 +58,7 @@ func (a *Admission) WriteRate(h *fasthttp.ResponseHeader) {
 // id only goes to authorizeByID. It writes the refusal itself and returns
 // nil then. It does not allocate on success.
 func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, from KeySource) *App {
-	key := ctx.Request.Header.Peek(wire.HeaderAppKey)
+	key := appKeyField.Peek(&ctx.Request.Header)
 	if len(key) == 0 && from != KeyHeader {
 		args := ctx.QueryArgs()
 		switch from {
@@ -91,6 +91,10 @@ func (a *Authz) Authorize(ctx *fasthttp.RequestCtx, adm *Admission, t *Table, fr
 	adm.app = app
 	return app
 }
+
+// appKeyField is the header a client sends its App Key in, prepared for
+// the lookup every authorised request makes.
+var appKeyField = respond.NewRequestField(wire.HeaderAppKey)
 
 // Reading is the decision on a request that reads one Bible: the app
 // admitted, whether its licences let it read the Bible's text, and whether

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/access"
 )
 
@@ -98,6 +100,35 @@ func TestLimitersSnapshotRaisesAllowance(t *testing.T) {
 	for i := range 900 {
 		if d := t2.byID["a"].lim.take(now.UnixNano()); !d.allowed {
 			t.Fatalf("request %d after the raise refused (retry after %d s); 6 were made before it", i+1, d.retry)
+		}
+	}
+}
+
+// TestWriteRate: the three fields an answer reports follow the allowance
+// a request was judged by, a changed one included.
+func TestWriteRate(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC).UnixNano()
+	l := newLimiter(access.Rate{PerSecond: 5, Burst: 10})
+	for _, tc := range []struct {
+		name                    string
+		rate                    *access.Rate // set before the request, when not nil
+		limit, remaining, reset string
+	}{
+		{"first", nil, "10", "9", "1"},
+		{"second", nil, "10", "8", "1"},
+		{"lowered", &access.Rate{PerSecond: 5, Burst: 3}, "3", "0", "1"},
+		{"raised", &access.Rate{PerSecond: 1000, Burst: 1500}, "1500", "1496", "1"},
+	} {
+		if tc.rate != nil {
+			l.setRate(*tc.rate, now)
+		}
+		adm := Admission{rate: l.take(now), taken: true}
+		var h fasthttp.ResponseHeader
+		adm.WriteRate(&h)
+		for _, f := range [][2]string{{"X-RateLimit-Limit", tc.limit}, {"X-RateLimit-Remaining", tc.remaining}, {"X-RateLimit-Reset", tc.reset}} {
+			if got := string(h.Peek(f[0])); got != f[1] {
+				t.Errorf("%s: %s %q, want %q", tc.name, f[0], got, f[1])
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"math"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,9 @@ type limiter struct {
 type gcra struct {
 	interval int64 // ns between requests at the sustained rate
 	burst    int64 // requests allowed at once
+	// limitText is burst in decimal, the X-RateLimit-Limit of every
+	// answer judged by this allowance: formatted once, not per request.
+	limitText []byte
 }
 
 // tolerance is how far ahead of now the TAT may run.
@@ -37,7 +41,8 @@ func gcraOf(r access.Rate) gcra {
 	if b < 1 {
 		b = int(math.Ceil(per))
 	}
-	return gcra{interval: max(1, int64(float64(time.Second)/per)), burst: int64(b)}
+	return gcra{interval: max(1, int64(float64(time.Second)/per)), burst: int64(b),
+		limitText: strconv.AppendInt(nil, int64(b), 10)}
 }
 
 // newLimiter is a limiter with allowance r, nothing used yet.
@@ -58,7 +63,7 @@ func newLimiter(r access.Rate) *limiter {
 func (l *limiter) setRate(r access.Rate, now int64) {
 	next := gcraOf(r)
 	old := l.rate.Load()
-	if old != nil && *old == next {
+	if old != nil && old.interval == next.interval && old.burst == next.burst {
 		return
 	}
 	if old != nil {
@@ -81,7 +86,7 @@ func (l *limiter) setRate(r access.Rate, now int64) {
 // X-RateLimit-* and Retry-After headers report.
 type decision struct {
 	allowed   bool
-	limit     int64 // the burst: requests that may be made at once
+	rate      *gcra // the allowance judged by: its burst is the limit
 	remaining int64 // requests that could be made right now after this one
 	reset     int64 // seconds until the allowance is whole again
 	retry     int64 // seconds to wait, when refused
@@ -89,7 +94,7 @@ type decision struct {
 
 func (l *limiter) take(now int64) decision {
 	g := l.rate.Load()
-	interval, burst := g.interval, g.burst
+	interval := g.interval
 	tolerance := g.tolerance()
 	for {
 		tat := l.tat.Load()
@@ -97,11 +102,11 @@ func (l *limiter) take(now int64) decision {
 		next := base + interval
 		if next-now > tolerance {
 			wait := next - now - tolerance
-			return decision{limit: burst, remaining: 0,
+			return decision{rate: g, remaining: 0,
 				reset: ceilSeconds(tat - now), retry: max(1, ceilSeconds(wait))}
 		}
 		if l.tat.CompareAndSwap(tat, next) {
-			return decision{allowed: true, limit: burst,
+			return decision{allowed: true, rate: g,
 				remaining: (tolerance - (next - now)) / interval,
 				reset:     ceilSeconds(next - now)}
 		}

@@ -95,30 +95,30 @@ func (c *condHeaders) scan(h *fasthttp.RequestHeader) {
 		var bit uint8
 		switch len(k) {
 		case len("Range"):
-			if respond.EqualFoldASCII(k, "range") {
+			if respond.IsFieldName(k, "Range") {
 				dst, bit = &c.rng, 1<<0
 			}
 		case len("If-Match"): // and If-Range
 			switch {
-			case respond.EqualFoldASCII(k, "if-match"):
+			case respond.IsFieldName(k, "If-Match"):
 				dst, bit = &c.ifMatch, 1<<1
-			case respond.EqualFoldASCII(k, "if-range"):
+			case respond.IsFieldName(k, "If-Range"):
 				dst, bit = &c.ifRange, 1<<2
 			}
 		case len("If-None-Match"):
-			if respond.EqualFoldASCII(k, "if-none-match") {
+			if respond.IsFieldName(k, "If-None-Match") {
 				dst, bit = &c.ifNoneMatch, 1<<3
 			}
 		case len("Accept-Encoding"):
-			if respond.EqualFoldASCII(k, "accept-encoding") {
+			if respond.IsFieldName(k, "Accept-Encoding") {
 				dst, bit = &c.acceptEncoding, 1<<4
 			}
 		case len("If-Modified-Since"):
-			if respond.EqualFoldASCII(k, "if-modified-since") {
+			if respond.IsFieldName(k, "If-Modified-Since") {
 				dst, bit = &c.ifModifiedSince, 1<<5
 			}
 		case len("If-Unmodified-Since"):
-			if respond.EqualFoldASCII(k, "if-unmodified-since") {
+			if respond.IsFieldName(k, "If-Unmodified-Since") {
 				dst, bit = &c.ifUnmodifiedSince, 1<<6
 			}
 		}

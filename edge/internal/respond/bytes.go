@@ -22,15 +22,38 @@ func EqualFoldASCII(b []byte, s string) bool {
 		return false
 	}
 	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
+		if lowerASCII(b[i]) != s[i] {
 			return false
 		}
 	}
 	return true
+}
+
+// IsFieldName reports whether k is the header field name canonical,
+// given in fasthttp's normalised spelling ("If-None-Match"), in any case.
+// fasthttp stores the names it reads normalised, so k is compared as it is
+// first, in one instruction of the library's, and letter by letter only
+// when that fails.
+func IsFieldName(k []byte, canonical string) bool {
+	if string(k) == canonical {
+		return true
+	}
+	if len(k) != len(canonical) {
+		return false
+	}
+	for i := range k {
+		if lowerASCII(k[i]) != lowerASCII(canonical[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func HasPrefixFold(b []byte, prefix string) bool {

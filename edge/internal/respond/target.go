@@ -67,8 +67,8 @@ func (q Query) Peek(name string) []byte {
 	if q.args != nil {
 		return q.args.Peek(name)
 	}
-	if strings.IndexByte(name, '=') >= 0 {
-		return nil // a key ends at its first '='
+	if len(name) > len(q.raw) {
+		return nil // longer than any argument: most names a passage asks for
 	}
 	for b := q.raw; len(b) > 0; {
 		arg := b
@@ -80,6 +80,9 @@ func (q Query) Peek(name string) []byte {
 		if len(arg) < len(name) || string(arg[:len(name)]) != name ||
 			len(arg) == 0 || string(arg) == "=" { // fasthttp keeps no arg with empty key and value
 			continue
+		}
+		if strings.IndexByte(name, '=') >= 0 {
+			return nil // a key ends at its first '=': none is name
 		}
 		switch v := arg[len(name):]; {
 		case len(v) == 0:
