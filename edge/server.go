@@ -82,8 +82,8 @@ type Config struct {
 	SearchIndexCacheBytes int64
 	// DiskCacheDir keeps whole packs fetched from the store on local disk,
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
-	// the largest pack fetched whole onto that disk on its second miss
-	// (into memory on its first with WholePackFirst); memory holds the
+	// the largest pack fetched whole onto that disk on its first miss
+	// (into memory instead with WholePackFirst); memory holds the
 	// entries read by range (0: DefaultWholePackMax; negative: every pack
 	// whole into memory). See edge/internal/packs.
 	DiskCacheDir   string

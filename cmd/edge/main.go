@@ -63,7 +63,7 @@ type serveCmd struct {
 	DiskCache           string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	DiskCacheLocalStore bool          `help:"Keep a directory --store's packs on --disk-cache too, for a directory on a volume that may go away (a network mount); without it they are read from the directory, whose reads are as local as the disk cache's." env:"EDGE_DISK_CACHE_LOCAL_STORE"`
 	DiskCacheMax        int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
-	WholePackMax        int64         `help:"Largest pack fetched whole onto the disk cache (not into memory) on its second miss; memory holds the entries read by range (header, then entry). Negative: every pack whole into memory." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	WholePackMax        int64         `help:"Largest pack fetched whole onto the disk cache (not into memory) on its first miss from a remote store; memory holds the entries read by range (header, then entry). Negative: every pack whole into memory." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
 	WholePackFirst      bool          `help:"Fetch a pack of at most --whole-pack-max whole on its first miss, not by range." env:"EDGE_WHOLE_PACK_FIRST"`
 	MaxVerses           int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll                time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`

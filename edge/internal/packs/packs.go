@@ -152,10 +152,9 @@ type Packs struct {
 	// disk cache's; packs read from it are not copied onto the disk
 	// unless Config.CopyLocal says so.
 	local    bool
-	wholeMax int64 // packs up to this size are fetched whole onto the disk on their second miss; <= 0: always whole, into memory
+	wholeMax int64 // packs up to this size are fetched whole onto the disk on their first miss; <= 0: always whole, into memory
 	// wholeFirst fetches packs up to wholeMax whole on their first miss.
 	wholeFirst bool
-	missed     *missed // the packs that missed once (missed.go)
 	tiers      tierCounters
 	health     health
 
@@ -169,7 +168,7 @@ type Config struct {
 	Store    publish.Store
 	MaxBytes int64 // the memory tier's bound
 	// WholeMax is the largest pack fetched whole onto the disk cache on
-	// its second miss (storecache.go); every pack is read into memory by
+	// its first miss (storecache.go); every pack is read into memory by
 	// entries (0: DefaultWholeMax; negative: always whole into memory, at
 	// once).
 	WholeMax int64
@@ -191,7 +190,7 @@ func New(cfg Config) (*Packs, error) {
 	c := cache.New[*View](cfg.MaxBytes - hb)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, headers: cache.New[*View](hb), flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst, missed: newMissed()}
+	p := &Packs{cache: c, headers: cache.New[*View](hb), flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
 	_, p.local = cfg.Store.(*publish.Dir)
 	p.local = p.local && !cfg.CopyLocal

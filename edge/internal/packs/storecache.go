@@ -19,20 +19,21 @@ import (
 //
 // The memory tier holds entries, not whole packs: a pack missed is read so,
 // its header (6 KiB for the median chapter pack of 100 KiB) and the entry
-// asked for, and only the entries read are kept with the header. Over a
-// large catalogue most distinct requests are rare (Zipf), popularity says
-// nothing of a verse's neighbours, and a chapter pack held whole for one of
-// its 140 entries evicts the entries of a hundred other packs that are
-// asked for. A pack of at most DefaultWholeMax missed a second time (its
-// header read again, or a second entry asked for) is fetched whole onto
-// the disk cache, without decoding it, so that its later entries are
-// local reads rather than store reads (not from a local directory store,
-// whose reads are local already). A pack with promoteAfter of its
-// entries read is evidently read widely: it is then held whole in memory
-// (its chapter's requests then skip the cache's lock through the Slot).
+// asked for, and each entry read is kept in memory on its own, while it is
+// asked for. Over a large catalogue most distinct requests are rare (Zipf),
+// popularity says nothing of a verse's neighbours, and a chapter pack held
+// whole for one of its 140 entries evicts the entries of a hundred other
+// packs that are asked for. With a disk cache and a remote store, a pack
+// of at most DefaultWholeMax is fetched whole onto the disk on its first
+// miss, without decoding it: one store read instead of two ranged ones
+// (header, entry), and its later misses are local reads. (Not from a
+// directory store, whose reads are local already.) A pack with
+// promoteAfter of its entries read is evidently read widely: it is then
+// held whole in memory (its chapter's requests then skip the cache's lock
+// through the Slot).
 const (
 	// DefaultWholeMax is the largest pack fetched whole onto the disk
-	// cache on its second miss.
+	// cache on its first miss.
 	DefaultWholeMax = 256 << 10
 	// headerProbe is the first ranged read: the prefix and, for most
 	// packs, the whole header (the 90th percentile of the catalogue's is
@@ -134,7 +135,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*Vi
 	if p.wholeMax <= 0 || small && p.wholeFirst {
 		return p.load(ctx, ref, ref.Key, p.loadWhole)
 	}
-	if small && p.missed.again(ref.Key) {
+	if small {
 		p.toDisk(ctx, ref)
 	}
 	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
@@ -228,17 +229,12 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*repres
 		return r.res, nil
 	}
 	c, lead := pp.flight.Join(key)
-	// A second entry asked for is the pack's second miss.
-	again := pp.fetched > 0
 	pp.mu.Unlock()
 	if !lead {
 		return c.Wait(ctx)
 	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	if again && p.wholeMax > 0 && pp.ref.Size <= p.wholeMax {
-		p.toDisk(lctx, pp.ref)
-	}
 	var disk bool
 	var size int64
 	c.Val, size, disk, c.Err = p.readEntry(lctx, v, e)
