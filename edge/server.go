@@ -295,7 +295,9 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := site.New(id, m)
 	s.catalog.Prepare(st)
-	s.site.Store(st)
+	if old := s.site.Swap(st); old != nil {
+		old.Release(s.packs)
+	}
 	s.search.Prepare(st)
 }
 

@@ -147,7 +147,13 @@ type Packs struct {
 	// of the bound (headerShare), so that they do not crowd out entries.
 	cache   *cache.LRU[*View]
 	headers *cache.LRU[*View]
-	disk    *diskCache // nil when off
+	// reserveMu guards reserved: memory held outside the tiers that
+	// their bound leaves room for (Reserve); the cache of packs and
+	// entries holds cacheMax less it.
+	reserveMu sync.Mutex
+	cacheMax  int64
+	reserved  int64
+	disk      *diskCache // nil when off
 	// local: the store is a directory, whose reads are as local as the
 	// disk cache's; packs read from it are not copied onto the disk
 	// unless Config.CopyLocal says so.
@@ -190,7 +196,7 @@ func New(cfg Config) (*Packs, error) {
 	c := cache.New[*View](cfg.MaxBytes - hb)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, headers: cache.New[*View](hb), flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
+	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
 	_, p.local = cfg.Store.(*publish.Dir)
 	p.local = p.local && !cfg.CopyLocal
@@ -215,6 +221,24 @@ func (p *Packs) Cache() *cache.LRU[*View] { return p.cache }
 func (p *Packs) Clear() {
 	p.cache.Clear()
 	p.headers.Clear()
+}
+
+// Reserve counts n bytes (negative: gives them back) held outside the
+// memory tier but decoded from its packs and kept for a build's life (a
+// Bible's decoded index, site.Bible.Index): the tier holds as much less,
+// so that its bound stays a bound on what packs cost the edge.
+func (p *Packs) Reserve(n int64) {
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
+	p.reserved += n
+	p.cache.SetMax(max(p.cacheMax-p.reserved, 0))
+}
+
+// Reserved is what Reserve holds now.
+func (p *Packs) Reserved() int64 {
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
+	return p.reserved
 }
 
 // Bytes is what the memory tier holds: packs, entries and headers.

@@ -394,3 +394,35 @@ func TestLoadsShared(t *testing.T) {
 		st.gate = make(chan struct{})
 	}
 }
+
+// Memory reserved outside the tier (decoded Bible indexes) shrinks the
+// tier's room for packs at once, and comes back when given back.
+func TestPackReserve(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := testPack(t, dir, 5, 200)
+	p, err := New(Config{Store: dir, MaxBytes: 1 << 20, WholeFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Get(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.cache.Stats(); n != 1 {
+		t.Fatalf("%d packs held, want 1", n)
+	}
+	p.Reserve(1 << 20)
+	if n, _ := p.cache.Stats(); n != 0 || p.Reserved() != 1<<20 {
+		t.Errorf("all reserved: %d packs held, %d reserved; want 0 and %d", n, p.Reserved(), 1<<20)
+	}
+	p.Reserve(-1 << 20)
+	if _, err := p.Get(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.cache.Stats(); n != 1 || p.Reserved() != 0 {
+		t.Errorf("given back: %d packs held, %d reserved; want 1 and 0", n, p.Reserved())
+	}
+}
