@@ -27,9 +27,10 @@ func (p *Packs) Read(ctx context.Context, ref publish.PackRef, name string) ([]b
 // Warm puts a pack on the disk cache, fetching it from the store when the
 // disk does not hold it, without decoding it or keeping it in memory: an
 // edge started during a store outage then finds it there. Without a disk
-// cache it does nothing.
+// cache, or from a directory store the disk does not copy (Config.CopyLocal),
+// it does nothing.
 func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
-	if p.disk == nil || p.disk.has(ref.Key) {
+	if p.disk == nil || p.local || p.disk.has(ref.Key) {
 		return nil
 	}
 	data, err := p.store.Get(ctx, ref.Key)

@@ -148,7 +148,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*Vi
 // A failure costs warmth, not answers: the reads go to the store.
 func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) {
 	if p.disk == nil || p.local || p.disk.has(ref.Key) {
-		return
+		return // Warm would do nothing
 	}
 	p.mu.Lock()
 	c, lead := p.warming.Join(ref.Key)
