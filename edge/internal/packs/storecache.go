@@ -1,6 +1,7 @@
 package packs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -101,7 +102,7 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			return v.index.find(name), nil
 		}
 	}
-	v, err := p.view(ctx, *ref, name)
+	v, whole, err := p.view(ctx, *ref, name)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		return v.res, nil
 	}
 	if v.partial != nil {
-		return p.partialEntry(ctx, v, name)
+		return p.partialEntry(ctx, v, name, whole)
 	}
 	if slot != nil {
 		v.attach(slot)
@@ -119,90 +120,111 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 
 // view returns pack ref in memory, for a request of its entry name:
 // whole; or the entry (v.res != nil); or the pack's header for a ranged
-// read of the entry (v.partial != nil).
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*View, error) {
+// read of the entry (v.partial != nil), and the whole pack's bytes when
+// this request has just fetched them onto the disk (whole), to read the
+// entry from.
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (v *View, whole []byte, err error) {
 	if v, ok := p.cache.Get(ref.Key); ok {
 		p.tiers.memory.Inc()
-		return v, nil
+		return v, nil, nil
 	}
 	var kb [160]byte
 	if e, ok := p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
 		p.tiers.memory.Inc()
-		return e, nil
+		return e, nil, nil
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
-		return h, nil
+		return h, nil, nil
 	}
 	small := p.wholeMax <= 0 || ref.Size <= p.wholeMax
 	if p.wholeMax <= 0 || small && p.wholeFirst {
-		return p.load(ctx, ref, ref.Key, p.loadWhole)
+		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
+		return v, nil, err
 	}
 	if small {
-		p.toDisk(ctx, ref)
+		whole = p.toDisk(ctx, ref)
 	}
-	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
+	v, err = p.load(ctx, ref, "header "+ref.Key, func(ctx context.Context, ref publish.PackRef) (*View, error) {
+		return p.loadHeader(ctx, ref, whole)
+	})
+	return v, whole, err
 }
 
 // toDisk fetches pack ref whole onto the disk cache, once for all callers
 // at the same moment, without decoding it: its ranged reads are then local.
-// A failure costs warmth, not answers: the reads go to the store.
-func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) {
+// The caller that fetched it gets its bytes, to read its first entry from
+// without reading the disk back. A failure costs warmth, not answers: the
+// reads go to the store.
+func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) []byte {
 	if p.disk == nil || p.local || p.disk.has(ref.Key) {
-		return // Warm would do nothing
+		return nil // warm would do nothing
 	}
 	p.mu.Lock()
 	c, lead := p.warming.Join(ref.Key)
 	p.mu.Unlock()
 	if !lead {
 		c.Wait(ctx)
-		return
+		return nil
 	}
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	c.Err = p.Warm(lctx, ref)
+	var data []byte
+	data, c.Err = p.warm(lctx, ref)
 	cancel()
 	p.mu.Lock()
 	delete(p.warming, ref.Key)
 	p.mu.Unlock()
 	c.Land()
+	return data
 }
 
-// getRange reads n bytes at off of pack key from the disk cache when it
-// holds the pack (counted as a disk read), else from the store.
-func (p *Packs) getRange(ctx context.Context, key string, off, n int64) ([]byte, bool, error) {
-	if b, ok := p.disk.getRange(key, off, n); ok {
-		return b, true, nil
+// source is where a pack's ranges are read (as publish.LoadPackHeader
+// reads a store): the whole pack just fetched when there is one (copied
+// out, so that nothing kept holds all of it), else the disk cache when it
+// holds the pack, else the store. A read from the pack just fetched is not
+// counted again: the fetch was.
+type source struct {
+	publish.Store // the observed store
+	p             *Packs
+	whole         []byte
+	disk          bool // set when a range came from the disk cache
+}
+
+func (s *source) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if s.whole != nil {
+		if off < 0 || n < 0 || off+n > int64(len(s.whole)) {
+			return nil, fmt.Errorf("pack %s [%d,+%d): past its %d bytes", key, off, n, len(s.whole))
+		}
+		return bytes.Clone(s.whole[off : off+n]), nil
 	}
-	b, err := p.store.GetRange(ctx, key, off, n)
-	return b, false, err
+	if b, ok := s.p.disk.getRange(key, off, n); ok {
+		s.disk = true
+		return b, nil
+	}
+	return s.Store.GetRange(ctx, key, off, n)
 }
 
-// diskFirst is the store as LoadPackHeader reads it: ranges of a pack the
-// disk cache holds come from there.
-type diskFirst struct {
-	publish.Store
-	p    *Packs
-	disk bool // set when a range came from the disk cache
-}
-
-func (d *diskFirst) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	b, disk, err := d.p.getRange(ctx, key, off, n)
-	d.disk = d.disk || disk
-	return b, err
+// count records which tier answered reads through s (header or ranged
+// when the store did).
+func (s *source) count(store *metrics.Counter) {
+	switch {
+	case s.whole != nil:
+	case s.disk:
+		s.p.tiers.disk.Inc()
+	default:
+		store.Inc()
+	}
 }
 
 // loadHeader reads a pack's header with one ranged read (two when it is
-// longer than headerProbe), from the disk cache when it holds the pack.
-func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef) (*View, error) {
-	src := &diskFirst{Store: p.store, p: p}
+// longer than headerProbe), from whole when set, else from the disk cache
+// when it holds the pack.
+func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
+	src := &source{Store: p.store, p: p, whole: whole}
 	pk, err := publish.LoadPackHeader(ctx, src, ref, headerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
-	if src.disk {
-		p.tiers.disk.Inc()
-	} else {
-		p.tiers.header.Inc()
-	}
+	src.count(&p.tiers.header)
 	return &View{
 		pack: pk,
 		size: pk.HeaderSize(cache.AllocSize[int64]),
@@ -215,7 +237,7 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef) (*View, err
 
 // partialEntry returns an entry of a pack known by its header, reading it
 // by range and keeping it in the memory tier under its own key.
-func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*represent.Resource, error) {
+func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (*represent.Resource, error) {
 	pp := v.partial
 	key := string(name)
 	e := v.pack.Entry(key)
@@ -237,16 +259,12 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*repres
 	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	var disk bool
+	src := &source{Store: p.store, p: p, whole: whole}
 	var size int64
-	c.Val, size, disk, c.Err = p.readEntry(lctx, v, e)
+	c.Val, size, c.Err = readEntry(lctx, src, v, e)
 	cancel()
 	if c.Err == nil {
-		if disk {
-			p.tiers.disk.Inc()
-		} else {
-			p.tiers.ranged.Inc()
-		}
+		src.count(&p.tiers.ranged)
 		// In the tier before the flight ends, so that a request either
 		// joins the flight or finds the entry.
 		p.cache.Add(ek, &View{res: c.Val}, entryView+size)
@@ -271,9 +289,8 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*repres
 // readEntry reads every coding of one entry, in as few ranged reads as
 // their layout allows, as a one-entry pack (publish.WithBodies) so that the
 // resource is prepared by the same code as a whole pack's. size is what
-// the resource holds on the heap (its struct and its bodies' buffer);
-// disk says whether the disk cache answered.
-func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (res *represent.Resource, size int64, disk bool, err error) {
+// the resource holds on the heap (its struct and its bodies' buffer).
+func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry) (res *represent.Resource, size int64, err error) {
 	ref := v.partial.ref
 	type span struct{ off, end int64 }
 	var spans []span
@@ -292,11 +309,10 @@ func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (res *
 	var bodies []byte
 	starts := make([]int64, len(groups)) // where each group lands in bodies
 	for i, g := range groups {
-		b, fromDisk, err := p.getRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
+		b, err := src.GetRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
 		if err != nil {
-			return nil, 0, false, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+			return nil, 0, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
 		}
-		disk = disk || fromDisk
 		if len(groups) == 1 {
 			bodies = b // most entries: its codings side by side
 			break
@@ -315,10 +331,10 @@ func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (res *
 	}
 	pk, err := publish.WithBodies(e, bodies, offs)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("pack %s: %w", ref.Key, err)
+		return nil, 0, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
 	r := new(represent.Resource)
 	one := pk.At(0)
 	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
-	return r, cache.AllocSize(int64(unsafe.Sizeof(*r))) + cache.AllocSize(cap(bodies)), disk, nil
+	return r, cache.AllocSize(int64(unsafe.Sizeof(*r))) + cache.AllocSize(cap(bodies)), nil
 }
