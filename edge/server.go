@@ -88,12 +88,13 @@ type Config struct {
 	// whole into memory). See edge/internal/packs.
 	DiskCacheDir   string
 	DiskCacheBytes int64
+	WholePackMax   int64
+	WholePackFirst bool
+	MaxRangeVerses int
+
 	// DiskCacheLocalStore keeps a directory store's packs on the disk
 	// cache too (packs.Config.CopyLocal).
 	DiskCacheLocalStore bool
-	WholePackMax        int64
-	WholePackFirst      bool
-	MaxRangeVerses      int
 
 	// PublicURL is the scheme and host of absolute URLs in answers (font
 	// files); "" uses the request's own, as a trusted proxy reports it.

@@ -46,37 +46,37 @@ type serveCmd struct {
 	EdgeToken string        `help:"Shared secret sent to dynamic as X-Edge-Token." env:"EDGE_TOKEN"`
 	Timeout   time.Duration `help:"Time limit for a request forwarded to dynamic." default:"${dynamic_timeout}" env:"EDGE_DYNAMIC_TIMEOUT"`
 
-	TLSCert             string        `help:"TLS certificate (PEM). With --tls-key, serve HTTPS on --tls-listen and redirect HTTP to it." env:"EDGE_TLS_CERT" type:"existingfile"`
-	TLSKey              string        `help:"TLS private key (PEM)." env:"EDGE_TLS_KEY" type:"existingfile"`
-	TLSListen           string        `help:"Address for HTTPS." default:"127.0.0.1:8443" env:"EDGE_TLS_LISTEN"`
-	HTTPSPort           int           `help:"Port to name in redirects to HTTPS (default: --tls-listen's, or 443)." env:"EDGE_HTTPS_PORT"`
-	ForceHTTPS          bool          `help:"Redirect when a trusted proxy reports X-Forwarded-Proto: http, also without TLS here." env:"EDGE_FORCE_HTTPS"`
-	TrustedProxy        []string      `help:"CIDR of a proxy whose X-Forwarded-Proto is believed (repeatable)." env:"EDGE_TRUSTED_PROXIES"`
-	Rate                float64       `help:"Default requests per second per app (apps may carry their own)." default:"${rate}" env:"EDGE_RATE"`
-	Burst               int           `help:"Default burst per app." default:"${burst}" env:"EDGE_BURST"`
-	Edges               int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
-	IDRate              float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"${id_only_rate}" env:"EDGE_ID_ONLY_RATE"`
-	IDBurst             int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
-	PackCache           int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
-	ComposeCache        int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
-	SearchIndexCache    int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
-	DiskCache           string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
-	DiskCacheLocalStore bool          `help:"Keep a directory --store's packs on --disk-cache too, for a directory on a volume that may go away (a network mount); without it they are read from the directory, whose reads are as local as the disk cache's." env:"EDGE_DISK_CACHE_LOCAL_STORE"`
-	DiskCacheMax        int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
-	WholePackMax        int64         `help:"Largest pack fetched whole onto the disk cache (not into memory) on its first miss from a remote store; memory holds the entries read by range (header, then entry). Negative: every pack whole into memory." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
-	WholePackFirst      bool          `help:"Fetch a pack of at most --whole-pack-max whole on its first miss, not by range." env:"EDGE_WHOLE_PACK_FIRST"`
-	MaxVerses           int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
-	Poll                time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
-	SearchReport        time.Duration `help:"How often counted searches are reported to dynamic for trending queries." default:"${search_report}" env:"EDGE_SEARCH_REPORT"`
-	TrendingRefresh     time.Duration `help:"How often the trending queries are fetched from dynamic." default:"${trending_refresh}" env:"EDGE_TRENDING_REFRESH"`
-	UsageReport         time.Duration `help:"How often the requests counted per app, Bible and day are reported to dynamic." default:"${usage_report}" env:"EDGE_USAGE_REPORT"`
-	AccessLog           bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
-	Concurrency         int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
-	HugePages           bool          `help:"Ask the kernel for transparent huge pages for the heap where it gives them only when asked (a hit's lookups then miss the TLB far less; docs/edge.md)." default:"true" negatable:"" env:"EDGE_HUGE_PAGES"`
-	DebugListen         string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
-	PublicURL           string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources), e.g. https://api.example.org. Required: built from each request's Host header, such answers could not be cached publicly." required:"" env:"EDGE_PUBLIC_URL"`
-	PageTokenKey        string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
-	ReaderAppKey        string        `help:"App Key the reader page at / uses (served to anyone at /reader/config.json: for demos only); without it the page asks for a key." env:"EDGE_READER_APP_KEY"`
+	TLSCert          string        `help:"TLS certificate (PEM). With --tls-key, serve HTTPS on --tls-listen and redirect HTTP to it." env:"EDGE_TLS_CERT" type:"existingfile"`
+	TLSKey           string        `help:"TLS private key (PEM)." env:"EDGE_TLS_KEY" type:"existingfile"`
+	TLSListen        string        `help:"Address for HTTPS." default:"127.0.0.1:8443" env:"EDGE_TLS_LISTEN"`
+	HTTPSPort        int           `help:"Port to name in redirects to HTTPS (default: --tls-listen's, or 443)." env:"EDGE_HTTPS_PORT"`
+	ForceHTTPS       bool          `help:"Redirect when a trusted proxy reports X-Forwarded-Proto: http, also without TLS here." env:"EDGE_FORCE_HTTPS"`
+	TrustedProxy     []string      `help:"CIDR of a proxy whose X-Forwarded-Proto is believed (repeatable)." env:"EDGE_TRUSTED_PROXIES"`
+	Rate             float64       `help:"Default requests per second per app (apps may carry their own)." default:"${rate}" env:"EDGE_RATE"`
+	Burst            int           `help:"Default burst per app." default:"${burst}" env:"EDGE_BURST"`
+	Edges            int           `help:"How many edges share each app's allowance (each enforces 1/N of it)." default:"1" env:"EDGE_COUNT"`
+	IDRate           float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"${id_only_rate}" env:"EDGE_ID_ONLY_RATE"`
+	IDBurst          int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
+	PackCache        int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
+	ComposeCache     int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
+	SearchIndexCache int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
+	DiskCache        string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
+	CopyLocal        bool          `name:"disk-cache-local-store" help:"Keep a directory --store's packs on --disk-cache too, for a directory on a volume that may go away (a network mount); without it they are read from the directory, whose reads are as local as the disk cache's." env:"EDGE_DISK_CACHE_LOCAL_STORE"`
+	DiskCacheMax     int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
+	WholePackMax     int64         `help:"Largest pack fetched whole onto the disk cache (not into memory) on its first miss from a remote store; memory holds the entries read by range (header, then entry). Negative: every pack whole into memory." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	WholePackFirst   bool          `help:"Fetch a pack of at most --whole-pack-max whole on its first miss, not by range." env:"EDGE_WHOLE_PACK_FIRST"`
+	MaxVerses        int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
+	Poll             time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
+	SearchReport     time.Duration `help:"How often counted searches are reported to dynamic for trending queries." default:"${search_report}" env:"EDGE_SEARCH_REPORT"`
+	TrendingRefresh  time.Duration `help:"How often the trending queries are fetched from dynamic." default:"${trending_refresh}" env:"EDGE_TRENDING_REFRESH"`
+	UsageReport      time.Duration `help:"How often the requests counted per app, Bible and day are reported to dynamic." default:"${usage_report}" env:"EDGE_USAGE_REPORT"`
+	AccessLog        bool          `help:"Log every request." default:"true" negatable:"" env:"EDGE_ACCESS_LOG"`
+	Concurrency      int           `help:"Most connections served at once." default:"262144" env:"EDGE_CONCURRENCY"`
+	HugePages        bool          `help:"Ask the kernel for transparent huge pages for the heap where it gives them only when asked (a hit's lookups then miss the TLB far less; docs/edge.md)." default:"true" negatable:"" env:"EDGE_HUGE_PAGES"`
+	DebugListen      string        `help:"Address for Go's pprof handlers (keep it on loopback); off when empty." env:"EDGE_DEBUG_LISTEN"`
+	PublicURL        string        `name:"public-url" help:"Scheme and host of absolute URLs in answers (font sources), e.g. https://api.example.org. Required: built from each request's Host header, such answers could not be cached publicly." required:"" env:"EDGE_PUBLIC_URL"`
+	PageTokenKey     string        `help:"Secret that seals page tokens; edges behind one balancer must share it (default: random per process)." env:"EDGE_PAGE_TOKEN_KEY"`
+	ReaderAppKey     string        `help:"App Key the reader page at / uses (served to anyone at /reader/config.json: for demos only); without it the page asks for a key." env:"EDGE_READER_APP_KEY"`
 }
 
 type exportCmd struct {
@@ -183,7 +183,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		ForceHTTPS: c.ForceHTTPS, HTTPSPort: c.HTTPSPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, SearchIndexCacheBytes: c.SearchIndexCache, MaxRangeVerses: c.MaxVerses,
-		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, DiskCacheLocalStore: c.DiskCacheLocalStore, WholePackMax: c.WholePackMax,
+		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, DiskCacheLocalStore: c.CopyLocal, WholePackMax: c.WholePackMax,
 		WholePackFirst: c.WholePackFirst, PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh, UsageReportInterval: c.UsageReport,
 		Access: c.Access, AccessCache: cache, Poll: c.Poll, Concurrency: c.Concurrency,
