@@ -200,7 +200,9 @@ func restartableEdges(t *testing.T, src *publish.Dir, build string) (*publish.Di
 	}
 	cache := t.TempDir()
 	return store, func() (*testEdge, error) {
-		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30})
+		// The directory store stands in for a remote one: its packs are
+		// kept on the disk cache as a remote store's are.
+		srv, err := New(Config{Store: store, DiskCacheDir: cache, DiskCacheBytes: 1 << 30, DiskCacheLocalStore: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,22 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/represent"
+	"github.com/bibleplatform/platform/edge/internal/site"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // inFreshProcess runs the calling test again alone in a new process and
@@ -118,8 +125,11 @@ func TestCacheAccounting(t *testing.T) {
 	}
 }
 
-// TestPackCacheAccounting: the same for decoded packs (the whole object,
-// its decoded header and the entries prepared for serving).
+// TestPackCacheAccounting: the same for the pack tiers' memory: decoded
+// packs (the whole object, its decoded header and the entries prepared for
+// serving), then what packs read by ranges leave (each one's decoded
+// header, and each entry read on its own), then the decoded Bible indexes
+// the tiers' bound makes room for.
 func TestPackCacheAccounting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills the caches")
@@ -129,23 +139,104 @@ func TestPackCacheAccounting(t *testing.T) {
 	}
 	e := newCatalogEdge(t, nil)
 	st := e.srv.site.Load()
-	e.srv.packs.Cache().Clear()
-	n := 0
+	ctx := context.Background()
+	e.srv.packs.Clear()
+	// The entries' names are kept for the second part: fewer than a
+	// pack's promoteAfter, so that none is loaded whole in the background.
+	type chapter struct {
+		ref   *publish.PackRef
+		names []string
+	}
+	var chapters []chapter
 	for _, bv := range st.Bibles {
 		for i := range bv.Chapters() {
 			ch := &bv.Chapters()[i]
-			if _, err := e.srv.packs.Get(context.Background(), ch.Pack); err != nil {
+			pv, err := e.srv.packs.Get(ctx, ch.Pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := chapter{ref: &ch.Pack}
+			for name := range pv.Entries() {
+				if len(c.names) < 12 {
+					c.names = append(c.names, strings.Clone(name))
+				}
+			}
+			chapters = append(chapters, c)
+		}
+	}
+	packsCounted(t, e, "packs loaded whole", len(chapters))
+
+	n := 0
+	for _, c := range chapters {
+		for _, name := range c.names {
+			if _, err := e.srv.packs.Entry(ctx, nil, c.ref, []byte(name)); err != nil {
 				t.Fatal(err)
 			}
 			n++
 		}
 	}
-	full := liveHeap()
-	_, counted := e.srv.packs.Cache().Stats()
-	e.srv.packs.Cache().Clear()
-	grown := full - liveHeap()
-	t.Logf("packs: %d loaded, %d bytes counted, %d bytes freed when dropped (%.2f×)", n, counted, grown, float64(grown)/float64(counted))
+	packsCounted(t, e, "entries read by range", n)
+
+	// The Bibles' decoded indexes, kept for the build's life, are
+	// reserved in the tier's bound: as much as they hold (decoded many
+	// times over, so that the heap's growth is well above its noise)...
+	var raw [][]byte
+	for _, bv := range st.Bibles {
+		r, err := e.srv.packs.Entry(ctx, nil, &bv.Entry.Pack, []byte(publish.NameIndex))
+		if err != nil || r == nil {
+			t.Fatalf("bible %d index: %v", bv.ID, err)
+		}
+		raw = append(raw, bytes.Clone(r.Reps[represent.CodingIdentity].Body()))
+	}
+	e.srv.packs.Clear()
+	base := liveHeap()
+	kept := make([]*bible.Index, 0, 100*len(raw))
+	var counted int64
+	for range 100 {
+		for _, b := range raw {
+			x := new(bible.Index)
+			if err := publish.DecodeEntry(publish.NameIndex, b, x); err != nil {
+				t.Fatal(err)
+			}
+			kept = append(kept, x)
+			counted += site.IndexSize(x)
+		}
+	}
+	grown := liveHeap() - base
+	runtime.KeepAlive(kept)
+	t.Logf("bible indexes: %d decoded, %d bytes counted, the heap grew %d (%.2f×)", len(kept), counted, grown, float64(grown)/float64(counted))
 	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
-		t.Errorf("the pack cache counts %d bytes for a heap growth of %d: its bound does not bound memory", counted, grown)
+		t.Errorf("decoded Bible indexes counted %d bytes for a heap growth of %d", counted, grown)
+	}
+	// ... reserved when a request decodes one, given back when the build
+	// is let go.
+	var want int64
+	for _, bv := range st.Bibles {
+		x, err := bv.Index(ctx, e.srv.packs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += site.IndexSize(x)
+	}
+	if r := e.srv.packs.Reserved(); r != want {
+		t.Errorf("%d bytes reserved for the decoded indexes, want %d", r, want)
+	}
+	st.Release(e.srv.packs)
+	if r := e.srv.packs.Reserved(); r != 0 {
+		t.Errorf("%d bytes still reserved after the build was let go", r)
+	}
+}
+
+// packsCounted checks that what the pack tiers count in memory is what
+// the heap frees when they let it all go, within 10 %.
+func packsCounted(t *testing.T, e *testEdge, what string, n int) {
+	t.Helper()
+	full := liveHeap()
+	counted := e.srv.packs.Bytes()
+	e.srv.packs.Clear()
+	grown := full - liveHeap()
+	t.Logf("%s: %d, %d bytes counted, %d bytes freed when dropped (%.2f×)", what, n, counted, grown, float64(grown)/float64(counted))
+	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+		t.Errorf("%s: the pack tiers count %d bytes for a heap growth of %d: their bound does not bound memory", what, counted, grown)
 	}
 }

@@ -65,7 +65,7 @@ func (s *Server) writeMetrics(w io.Writer) {
 	}
 	fmt.Fprintln(w, "# HELP edge_cache_bytes Bytes held by the edge's in-memory caches.")
 	fmt.Fprintln(w, "# TYPE edge_cache_bytes gauge")
-	_, pb := s.packs.Cache().Stats()
+	pb := s.packs.Bytes()
 	_, cb := s.composed.Stats()
 	_, sb := s.searched.Stats()
 	held, xb, loads := s.search.IndexStats()

@@ -82,15 +82,19 @@ type Config struct {
 	SearchIndexCacheBytes int64
 	// DiskCacheDir keeps whole packs fetched from the store on local disk,
 	// up to DiskCacheBytes; "" turns the disk tier off. WholePackMax is
-	// the largest pack fetched whole on its second miss (on its first
-	// with WholePackFirst); larger ones are read by ranges (0:
-	// DefaultWholePackMax; negative: always whole). See
-	// edge/internal/packs.
+	// the largest pack fetched whole onto that disk on its first miss
+	// (into memory instead with WholePackFirst); memory holds the
+	// entries read by range (0: DefaultWholePackMax; negative: every pack
+	// whole into memory). See edge/internal/packs.
 	DiskCacheDir   string
 	DiskCacheBytes int64
 	WholePackMax   int64
 	WholePackFirst bool
 	MaxRangeVerses int
+
+	// DiskCacheLocalStore keeps a directory store's packs on the disk
+	// cache too (packs.Config.CopyLocal).
+	DiskCacheLocalStore bool
 
 	// PublicURL is the scheme and host of absolute URLs in answers (font
 	// files); "" uses the request's own, as a trusted proxy reports it.
@@ -260,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 	s.started = time.Now()
 	s.latency = metrics.NewLatency("edge", &s.requests)
 	p, err := packs.New(packs.Config{Store: cfg.Store, MaxBytes: cfg.PackCacheBytes, WholeMax: cfg.WholePackMax,
-		WholeFirst: cfg.WholePackFirst, DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes})
+		WholeFirst: cfg.WholePackFirst, DiskDir: cfg.DiskCacheDir, DiskBytes: cfg.DiskCacheBytes, CopyLocal: cfg.DiskCacheLocalStore})
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +296,9 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) SetBuild(id string, m *publish.Manifest) {
 	st := site.New(id, m)
 	s.catalog.Prepare(st)
-	s.site.Store(st)
+	if old := s.site.Swap(st); old != nil {
+		old.Release(s.packs)
+	}
 	s.search.Prepare(st)
 }
 

@@ -61,8 +61,9 @@ type serveCmd struct {
 	ComposeCache     int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
 	SearchIndexCache int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
 	DiskCache        string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
+	CopyLocal        bool          `name:"disk-cache-local-store" help:"Keep a directory --store's packs on --disk-cache too, for a directory on a volume that may go away (a network mount); without it they are read from the directory, whose reads are as local as the disk cache's." env:"EDGE_DISK_CACHE_LOCAL_STORE"`
 	DiskCacheMax     int64         `name:"disk-cache-size" help:"Bytes of packs kept in --disk-cache (least recently used evicted)." default:"10737418240" env:"EDGE_DISK_CACHE_SIZE"`
-	WholePackMax     int64         `help:"Largest pack fetched whole when a second entry of it is asked for (the first is read by range: header, then entry); larger packs stay read by ranges. Negative: always whole." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
+	WholePackMax     int64         `help:"Largest pack fetched whole onto the disk cache (not into memory) on its first miss from a remote store; memory holds the entries read by range (header, then entry). Negative: every pack whole into memory." default:"${whole_pack_max}" env:"EDGE_WHOLE_PACK_MAX"`
 	WholePackFirst   bool          `help:"Fetch a pack of at most --whole-pack-max whole on its first miss, not by range." env:"EDGE_WHOLE_PACK_FIRST"`
 	MaxVerses        int           `help:"Largest verse range composed on request." default:"${max_range_verses}" env:"EDGE_MAX_RANGE_VERSES"`
 	Poll             time.Duration `help:"How often to look for a new build and a changed access file." default:"1s" env:"EDGE_POLL"`
@@ -182,7 +183,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		ForceHTTPS: c.ForceHTTPS, HTTPSPort: c.HTTPSPort, TrustedProxies: proxies,
 		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, SearchIndexCacheBytes: c.SearchIndexCache, MaxRangeVerses: c.MaxVerses,
-		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, WholePackMax: c.WholePackMax,
+		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, DiskCacheLocalStore: c.CopyLocal, WholePackMax: c.WholePackMax,
 		WholePackFirst: c.WholePackFirst, PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh, UsageReportInterval: c.UsageReport,
 		Access: c.Access, AccessCache: cache, Poll: c.Poll, Concurrency: c.Concurrency,

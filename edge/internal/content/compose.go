@@ -184,12 +184,17 @@ func (s *Routes) chapterSegments(ctx context.Context, bv *site.Bible, book *bibl
 	if ce == nil {
 		return nil, time.Time{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, book.ID, ch.ID)
 	}
-	pv, err := s.packs.Get(ctx, ce.Pack)
+	// By entry, not by pack: a range should not bring its chapters whole
+	// into memory (packs.Packs.Entry).
+	r, err := s.packs.Entry(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
 	if err != nil {
 		return nil, time.Time{}, err
 	}
+	if r == nil || !r.Has(represent.CodingIdentity) {
+		return nil, time.Time{}, fmt.Errorf("pack %s: no segments", ce.Pack.Key)
+	}
 	var verses [][]bible.Segment
-	if err := pv.Pack().Decode(publish.NameSegments, &verses); err != nil || len(verses) != len(ch.Verses) {
+	if err := publish.DecodeEntry(publish.NameSegments, r.Reps[represent.CodingIdentity].Body(), &verses); err != nil || len(verses) != len(ch.Verses) {
 		return nil, time.Time{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
 	}
 	return verses, ce.Pack.Modified, nil

@@ -113,11 +113,10 @@ func (d *diskCache) has(key string) bool {
 	return ok
 }
 
-// get returns the cached bytes of key. A file that cannot be read is
-// dropped from the cache, so the caller fetches from the store instead.
-func (d *diskCache) get(key string) ([]byte, bool) {
+// use marks key just used and returns its file name, if it is cached.
+func (d *diskCache) use(key string) (string, bool) {
 	if d == nil {
-		return nil, false
+		return "", false
 	}
 	name := fileName(key)
 	d.mu.Lock()
@@ -126,6 +125,13 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 		d.order.MoveToFront(el)
 	}
 	d.mu.Unlock()
+	return name, ok
+}
+
+// get returns the cached bytes of key. A file that cannot be read is
+// dropped from the cache, so the caller fetches from the store instead.
+func (d *diskCache) get(key string) ([]byte, bool) {
+	name, ok := d.use(key)
 	if !ok {
 		return nil, false
 	}
@@ -142,6 +148,36 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	now := time.Now()
 	os.Chtimes(path, now, now)
 	return data, true
+}
+
+// getRange reads n bytes at off of the cached pack key: a pack on disk
+// is read by ranges as the store's are, so that the disk tier answers an
+// entry without bringing the whole pack into memory. A file that cannot be
+// read is dropped, and the caller reads the store instead. The file's
+// modification time, the recency a restart reads back, is not touched
+// here: a range is read for every entry, and get touches it on whole reads.
+func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
+	name, ok := d.use(key)
+	if !ok {
+		return nil, false
+	}
+	f, err := os.Open(filepath.Join(d.dir, name))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.errs.Inc()
+		}
+		d.drop(name)
+		return nil, false
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		// Shorter than the build says: damaged.
+		d.errs.Inc()
+		d.drop(name)
+		return nil, false
+	}
+	return buf, true
 }
 
 // put stores data under key: written to a temporary file and renamed, so

@@ -108,3 +108,36 @@ func TestDiskCacheLostFile(t *testing.T) {
 		t.Error("a removed file is still listed")
 	}
 }
+
+func TestDiskCacheRange(t *testing.T) {
+	dir := t.TempDir()
+	d, err := openDiskCache(dir, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.put("packs/x", []byte("0123456789"))
+	tests := []struct {
+		name    string
+		off, n  int64
+		want    string
+		ok, has bool // has: still cached after
+	}{
+		{"inside", 2, 3, "234", true, true},
+		{"to the end", 7, 3, "789", true, true},
+		// Shorter than asked: damaged, dropped, read from the store.
+		{"past the end", 8, 5, "", false, false},
+		{"gone", 0, 1, "", false, false},
+	}
+	for _, tc := range tests {
+		got, ok := d.getRange("packs/x", tc.off, tc.n)
+		if ok != tc.ok || string(got) != tc.want {
+			t.Errorf("%s: %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+		if h := d.has("packs/x"); h != tc.has {
+			t.Errorf("%s: cached %v after, want %v", tc.name, h, tc.has)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, fileName("packs/x"))); !os.IsNotExist(err) {
+		t.Errorf("the damaged file is still on disk: %v", err)
+	}
+}

@@ -24,9 +24,11 @@ import (
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
-// View is a decoded pack with its entries ready to serve: the whole
-// pack, or (partial != nil) only its header, with the entries fetched so
-// far by ranged reads.
+// View is what the memory tier holds under one key: a decoded pack with
+// its entries ready to serve; or (partial != nil) only a pack's header,
+// for ranged reads of its entries; or (res != nil) one entry read so,
+// kept under its own key (entryKey) so that it stays in memory as long
+// as it is asked for, whether or not its pack's header does.
 type View struct {
 	// A hit reads used and the index: they come first, in one line.
 
@@ -40,13 +42,15 @@ type View struct {
 	size    int64
 	partial *partialPack
 
+	res *represent.Resource // one entry read by range
+
 	slotsMu sync.Mutex
 	slots   []*Slot // the slots holding this view
 	cached  bool    // in the pack cache: only then may a slot take it
 
 	// 192 bytes in all, an allocation size class of whole cache lines, so
 	// that the view starts a line and its first line is the hit's one.
-	_ [64]byte
+	_ [56]byte
 }
 
 // Slot keeps a whole pack in memory for the requests of one chapter,
@@ -131,32 +135,48 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *View {
 
 // Packs holds packs in tiers: decoded in a bounded memory LRU, whole on a
 // bounded local disk (optional), and in the store. A miss loads once
-// however many requests want the pack at the same moment. Large packs not
-// cached are read by ranges: the header, then only the entries asked for
-// (see storecache.go). Every read from the store is observed: its outcome
+// however many requests want the pack at the same moment. A pack missed is
+// read by ranges, from the disk when it is there: the header, then only the
+// entries asked for; a pack read widely is then held whole (see
+// storecache.go). Every read from the store is observed: its outcome
 // is the store's health (readiness) and metrics.
 type Packs struct {
-	store    publish.Store // observed
-	cache    *cache.LRU[*View]
-	disk     *diskCache // nil when off
-	wholeMax int64      // packs up to this size are fetched whole on their second miss; <= 0: always whole
+	store publish.Store // observed
+	// cache holds whole packs and entries read by range; headers holds
+	// the headers of packs read by range, apart and with a smaller share
+	// of the bound (headerShare), so that they do not crowd out entries.
+	cache   *cache.LRU[*View]
+	headers *cache.LRU[*View]
+	// reserveMu guards reserved: memory held outside the tiers that
+	// their bound leaves room for (Reserve); the cache of packs and
+	// entries holds cacheMax less it.
+	reserveMu sync.Mutex
+	cacheMax  int64
+	reserved  int64
+	disk      *diskCache // nil when off
+	// local: the store is a directory, whose reads are as local as the
+	// disk cache's; packs read from it are not copied onto the disk
+	// unless Config.CopyLocal says so.
+	local    bool
+	wholeMax int64 // packs up to this size are fetched whole onto the disk on their first miss; <= 0: always whole, into memory
 	// wholeFirst fetches packs up to wholeMax whole on their first miss.
 	wholeFirst bool
-	missed     *missed // the packs that missed once (missed.go)
 	tiers      tierCounters
 	health     health
 
-	mu     sync.Mutex
-	flight cache.Flights[*View]
+	mu      sync.Mutex
+	flight  cache.Flights[*View]
+	warming cache.Flights[struct{}] // packs being fetched onto the disk cache
 }
 
 // Config is what New needs.
 type Config struct {
 	Store    publish.Store
 	MaxBytes int64 // the memory tier's bound
-	// WholeMax is the largest pack fetched whole on its second miss (its
-	// first entry asked for is read by range); larger ones are read by
-	// ranges (0: DefaultWholeMax; negative: always whole, at once).
+	// WholeMax is the largest pack fetched whole onto the disk cache on
+	// its first miss (storecache.go); every pack is read into memory by
+	// entries (0: DefaultWholeMax; negative: always whole into memory, at
+	// once).
 	WholeMax int64
 	// WholeFirst fetches packs up to WholeMax whole on their first miss.
 	WholeFirst bool
@@ -164,15 +184,22 @@ type Config struct {
 	// the disk tier off.
 	DiskDir   string
 	DiskBytes int64
+	// CopyLocal keeps the packs of a directory store on the disk cache
+	// too: for a directory on a volume that may go away (a network
+	// mount), which the disk cache then serves through.
+	CopyLocal bool
 }
 
 // New opens the tiers (the disk cache's directory, when there is one).
 func New(cfg Config) (*Packs, error) {
-	c := cache.New[*View](cfg.MaxBytes)
+	hb := cfg.MaxBytes / headerShare
+	c := cache.New[*View](cfg.MaxBytes - hb)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, flight: make(cache.Flights[*View]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst, missed: newMissed()}
+	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
+	_, p.local = cfg.Store.(*publish.Dir)
+	p.local = p.local && !cfg.CopyLocal
 	if p.wholeMax == 0 {
 		p.wholeMax = DefaultWholeMax
 	}
@@ -186,8 +213,40 @@ func New(cfg Config) (*Packs, error) {
 	return p, nil
 }
 
-// Cache is the memory tier: its counts and size for /metrics.
+// Cache is the memory tier's packs and entries: its counts for /metrics.
 func (p *Packs) Cache() *cache.LRU[*View] { return p.cache }
+
+// Clear empties the memory tier (packs, entries and headers) without
+// telling the packs' slots: for measuring what it held.
+func (p *Packs) Clear() {
+	p.cache.Clear()
+	p.headers.Clear()
+}
+
+// Reserve counts n bytes (negative: gives them back) held outside the
+// memory tier but decoded from its packs and kept for a build's life (a
+// Bible's decoded index, site.Bible.Index): the tier holds as much less,
+// so that its bound stays a bound on what packs cost the edge.
+func (p *Packs) Reserve(n int64) {
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
+	p.reserved += n
+	p.cache.SetMax(max(p.cacheMax-p.reserved, 0))
+}
+
+// Reserved is what Reserve holds now.
+func (p *Packs) Reserved() int64 {
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
+	return p.reserved
+}
+
+// Bytes is what the memory tier holds: packs, entries and headers.
+func (p *Packs) Bytes() int64 {
+	_, b := p.cache.Stats()
+	_, h := p.headers.Stats()
+	return b + h
+}
 
 // storeLoadTimeout bounds one load from the store (a pack, a header or an
 // entry). A load is shared by every request waiting for it, so it is not
@@ -208,7 +267,11 @@ func (p *Packs) Get(ctx context.Context, ref publish.PackRef) (*View, error) {
 func (p *Packs) load(ctx context.Context, ref publish.PackRef, flight string,
 	fn func(context.Context, publish.PackRef) (*View, error)) (*View, error) {
 	p.mu.Lock()
-	if v, ok := p.cache.Peek(ref.Key); ok && (v.partial == nil || flight != ref.Key) {
+	v, ok := p.cache.Peek(ref.Key)
+	if !ok && flight != ref.Key {
+		v, ok = p.headers.Peek(ref.Key)
+	}
+	if ok {
 		// Loaded by someone else since the caller looked.
 		p.mu.Unlock()
 		return v, nil
@@ -222,7 +285,11 @@ func (p *Packs) load(ctx context.Context, ref publish.PackRef, flight string,
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	c.Val, c.Err = fn(lctx, ref)
 	cancel()
-	if c.Err == nil {
+	switch {
+	case c.Err != nil:
+	case c.Val.partial != nil:
+		p.headers.Add(ref.Key, c.Val, c.Val.size)
+	default:
 		p.cache.Add(ref.Key, c.Val, c.Val.size)
 	}
 	p.mu.Lock()
@@ -256,7 +323,9 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 	}
 	// A full or read-only disk costs warmth, not answers: the error is
 	// counted in the disk cache's metrics.
-	p.disk.put(ref.Key, data)
+	if !p.local {
+		p.disk.put(ref.Key, data)
+	}
 	return v, nil
 }
 

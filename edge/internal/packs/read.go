@@ -27,19 +27,26 @@ func (p *Packs) Read(ctx context.Context, ref publish.PackRef, name string) ([]b
 // Warm puts a pack on the disk cache, fetching it from the store when the
 // disk does not hold it, without decoding it or keeping it in memory: an
 // edge started during a store outage then finds it there. Without a disk
-// cache it does nothing.
+// cache, or from a directory store the disk does not copy (Config.CopyLocal),
+// it does nothing.
 func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
-	if p.disk == nil || p.disk.has(ref.Key) {
-		return nil
+	_, err := p.warm(ctx, ref)
+	return err
+}
+
+// warm is Warm, returning the pack's bytes when it fetched them.
+func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
+	if p.disk == nil || p.local || p.disk.has(ref.Key) {
+		return nil, nil
 	}
 	data, err := p.store.Get(ctx, ref.Key)
 	if err != nil {
-		return fmt.Errorf("warm pack %s: %w", ref.Key, err)
+		return nil, fmt.Errorf("warm pack %s: %w", ref.Key, err)
 	}
 	p.tiers.store.Inc()
 	if ref.Size > 0 && int64(len(data)) != ref.Size {
-		return fmt.Errorf("warm pack %s: %d bytes, the build says %d", ref.Key, len(data), ref.Size)
+		return nil, fmt.Errorf("warm pack %s: %d bytes, the build says %d", ref.Key, len(data), ref.Size)
 	}
 	p.disk.put(ref.Key, data)
-	return nil
+	return data, nil
 }

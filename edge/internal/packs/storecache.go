@@ -1,10 +1,12 @@
 package packs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
@@ -16,28 +18,39 @@ import (
 // offsets) comes first, so an edge can read it with one GetRange and then
 // each entry it needs with another, rather than the whole pack.
 //
-// A pack missed for the first time is read so: its header (6 KiB for the
-// median chapter pack of 100 KiB) and the entry asked for. Over a large
-// catalogue most distinct requests are rare (Zipf), and a chapter pack
-// loaded whole for one of its 140 entries evicts another to hold 139 that
-// will not be asked for. A second entry asked for from a pack of at most
-// DefaultWholeMax is its second miss: the pack is then fetched whole (and
-// kept on the disk cache), since it answers every neighbouring verse and
-// variant from memory after. A larger pack (the Bible pack, 6.4 MiB; Psalm
-// 119's 680 KiB chapter) stays read by ranges until promoteAfter of its
-// entries have been read. A pack on the disk cache is read whole: it was
-// wanted twice already.
+// The memory tier holds entries, not whole packs: a pack missed is read so,
+// its header (6 KiB for the median chapter pack of 100 KiB) and the entry
+// asked for, and each entry read is kept in memory on its own, while it is
+// asked for. Over a large catalogue most distinct requests are rare (Zipf),
+// popularity says nothing of a verse's neighbours, and a chapter pack held
+// whole for one of its 140 entries evicts the entries of a hundred other
+// packs that are asked for. With a disk cache and a remote store, a pack
+// of at most DefaultWholeMax is fetched whole onto the disk on its first
+// miss, without decoding it: one store read instead of two ranged ones
+// (header, entry), and its later misses are local reads. (Not from a
+// directory store, whose reads are local already.) A pack with
+// promoteAfter of its entries read is evidently read widely: it is then
+// held whole in memory (its chapter's requests then skip the cache's lock
+// through the Slot).
 const (
-	// DefaultWholeMax is the largest pack fetched whole on its second miss.
+	// DefaultWholeMax is the largest pack fetched whole onto the disk
+	// cache on its first miss.
 	DefaultWholeMax = 256 << 10
 	// headerProbe is the first ranged read: the prefix and, for most
 	// packs, the whole header (the 90th percentile of the catalogue's is
 	// 10 KiB). A longer header takes one more read.
 	headerProbe = 16 << 10
 	// promoteAfter entries read by range from one pack make it worth
-	// fetching whole in the background (and keeping it on disk): it is
-	// evidently being read widely.
+	// holding whole in memory, loaded in the background (and kept on
+	// disk): it is evidently being read widely.
 	promoteAfter = 16
+	// headerShare: the headers of packs read by range are held in
+	// 1/headerShare of the memory tier's bound. A decoded chapter header
+	// is about 20 KiB, the size of a dozen verse entries, and saves only
+	// the header's read on its pack's next miss; but under the scale mix
+	// nearly every entry missed is its pack's first in a while, and a
+	// quarter saved a fifth of the header reads that a sixteenth made.
+	headerShare = 4
 	// mergeGap: codings of one entry are stored next to each other, but
 	// identical bodies are stored once and may sit elsewhere. Ranges less
 	// than this apart are read together.
@@ -47,29 +60,39 @@ const (
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
 	memory metrics.HotCounter // a decoded pack, or an entry already read by range, in memory
-	disk   metrics.Counter    // a whole pack read from the disk cache
+	disk   metrics.Counter    // a whole pack, a header or an entry read from the disk cache
 	store  metrics.Counter    // a whole pack fetched from the store
 	header metrics.Counter    // a pack header fetched by ranged read
 	ranged metrics.Counter    // an entry fetched by ranged read
 }
 
-// partialPack is the state of a pack known only by its header: the entries
-// read so far, and the reads in flight.
+// partialPack is the state of a pack known only by its header: the reads
+// of its entries in flight, and how many it has read. The entries read are
+// views of their own in the memory tier (View.res, entryKey).
 type partialPack struct {
 	ref publish.PackRef
 
 	mu      sync.Mutex
-	res     map[string]*represent.Resource
 	flight  cache.Flights[*represent.Resource]
 	fetched int
 	promote bool
 }
 
+// entryKey is the memory tier's key of entry name of pack key, appended to
+// b: a pack key never holds a NUL.
+func entryKey(b []byte, key string, name []byte) []byte {
+	return append(append(append(b, key...), 0), name...)
+}
+
+// entryView is what the memory tier counts for an entry read by range
+// besides its resource and bodies.
+var entryView = cache.AllocSize(int64(unsafe.Sizeof(View{})))
+
 // Entry returns the resource name of pack ref, nil when the pack has no
 // such entry. slot, when not nil, is where the caller keeps the pack
 // (a chapter's): a pack found there is used at once, and a pack found whole
-// in memory is put there for next time. A hit on a whole pack in memory
-// does not allocate.
+// in memory is put there for next time. A hit in memory (a whole pack, or
+// an entry read by range before) does not allocate.
 func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
@@ -79,12 +102,15 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			return v.index.find(name), nil
 		}
 	}
-	v, err := p.view(ctx, *ref, name)
+	v, whole, err := p.view(ctx, *ref, name)
 	if err != nil {
 		return nil, err
 	}
+	if v.res != nil {
+		return v.res, nil
+	}
 	if v.partial != nil {
-		return p.partialEntry(ctx, v, name)
+		return p.partialEntry(ctx, v, name, whole)
 	}
 	if slot != nil {
 		v.attach(slot)
@@ -93,70 +119,138 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 }
 
 // view returns pack ref in memory, for a request of its entry name:
-// whole, or (v.partial != nil) its header for ranged reads of its entries.
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (*View, error) {
-	small := p.wholeMax <= 0 || ref.Size <= p.wholeMax
+// whole; or the entry (v.res != nil); or the pack's header for a ranged
+// read of the entry (v.partial != nil), and the whole pack's bytes when
+// this request has just fetched them onto the disk (whole), to read the
+// entry from.
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (v *View, whole []byte, err error) {
 	if v, ok := p.cache.Get(ref.Key); ok {
-		if v.partial == nil {
-			p.tiers.memory.Inc()
-			return v, nil
-		}
-		if !small || v.has(name) {
-			return v, nil
-		}
-		// The second miss of a small pack.
-		return p.load(ctx, ref, ref.Key, p.loadWhole)
+		p.tiers.memory.Inc()
+		return v, nil, nil
 	}
-	if p.wholeMax <= 0 || small && (p.wholeFirst || p.missed.again(ref.Key)) || p.disk.has(ref.Key) {
-		return p.load(ctx, ref, ref.Key, p.loadWhole)
+	var kb [160]byte
+	if e, ok := p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
+		p.tiers.memory.Inc()
+		return e, nil, nil
 	}
-	return p.load(ctx, ref, "header "+ref.Key, p.loadHeader)
+	if h, ok := p.headers.Get(ref.Key); ok {
+		return h, nil, nil
+	}
+	small := p.wholeMax <= 0 || ref.Size <= p.wholeMax
+	if p.wholeMax <= 0 || small && p.wholeFirst {
+		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
+		return v, nil, err
+	}
+	if small {
+		whole = p.toDisk(ctx, ref)
+	}
+	v, err = p.load(ctx, ref, "header "+ref.Key, func(ctx context.Context, ref publish.PackRef) (*View, error) {
+		return p.loadHeader(ctx, ref, whole)
+	})
+	return v, whole, err
+}
+
+// toDisk fetches pack ref whole onto the disk cache, once for all callers
+// at the same moment, without decoding it: its ranged reads are then local.
+// The caller that fetched it gets its bytes, to read its first entry from
+// without reading the disk back. A failure costs warmth, not answers: the
+// reads go to the store.
+func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) []byte {
+	if p.disk == nil || p.local || p.disk.has(ref.Key) {
+		return nil // warm would do nothing
+	}
+	p.mu.Lock()
+	c, lead := p.warming.Join(ref.Key)
+	p.mu.Unlock()
+	if !lead {
+		c.Wait(ctx)
+		return nil
+	}
+	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
+	var data []byte
+	data, c.Err = p.warm(lctx, ref)
+	cancel()
+	p.mu.Lock()
+	delete(p.warming, ref.Key)
+	p.mu.Unlock()
+	c.Land()
+	return data
+}
+
+// source is where a pack's ranges are read (as publish.LoadPackHeader
+// reads a store): the whole pack just fetched when there is one (copied
+// out, so that nothing kept holds all of it), else the disk cache when it
+// holds the pack, else the store. A read from the pack just fetched is not
+// counted again: the fetch was.
+type source struct {
+	publish.Store // the observed store
+	p             *Packs
+	whole         []byte
+	disk          bool // set when a range came from the disk cache
+}
+
+func (s *source) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if s.whole != nil {
+		if off < 0 || n < 0 || off+n > int64(len(s.whole)) {
+			return nil, fmt.Errorf("pack %s [%d,+%d): past its %d bytes", key, off, n, len(s.whole))
+		}
+		return bytes.Clone(s.whole[off : off+n]), nil
+	}
+	if b, ok := s.p.disk.getRange(key, off, n); ok {
+		s.disk = true
+		return b, nil
+	}
+	return s.Store.GetRange(ctx, key, off, n)
+}
+
+// count records which tier answered reads through s (header or ranged
+// when the store did).
+func (s *source) count(store *metrics.Counter) {
+	switch {
+	case s.whole != nil:
+	case s.disk:
+		s.p.tiers.disk.Inc()
+	default:
+		store.Inc()
+	}
 }
 
 // loadHeader reads a pack's header with one ranged read (two when it is
-// longer than headerProbe).
-func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef) (*View, error) {
-	pk, err := publish.LoadPackHeader(ctx, p.store, ref, headerProbe)
+// longer than headerProbe), from whole when set, else from the disk cache
+// when it holds the pack.
+func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
+	src := &source{Store: p.store, p: p, whole: whole}
+	pk, err := publish.LoadPackHeader(ctx, src, ref, headerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
-	p.tiers.header.Inc()
+	src.count(&p.tiers.header)
 	return &View{
 		pack: pk,
 		size: pk.HeaderSize(cache.AllocSize[int64]),
 		partial: &partialPack{
 			ref:    ref,
-			res:    make(map[string]*represent.Resource),
 			flight: make(cache.Flights[*represent.Resource]),
 		},
 	}, nil
 }
 
-// has reports whether the entry name of a pack known by its header was
-// read, or is not in the pack.
-func (v *View) has(name []byte) bool {
-	pp := v.partial
-	pp.mu.Lock()
-	_, ok := pp.res[string(name)]
-	pp.mu.Unlock()
-	return ok || v.pack.Index(string(name)) < 0
-}
-
 // partialEntry returns an entry of a pack known by its header, reading it
-// by range the first time.
-func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*represent.Resource, error) {
+// by range and keeping it in the memory tier under its own key.
+func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (*represent.Resource, error) {
 	pp := v.partial
-	pp.mu.Lock()
-	if r, ok := pp.res[string(name)]; ok {
-		pp.mu.Unlock()
-		p.tiers.memory.Inc()
-		return r, nil
-	}
 	key := string(name)
 	e := v.pack.Entry(key)
 	if e == nil {
-		pp.mu.Unlock()
 		return nil, nil
+	}
+	ek := string(entryKey(nil, pp.ref.Key, name))
+	pp.mu.Lock()
+	if r, ok := p.cache.Peek(ek); ok && r.res != nil {
+		// Read by another request since this one looked.
+		pp.mu.Unlock()
+		p.tiers.memory.Inc()
+		return r.res, nil
 	}
 	c, lead := pp.flight.Join(key)
 	pp.mu.Unlock()
@@ -165,26 +259,27 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*repres
 	}
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
-	c.Val, c.Err = p.readEntry(lctx, v, e)
+	src := &source{Store: p.store, p: p, whole: whole}
+	var size int64
+	c.Val, size, c.Err = readEntry(lctx, src, v, e)
 	cancel()
+	if c.Err == nil {
+		src.count(&p.tiers.ranged)
+		// In the tier before the flight ends, so that a request either
+		// joins the flight or finds the entry.
+		p.cache.Add(ek, &View{res: c.Val}, entryView+size)
+	}
 	pp.mu.Lock()
 	delete(pp.flight, key)
 	promote := false
 	if c.Err == nil {
-		pp.res[key] = c.Val
-		v.size += c.Val.Size() + cache.AllocSize(len(key)) + cache.MapEntryCost
 		pp.fetched++
 		if pp.fetched >= promoteAfter && !pp.promote {
 			pp.promote, promote = true, true
 		}
 	}
-	size := v.size
 	pp.mu.Unlock()
 	c.Land()
-	if c.Err == nil {
-		p.tiers.ranged.Inc()
-		p.cache.Resize(pp.ref.Key, size, func(x *View) bool { return x == v })
-	}
 	if promote {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
@@ -193,8 +288,9 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name []byte) (*repres
 
 // readEntry reads every coding of one entry, in as few ranged reads as
 // their layout allows, as a one-entry pack (publish.WithBodies) so that the
-// resource is prepared by the same code as a whole pack's.
-func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (*represent.Resource, error) {
+// resource is prepared by the same code as a whole pack's. size is what
+// the resource holds on the heap (its struct and its bodies' buffer).
+func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry) (res *represent.Resource, size int64, err error) {
 	ref := v.partial.ref
 	type span struct{ off, end int64 }
 	var spans []span
@@ -213,9 +309,13 @@ func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (*repr
 	var bodies []byte
 	starts := make([]int64, len(groups)) // where each group lands in bodies
 	for i, g := range groups {
-		b, err := p.store.GetRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
+		b, err := src.GetRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
 		if err != nil {
-			return nil, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+			return nil, 0, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+		}
+		if len(groups) == 1 {
+			bodies = b // most entries: its codings side by side
+			break
 		}
 		starts[i] = int64(len(bodies))
 		bodies = append(bodies, b...)
@@ -231,10 +331,10 @@ func (p *Packs) readEntry(ctx context.Context, v *View, e *publish.Entry) (*repr
 	}
 	pk, err := publish.WithBodies(e, bodies, offs)
 	if err != nil {
-		return nil, fmt.Errorf("pack %s: %w", ref.Key, err)
+		return nil, 0, fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
 	r := new(represent.Resource)
 	one := pk.At(0)
 	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
-	return r, nil
+	return r, cache.AllocSize(int64(unsafe.Sizeof(*r))) + cache.AllocSize(cap(bodies)), nil
 }

@@ -125,13 +125,13 @@ func TestPackTiers(t *testing.T) {
 		// Its bodies are entry/000's, stored once: read from there.
 		{"big deduplicated", big, bigView, "zz-same-as-first", 0, 1, 8000, 0},
 		{"big missing entry", big, bigView, "nope", 0, 0, 0, 0},
-		// Small: its first entry by range too (header, entry); a second
-		// entry asked for is its second miss, and the pack is fetched
-		// whole (and kept on disk); then it is in memory.
-		{"small cold", small, smallView, "entry/003", 0, 2, small.Size + 1000, 0},
+		// Small: fetched whole onto the disk on its first miss (one
+		// read), its header and entries then read from there, each entry
+		// in memory after its first read.
+		{"small cold", small, smallView, "entry/003", 1, 0, small.Size, 0},
 		{"small same entry", small, smallView, "entry/003", 0, 0, 0, 1},
-		{"small second miss", small, smallView, "entry/001", 1, 0, small.Size, 0},
-		{"small again", small, smallView, "entry/002", 0, 0, 0, 1},
+		{"small other entry", small, smallView, "entry/001", 0, 0, 0, 0},
+		{"small again", small, smallView, "entry/001", 0, 0, 0, 1},
 	}
 	for _, tc := range tests {
 		g0, r0, b0 := st.gets.Load(), st.ranges.Load(), st.bytes.Load()
@@ -160,7 +160,7 @@ func TestPackTiers(t *testing.T) {
 	}
 
 	// A second edge on the same disk cache starts warm for the packs
-	// fetched whole, and reads the others by range again.
+	// fetched whole: their header and entries are read from there.
 	st2 := &countingStore{Store: dir}
 	p2, err := New(Config{Store: st2, MaxBytes: 1 << 30, DiskDir: disk, DiskBytes: 1 << 30})
 	if err != nil {
@@ -171,25 +171,42 @@ func TestPackTiers(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameResource(t, "small from disk", got, smallView.index.find([]byte("entry/002")))
-	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || p2.tiers.disk.Load() != 1 {
-		t.Errorf("restart: %d store reads and %d disk hits, want 0 and 1", n, p2.tiers.disk.Load())
+	if n := st2.gets.Load() + st2.ranges.Load(); n != 0 || p2.tiers.disk.Load() != 2 {
+		t.Errorf("restart: %d store reads and %d disk reads, want 0 and 2", n, p2.tiers.disk.Load())
 	}
 
-	// A memory tier that holds nothing (or has let the header go): the
-	// second miss is still known as such, the pack fetched whole and kept
-	// on disk, and read from there after.
+	// A memory tier that holds nothing: the pack is fetched whole onto
+	// the disk once (the first entry read from the bytes fetched), and its
+	// header and entry read from there after.
 	st4 := &countingStore{Store: dir}
 	p4, err := New(Config{Store: st4, MaxBytes: 1, DiskDir: t.TempDir(), DiskBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []struct{ gets, ranges, disk int64 }{{0, 2, 0}, {1, 0, 0}, {0, 0, 1}} {
+	for i, want := range []struct{ gets, ranges, disk int64 }{{1, 0, 0}, {0, 0, 2}, {0, 0, 2}} {
 		g0, r0, d0 := st4.gets.Load(), st4.ranges.Load(), int64(p4.tiers.disk.Load())
 		if _, err := p4.Entry(ctx, nil, &small, []byte("entry/002")); err != nil {
 			t.Fatal(err)
 		}
 		if g, r, d := st4.gets.Load()-g0, st4.ranges.Load()-r0, int64(p4.tiers.disk.Load())-d0; g != want.gets || r != want.ranges || d != want.disk {
 			t.Errorf("no memory tier, read %d: %d gets, %d ranged reads, %d disk hits; want %d, %d, %d", i+1, g, r, d, want.gets, want.ranges, want.disk)
+		}
+	}
+
+	// A directory store's reads are local: its packs are not copied onto
+	// the disk cache, unless CopyLocal says so.
+	for _, copyLocal := range []bool{false, true} {
+		p5, err := New(Config{Store: dir, MaxBytes: 1 << 30, DiskDir: t.TempDir(), DiskBytes: 1 << 30, CopyLocal: copyLocal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p5.Entry(ctx, nil, &small, []byte("entry/002"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResource(t, "directory store", got, smallView.index.find([]byte("entry/002")))
+		if on := p5.disk.has(small.Key); on != copyLocal {
+			t.Errorf("directory store, CopyLocal %v: pack on the disk cache %v", copyLocal, on)
 		}
 	}
 
@@ -376,5 +393,37 @@ func TestLoadsShared(t *testing.T) {
 		default:
 		}
 		st.gate = make(chan struct{})
+	}
+}
+
+// Memory reserved outside the tier (decoded Bible indexes) shrinks the
+// tier's room for packs at once, and comes back when given back.
+func TestPackReserve(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := testPack(t, dir, 5, 200)
+	p, err := New(Config{Store: dir, MaxBytes: 1 << 20, WholeFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Get(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.cache.Stats(); n != 1 {
+		t.Fatalf("%d packs held, want 1", n)
+	}
+	p.Reserve(1 << 20)
+	if n, _ := p.cache.Stats(); n != 0 || p.Reserved() != 1<<20 {
+		t.Errorf("all reserved: %d packs held, %d reserved; want 0 and %d", n, p.Reserved(), 1<<20)
+	}
+	p.Reserve(-1 << 20)
+	if _, err := p.Get(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.cache.Stats(); n != 1 || p.Reserved() != 0 {
+		t.Errorf("given back: %d packs held, %d reserved; want 1 and 0", n, p.Reserved())
 	}
 }

@@ -115,7 +115,7 @@ func (s observedStore) Current(ctx context.Context) (string, error) {
 // WriteMetrics adds the tiers' metrics and the store's to /metrics.
 func (p *Packs) WriteMetrics(w io.Writer) {
 	t, h := &p.tiers, &p.health
-	fmt.Fprintln(w, "# HELP edge_pack_reads_total Pack lookups by the tier that answered: memory (a decoded pack or an entry read earlier), disk (a whole pack from the disk cache), store (a whole pack fetched), store_header and store_range (a pack header and an entry fetched by ranged read).")
+	fmt.Fprintln(w, "# HELP edge_pack_reads_total Pack lookups by the tier that answered: memory (a decoded pack or an entry read earlier), disk (a whole pack, a header or an entry from the disk cache), store (a whole pack fetched, into memory or onto the disk), store_header and store_range (a pack header and an entry fetched by ranged read).")
 	fmt.Fprintln(w, "# TYPE edge_pack_reads_total counter")
 	for _, x := range []struct {
 		tier string

@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
@@ -26,6 +28,12 @@ type Site struct {
 	Bibles   map[int32]*Bible
 	Catalog  Slot // the catalogues, built with the site
 	Aids     Slot // each language's topics and suggestions
+
+	// What the Bibles' decoded indexes hold, reserved in the pack tier's
+	// bound (packs.Packs.Reserve) until the site is let go (Release).
+	mu       sync.Mutex
+	reserved int64
+	released bool
 }
 
 // Bible is one Bible of the build.
@@ -33,6 +41,7 @@ type Bible struct {
 	ID    int32
 	Entry *publish.BibleEntry
 	Books map[string]*Book
+	site  *Site
 
 	// Every chapter of every book, found by "BOOK.CHAPTER" with one probe
 	// (packs.NameIndex): a passage's chapter is a lookup of every hit.
@@ -66,7 +75,7 @@ func New(id string, m *publish.Manifest) *Site {
 	s := &Site{Build: id, Manifest: m, Bibles: make(map[int32]*Bible, len(m.Bibles))}
 	for i := range m.Bibles {
 		be := &m.Bibles[i]
-		bv := &Bible{ID: be.ID, Entry: be, Books: make(map[string]*Book, len(be.Books))}
+		bv := &Bible{ID: be.ID, Entry: be, Books: make(map[string]*Book, len(be.Books)), site: s}
 		for j := range be.Books {
 			ke := &be.Books[j]
 			bv.Books[string(ke.ID)] = &Book{Entry: ke}
@@ -133,7 +142,65 @@ func (bv *Bible) Index(ctx context.Context, p *packs.Packs) (*bible.Index, error
 		}
 	}
 	bv.index = &idx
+	bv.site.reserve(p, IndexSize(&idx))
 	return bv.index, nil
+}
+
+// reserve counts n bytes of decoded indexes in p's bound, unless the site
+// has been let go (a request still on it decoded one).
+func (s *Site) reserve(p *packs.Packs, n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.released {
+		s.reserved += n
+		p.Reserve(n)
+	}
+}
+
+// Release gives back to p what the site's decoded indexes reserved: the
+// site is no longer served (requests still on it finish, and their
+// indexes go with them).
+func (s *Site) Release(p *packs.Packs) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.released {
+		s.released = true
+		p.Reserve(-s.reserved)
+		s.reserved = 0
+	}
+}
+
+// IndexSize is what a decoded index holds on the heap: its slices and
+// every string the decoder allocated, each rounded to its size class.
+func IndexSize(x *bible.Index) int64 {
+	// Strings under 16 bytes (verse ids, passage ids' numbers) share the
+	// runtime's 16-byte tiny blocks: they take about their length.
+	str := func(s string) int64 {
+		if n := len(s); n < 16 {
+			return int64(n)
+		}
+		return cache.AllocSize(len(s))
+	}
+	n := cache.AllocSize(int64(unsafe.Sizeof(*x))) + str(x.TextDirection) +
+		cache.AllocSize(int64(cap(x.Books))*int64(unsafe.Sizeof(bible.Book{})))
+	for i := range x.Books {
+		b := &x.Books[i]
+		n += str(string(b.ID)) + str(b.Title) + str(b.FullTitle) + str(b.Abbreviation) + str(string(b.Canon)) +
+			cache.AllocSize(int64(cap(b.Chapters))*int64(unsafe.Sizeof(bible.Chapter{})))
+		if in := b.Intro; in != nil {
+			n += cache.AllocSize(int64(unsafe.Sizeof(*in))) + str(in.ID) + str(in.PassageID) + str(in.Title)
+		}
+		for j := range b.Chapters {
+			c := &b.Chapters[j]
+			n += str(c.ID) + str(c.PassageID) + str(c.Title) +
+				cache.AllocSize(int64(cap(c.Verses))*int64(unsafe.Sizeof(bible.Verse{})))
+			for k := range c.Verses {
+				v := &c.Verses[k]
+				n += str(v.ID) + str(v.PassageID) + str(v.Title)
+			}
+		}
+	}
+	return n
 }
 
 // Slot is where a route keeps what it derives from the build, made once:
