@@ -205,7 +205,10 @@ func TestPackCacheAccounting(t *testing.T) {
 	grown := liveHeap() - base
 	runtime.KeepAlive(kept)
 	t.Logf("bible indexes: %d decoded, %d bytes counted, the heap grew %d (%.2f×)", len(kept), counted, grown, float64(grown)/float64(counted))
-	if float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted) {
+	// Under the race detector the allocator does not pack tiny objects
+	// together, so the index's short strings take more than production's
+	// heap: the bound holds for the allocator the edge runs with.
+	if !raceEnabled && (float64(grown) > 1.1*float64(counted) || float64(grown) < 0.9*float64(counted)) {
 		t.Errorf("decoded Bible indexes counted %d bytes for a heap growth of %d", counted, grown)
 	}
 	// ... reserved when a request decodes one, given back when the build
