@@ -2,7 +2,6 @@ package respond
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -42,34 +41,32 @@ type Query struct {
 	args *fasthttp.Args // else fasthttp's
 }
 
-// QueryOf is ctx's query, taken from the target's own bytes when they hold
-// nothing fasthttp's parsing would decode.
+// QueryOf is ctx's query. fasthttp's server has split the URI before
+// calling the handler (it refuses a request whose URI does not parse), so
+// the query string is at hand; its arguments are read from its own bytes
+// when they hold nothing fasthttp's parsing of them would decode, without
+// the copy that parsing makes.
 func QueryOf(ctx *fasthttp.RequestCtx) Query {
-	raw := ctx.Request.Header.RequestURI()
-	var q []byte
-	if i := bytes.IndexByte(raw, '?'); i >= 0 {
-		q = raw[i+1:]
-		if h := bytes.IndexByte(raw, '#'); h >= 0 {
-			q = raw[min(i+1, h):h] // none when the '?' is the fragment's
-		}
-	}
+	q := ctx.URI().QueryString()
 	// '%' escapes a byte and '+' is a space, in keys and values.
-	if !origin(raw) || bytes.IndexByte(q, '%') >= 0 || bytes.IndexByte(q, '+') >= 0 ||
-		!plainHost(ctx.Request.Header.Host()) {
+	if bytes.IndexByte(q, '%') >= 0 || bytes.IndexByte(q, '+') >= 0 {
 		return Query{args: ctx.QueryArgs()}
 	}
 	return Query{raw: q}
 }
 
-// Peek is ctx.QueryArgs().Peek(name): the value of the first name=value
-// of the query named name; empty for a name without "=" and when absent.
-func (q Query) Peek(name string) []byte {
+// PeekAll sets vals[i] to ctx.QueryArgs().Peek(names[i]), for at most 64
+// distinct names, in one pass over the query: the value of the first
+// name=value named so; empty for a name without "=" and when absent.
+func (q Query) PeekAll(names []string, vals [][]byte) {
 	if q.args != nil {
-		return q.args.Peek(name)
+		for i, name := range names {
+			vals[i] = q.args.Peek(name)
+		}
+		return
 	}
-	if len(name) > len(q.raw) {
-		return nil // longer than any argument: most names a passage asks for
-	}
+	clear(vals[:len(names)])
+	var seen uint64
 	for b := q.raw; len(b) > 0; {
 		arg := b
 		if i := bytes.IndexByte(b, '&'); i >= 0 {
@@ -77,21 +74,17 @@ func (q Query) Peek(name string) []byte {
 		} else {
 			b = nil
 		}
-		if len(arg) < len(name) || string(arg[:len(name)]) != name ||
-			len(arg) == 0 || string(arg) == "=" { // fasthttp keeps no arg with empty key and value
-			continue
+		key, v := arg, arg[len(arg):] // a name without "=": empty, not nil
+		if i := bytes.IndexByte(arg, '='); i >= 0 {
+			key, v = arg[:i], arg[i+1:]
 		}
-		if strings.IndexByte(name, '=') >= 0 {
-			return nil // a key ends at its first '=': none is name
-		}
-		switch v := arg[len(name):]; {
-		case len(v) == 0:
-			return v // the name without "=": empty, not nil
-		case v[0] == '=':
-			return v[1:]
+		for i, name := range names {
+			if len(name) == len(key) && seen&(1<<i) == 0 && name == string(key) {
+				vals[i], seen = v, seen|1<<i
+				break
+			}
 		}
 	}
-	return nil
 }
 
 // origin reports whether raw is an origin-form target ("/path?query")
