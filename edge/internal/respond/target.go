@@ -29,7 +29,8 @@ func QueryOf(ctx *fasthttp.RequestCtx) Query {
 
 // PeekAll sets vals[i] to ctx.QueryArgs().Peek(names[i]), for at most 64
 // distinct names, in one pass over the query: the value of the first
-// name=value named so; empty for a name without "=" and when absent.
+// name=value named so; empty for a name without "=". vals must come
+// zeroed: an absent name's stays nil.
 func (q Query) PeekAll(names []string, vals [][]byte) {
 	if q.args != nil {
 		for i, name := range names {
@@ -37,7 +38,6 @@ func (q Query) PeekAll(names []string, vals [][]byte) {
 		}
 		return
 	}
-	clear(vals[:len(names)])
 	var seen uint64
 	for b := q.raw; len(b) > 0; {
 		arg := b
