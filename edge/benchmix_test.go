@@ -37,8 +37,9 @@ import (
 //
 //	EDGE_BENCH_DIR=$PWD/.run/bench-edge go test -run '^$' -bench HandlerMix ./edge
 //
-// EDGE_BENCH_PATHS=N takes the mix's first N requests only (1: one URI
-// repeated, as BenchmarkHandler does). Each answer is written out as
+// Each request is the bytes wrk sends, read as fasthttp's server reads
+// them (serve). EDGE_BENCH_PATHS=N takes the mix's first N requests only
+// (1: one URI repeated, as BenchmarkHandler does). Each answer is written out as
 // fasthttp's server writes it (header and body into the connection's
 // 4 KiB write buffer, flushed to nowhere); EDGE_BENCH_WRITE=0 leaves the
 // answers unwritten, the handler alone. With EDGE_BENCH_HUGE_PAGES=1 the heap is advised to use huge pages, as
