@@ -2,12 +2,14 @@ package edge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,10 +17,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/access"
 	"github.com/bibleplatform/platform/internal/hugepages"
 	"github.com/bibleplatform/platform/publish"
+	"github.com/bibleplatform/platform/wire"
 	"github.com/valyala/fasthttp"
 )
 
@@ -33,8 +37,9 @@ import (
 //
 //	EDGE_BENCH_DIR=$PWD/.run/bench-edge go test -run '^$' -bench HandlerMix ./edge
 //
-// EDGE_BENCH_PATHS=N takes the mix's first N requests only (1: one URI
-// repeated, as BenchmarkHandler does). Each answer is written out as
+// Each request is the bytes wrk sends, read as fasthttp's server reads
+// them (serve). EDGE_BENCH_PATHS=N takes the mix's first N requests only
+// (1: one URI repeated, as BenchmarkHandler does). Each answer is written out as
 // fasthttp's server writes it (header and body into the connection's
 // 4 KiB write buffer, flushed to nowhere); EDGE_BENCH_WRITE=0 leaves the
 // answers unwritten, the handler alone. With EDGE_BENCH_HUGE_PAGES=1 the heap is advised to use huge pages, as
@@ -97,6 +102,11 @@ type benchMix struct {
 	ws    [64]*bufio.Writer // each context's write buffer; nil: answers not written
 	next  int
 	fail  func(int)
+	// The next request's bytes, and each context's read buffer, which
+	// fasthttp's parser reads them from.
+	req []byte
+	in  bytes.Reader
+	brs [64]*bufio.Reader
 }
 
 // openBenchMix opens the mix in dir with an edge configured as cfg, over
@@ -121,7 +131,13 @@ func openBenchMix(b *testing.B, dir string, cfg Config) *benchMix {
 	if err := srv.SetAccess(snap); err != nil {
 		b.Fatal(err)
 	}
+	if arrivalOffset == 0 {
+		b.Fatal("fasthttp.RequestCtx has no field time of type time.Time: stampArrival cannot stamp a request")
+	}
 	m := &benchMix{srv: srv, fail: func(status int) { b.Fatalf("status %d", status) }}
+	for i := range m.brs {
+		m.brs[i] = bufio.NewReaderSize(nil, wire.MaxRequestHeader) // the edge server's ReadBufferSize
+	}
 	if os.Getenv("EDGE_BENCH_WRITE") != "0" {
 		for i := range m.ws {
 			m.ws[i] = bufio.NewWriterSize(io.Discard, 4096) // fasthttp's default
@@ -157,8 +173,15 @@ func readBenchMix(b *testing.B, path string) (paths []string, key string) {
 	return paths, key
 }
 
-// serve answers n requests of the mix, as wrk sends them: the next path,
-// one in five accepting gzip only, the rest br and gzip.
+// serve answers n requests of the mix, as wrk sends them and fasthttp's
+// server reads them: the next path, one in five accepting gzip only, the
+// rest br and gzip, in the bytes make bench-edge's wrk sends (wrkRequest),
+// read by fasthttp's parser into the context; then what the server does
+// before calling its handler, which a context made by hand lacks: the URI
+// parsed (the server refuses a request whose URI does not parse), the
+// arrival time (ctx.Time(), which the handler reads instead of the clock)
+// and no default Content-Type (the edge's server sets
+// NoDefaultContentType).
 func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
 	for range n {
 		m.next++
@@ -166,13 +189,20 @@ func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
 		ctx := &m.ctxs[ci]
 		ctx.Request.Reset()
 		ctx.Response.Reset()
-		ctx.Request.SetRequestURI(m.paths[m.next%len(m.paths)])
-		ctx.Request.Header.Set("X-SVC-App-Key", m.key)
 		ae := "br, gzip"
 		if m.next%5 == 0 {
 			ae = "gzip"
 		}
-		ctx.Request.Header.Set("Accept-Encoding", ae)
+		m.req = wrkRequest(m.req[:0], m.paths[m.next%len(m.paths)], m.key, ae)
+		m.in.Reset(m.req)
+		br := m.brs[ci]
+		br.Reset(&m.in)
+		if err := ctx.Request.Read(br); err != nil {
+			panic(err)
+		}
+		ctx.Request.URI()
+		stampArrival(ctx, time.Now())
+		ctx.Response.Header.SetNoDefaultContentType(true)
 		handle(ctx)
 		if s := ctx.Response.StatusCode(); s != 200 {
 			m.fail(s)
@@ -184,6 +214,39 @@ func (m *benchMix) serve(n int, handle fasthttp.RequestHandler) {
 			w.Flush()
 		}
 	}
+}
+
+// wrkHost is the Host make bench-edge's wrk sends: the edge's address
+// there (EDGE_PORT's default).
+const wrkHost = "127.0.0.1:18181"
+
+// wrkRequest appends the request wrk sends for path under edge.lua
+// (wrk.format: the request line, then Host, X-SVC-App-Key and
+// Accept-Encoding in this order, as captured from wrk 4).
+func wrkRequest(b []byte, path, key, acceptEncoding string) []byte {
+	b = append(b, "GET "...)
+	b = append(b, path...)
+	b = append(b, " HTTP/1.1\r\nHost: "+wrkHost+"\r\nX-SVC-App-Key: "...)
+	b = append(b, key...)
+	b = append(b, "\r\nAccept-Encoding: "...)
+	b = append(b, acceptEncoding...)
+	return append(b, "\r\n\r\n"...)
+}
+
+// arrivalOffset is where a fasthttp.RequestCtx keeps the time its server
+// stamps each request with just before calling the handler (ctx.Time()).
+// fasthttp has no setter for it: stampArrival writes it as the server
+// does. The benchmark fails if the field is not found as expected.
+var arrivalOffset = func() uintptr {
+	f, ok := reflect.TypeFor[fasthttp.RequestCtx]().FieldByName("time")
+	if !ok || f.Type != reflect.TypeFor[time.Time]() {
+		return 0
+	}
+	return f.Offset
+}()
+
+func stampArrival(ctx *fasthttp.RequestCtx, t time.Time) {
+	*(*time.Time)(unsafe.Add(unsafe.Pointer(ctx), arrivalOffset)) = t
 }
 
 // serveMix is the handler call alone, a function of its own so that

@@ -377,7 +377,7 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, class metrics.Class, statu
 	l.attrs = [...]slog.Attr{
 		slog.Uint64("id", ctx.ID()),
 		slog.String("method", respond.UnsafeString(ctx.Method())),
-		slog.String("path", respond.UnsafeString(respond.Path(ctx))),
+		slog.String("path", respond.UnsafeString(ctx.Path())),
 		slog.String("class", class.String()),
 		slog.Int("status", status),
 		slog.Int("bytes", sent),
@@ -401,7 +401,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, adm *authz.Admission) metric
 	if wire.RefuseAmbiguousFraming(ctx) {
 		return metrics.ClassOther
 	}
-	path := respond.Path(ctx)
+	// fasthttp's server has parsed the URI before calling the handler:
+	// the path is at hand.
+	path := ctx.Path()
 	switch {
 	case bytes.Equal(path, pathHealthz), bytes.Equal(path, pathReadyz), bytes.Equal(path, pathMetrics):
 		s.ops(ctx, path)

@@ -24,17 +24,15 @@ func AmbiguousFraming(raw []byte) bool {
 		} else {
 			raw = nil
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 {
-			continue // the request line, or the blank line that ends the block
-		}
-		// The lengths first: most lines are neither, and this runs on
-		// every request.
-		switch name := line[:colon]; len(name) {
-		case len(nameContentLength):
-			cl = cl || bytes.EqualFold(name, nameContentLength)
-		case len(nameTransferEncoding):
-			te = te || bytes.EqualFold(name, nameTransferEncoding)
+		// A field's name ends at its line's first colon; neither name
+		// holds one, so a line names one only with a colon right after
+		// it, and most lines are looked at no further: this runs on every
+		// request.
+		switch {
+		case len(line) > len(nameContentLength) && line[len(nameContentLength)] == ':':
+			cl = cl || bytes.EqualFold(line[:len(nameContentLength)], nameContentLength)
+		case len(line) > len(nameTransferEncoding) && line[len(nameTransferEncoding)] == ':':
+			te = te || bytes.EqualFold(line[:len(nameTransferEncoding)], nameTransferEncoding)
 		}
 	}
 	return cl && te

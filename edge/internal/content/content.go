@@ -136,7 +136,8 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site
 			return
 		}
 		if rt.Kind == KindVerse {
-			from, mapped, ok := s.readFrom(ctx, st)
+			q := readQuery(ctx)
+			from, mapped, ok := s.readFrom(ctx, st, &q)
 			if !ok {
 				return
 			}
@@ -189,12 +190,13 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site
 // passage serves /v1/bibles/{id}/passages/{passage_id}.
 func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, bv *site.Bible, pid []byte) {
 	private := !rd.Open
-	html, headings, notes, hSet, nSet, ok := readVariant(ctx)
+	q := readQuery(ctx)
+	html, headings, notes, hSet, nSet, ok := readVariant(ctx, &q)
 	if !ok {
 		return
 	}
 
-	from, mapped, ok := s.readFrom(ctx, st)
+	from, mapped, ok := s.readFrom(ctx, st, &q)
 	if !ok {
 		return
 	}
@@ -288,12 +290,38 @@ func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bi
 	s.packs.Serve(ctx, s.log, slot, ref, publish.AppendPassageName(nb[:0], verse, variant), private, problem.PassageNotFound)
 }
 
-// readVariant reads a passage's format and include toggles; ok is false
-// when it has answered 422. hSet and nSet say whether the toggles were
-// given.
-func readVariant(ctx *fasthttp.RequestCtx) (html, headings, notes, hSet, nSet, ok bool) {
-	args := respond.QueryOf(ctx)
-	switch f := args.Peek("format"); {
+// query holds the query parameters the passage routes read, by index
+// (queryFormat…), read in one pass over the query (readQuery).
+type query [queryNames][]byte
+
+const (
+	queryFormat = iota
+	queryHeadings
+	queryNotes
+	queryFromBible
+	queryFromScheme
+	queryNames
+)
+
+var queryName = [queryNames]string{
+	queryFormat:     "format",
+	queryHeadings:   "include_headings",
+	queryNotes:      "include_notes",
+	queryFromBible:  "from_bible_id",
+	queryFromScheme: "from_versification",
+}
+
+// readQuery reads the passage routes' query parameters.
+func readQuery(ctx *fasthttp.RequestCtx) (q query) {
+	respond.QueryOf(ctx).PeekAll(queryName[:], q[:])
+	return q
+}
+
+// readVariant reads a passage's format and include toggles from q; ok is
+// false when it has answered 422. hSet and nSet say whether the toggles
+// were given.
+func readVariant(ctx *fasthttp.RequestCtx, q *query) (html, headings, notes, hSet, nSet, ok bool) {
+	switch f := q[queryFormat]; {
 	case len(f) == 0, string(f) == "text":
 	case string(f) == "html":
 		html = true
@@ -301,11 +329,11 @@ func readVariant(ctx *fasthttp.RequestCtx) (html, headings, notes, hSet, nSet, o
 		respond.Invalid(ctx, problem.OneOf([]string{"text", "html"}, "query", "format"))
 		return
 	}
-	if headings, hSet, ok = params.Bool(args.Peek("include_headings")); !ok {
+	if headings, hSet, ok = params.Bool(q[queryHeadings]); !ok {
 		respond.Invalid(ctx, problem.NotBool("query", "include_headings"))
 		return
 	}
-	if notes, nSet, ok = params.Bool(args.Peek("include_notes")); !ok {
+	if notes, nSet, ok = params.Bool(q[queryNotes]); !ok {
 		respond.Invalid(ctx, problem.NotBool("query", "include_notes"))
 	}
 	return

@@ -39,7 +39,8 @@ type MapAnswer struct {
 // mapIDs serves /v1/bibles/{id}/map/{passage_id}. Like the index, it
 // reads ids only, so it needs no licence to the Bible.
 func (s *Routes) mapIDs(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, pid []byte) {
-	from, set, ok := s.readFrom(ctx, st)
+	q := readQuery(ctx)
+	from, set, ok := s.readFrom(ctx, st, &q)
 	if !ok {
 		return
 	}

@@ -26,16 +26,15 @@ type From struct {
 	Name   string // the scheme's name (a standard one or "custom")
 }
 
-// readFrom reads from_bible_id and from_versification. set is false when
+// readFrom reads from_bible_id and from_versification from q. set is false when
 // the request names neither (nothing is allocated then); ok is false when
 // it has answered (422 for a malformed or unknown value, 404 for a Bible
 // id that names no Bible of the build).
 //
 // The other Bible need not be licensed to the app: only its numbering is
 // read, which the Bible resource shows to every app.
-func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site) (f From, set, ok bool) {
-	args := respond.QueryOf(ctx)
-	bid, name := args.Peek("from_bible_id"), args.Peek("from_versification")
+func (s *Routes) readFrom(ctx *fasthttp.RequestCtx, st *site.Site, q *query) (f From, set, ok bool) {
+	bid, name := q[queryFromBible], q[queryFromScheme]
 	if len(bid) == 0 && len(name) == 0 {
 		return From{}, false, true
 	}

@@ -78,7 +78,8 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	if app == nil {
 		return
 	}
-	html, headings, notes, hSet, nSet, ok := readVariant(ctx)
+	q := readQuery(ctx)
+	html, headings, notes, hSet, nSet, ok := readVariant(ctx, &q)
 	if !ok {
 		return
 	}
@@ -109,7 +110,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		}
 		bibles = append(bibles, bv)
 	}
-	from, set, ok := s.readFrom(ctx, st)
+	from, set, ok := s.readFrom(ctx, st, &q)
 	if !ok {
 		return
 	}

@@ -46,7 +46,7 @@ func Fail(ctx *fasthttp.RequestCtx, log *slog.Logger, kind problem.Kind, what st
 		return
 	}
 	log.LogAttrs(ctx, slog.LevelError, what, slog.Uint64("id", ctx.ID()),
-		slog.String("path", string(Path(ctx))), slog.Any("err", err))
+		slog.String("path", string(ctx.Path())), slog.Any("err", err))
 	Generic(ctx, kind)
 }
 
