@@ -62,6 +62,7 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		lastModV                = kv("Mon, 23 Nov 2026 21:07:25 GMT")
 		bytesV, br, star        = kv("bytes"), kv("br"), kv("*")
 		appKey                  = fasthttp.AppendNormalizedHeaderKey(nil, "X-SVC-App-Key")
+		formatName              = []byte("format=")
 	)
 	// The fields fixed per representation, as the edge keeps them: a
 	// prepared block copied into each answer (edge/resource.go).
@@ -79,7 +80,10 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 			ctx.SetStatusCode(fasthttp.StatusBadRequest)
 			return
 		}
-		ctx.QueryArgs().Peek("format")
+		// The query as the edge reads it (respond.QueryOf): the raw query
+		// string fasthttp split off the URI, searched once, no argument
+		// parse; the least any reader of a query field does.
+		bytes.Index(ctx.URI().QueryString(), formatName)
 		h := &ctx.Response.Header
 		block.CopyTo(h)
 		h.SetCanonical(etag, etagV)
