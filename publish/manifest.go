@@ -63,6 +63,19 @@ func (e *SearchEntry) Packs(fn func(r *PackRef)) {
 	}
 }
 
+// Modified is when the index last changed: the latest of its packs'.
+// The base is shared by the Bibles of a language and stays as a book's
+// text changes: its own time alone would be too early.
+func (e *SearchEntry) Modified() time.Time {
+	mod := e.Pack.Modified
+	for k := range e.Books {
+		if m := e.Books[k].Pack.Modified; m.After(mod) {
+			mod = m
+		}
+	}
+	return mod
+}
+
 // SearchBook is one book's part of a Bible's search index.
 type SearchBook struct {
 	ID string `json:"id"`
