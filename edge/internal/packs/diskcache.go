@@ -157,9 +157,21 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 // modification time, the recency a restart reads back, is not touched
 // here: a range is read for every entry, and get touches it on whole reads.
 func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
+	if d == nil || n < 0 {
+		return nil, false
+	}
+	buf := make([]byte, n)
+	if !d.readRange(key, off, buf) {
+		return nil, false
+	}
+	return buf, true
+}
+
+// readRange reads len(b) bytes of key at off into b, if key is cached.
+func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 	name, ok := d.use(key)
 	if !ok {
-		return nil, false
+		return false
 	}
 	f, err := os.Open(filepath.Join(d.dir, name))
 	if err != nil {
@@ -167,17 +179,16 @@ func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
 			d.errs.Inc()
 		}
 		d.drop(name)
-		return nil, false
+		return false
 	}
 	defer f.Close()
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off); err != nil {
+	if _, err := f.ReadAt(b, off); err != nil {
 		// Shorter than the build says: damaged.
 		d.errs.Inc()
 		d.drop(name)
-		return nil, false
+		return false
 	}
-	return buf, true
+	return true
 }
 
 // put stores data under key: written to a temporary file and renamed, so
