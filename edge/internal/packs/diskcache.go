@@ -157,11 +157,12 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 // modification time, the recency a restart reads back, is not touched
 // here: a range is read for every entry, and get touches it on whole reads.
 func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
-	if d == nil || n < 0 {
+	name, ok := d.use(key)
+	if !ok || n < 0 {
 		return nil, false
 	}
 	buf := make([]byte, n)
-	if !d.readRange(key, off, buf) {
+	if !d.read(name, off, buf) {
 		return nil, false
 	}
 	return buf, true
@@ -170,9 +171,12 @@ func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
 // readRange reads len(b) bytes of key at off into b, if key is cached.
 func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 	name, ok := d.use(key)
-	if !ok {
-		return false
-	}
+	return ok && d.read(name, off, b)
+}
+
+// read reads len(b) bytes of the cached file name at off into b; a file
+// gone or shorter than that is forgotten.
+func (d *diskCache) read(name string, off int64, b []byte) bool {
 	f, err := os.Open(filepath.Join(d.dir, name))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
