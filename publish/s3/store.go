@@ -156,7 +156,12 @@ func credentialChain() *credentials.Credentials {
 
 // Store is a publish.Store in an S3 bucket.
 type Store struct {
-	c      *minio.Client
+	c *minio.Client
+	// core reads objects: its GetObject hands back the response body,
+	// where the Client's wraps it in an Object that serves every Read
+	// through a goroutine of its own and channels, which costs a store
+	// read more CPU than the request itself.
+	core   minio.Core
 	cfg    Config
 	prefix string // cfg.Prefix + "/", or ""
 }
@@ -188,7 +193,7 @@ func New(cfg Config, creds *credentials.Credentials) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 store %s: %w", cfg, err)
 	}
-	s := &Store{c: c, cfg: cfg}
+	s := &Store{c: c, core: minio.Core{Client: c}, cfg: cfg}
 	if cfg.Prefix != "" {
 		s.prefix = cfg.Prefix + "/"
 	}
@@ -294,19 +299,51 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 func (s *Store) get(ctx context.Context, key, name string) ([]byte, error) {
-	obj, err := s.c.GetObject(ctx, s.cfg.Bucket, name, minio.GetObjectOptions{})
+	body, info, _, err := s.core.GetObject(ctx, s.cfg.Bucket, name, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
-	defer obj.Close()
-	// minio-go's Object issues the request lazily: a missing key surfaces
-	// on the first Read.
-	b, err := io.ReadAll(obj)
+	defer body.Close()
+	var b []byte
+	if info.Size >= 0 {
+		// Content-Length sizes the buffer once, where io.ReadAll would
+		// grow it by doubling (and copying) up to the object's size.
+		b = make([]byte, info.Size)
+		if _, err = io.ReadFull(body, b); err == nil {
+			err = atEOF(body)
+		}
+	} else {
+		b, err = io.ReadAll(body)
+	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
 	return b, nil
 }
+
+// atEOF reports an error unless body has nothing left. Reading up to the
+// end also lets net/http keep the connection: a body closed before its
+// end costs the next request a new one.
+func atEOF(body io.Reader) error {
+	var one [1]byte
+	n, err := body.Read(one[:])
+	switch {
+	case n > 0:
+		return errLongBody
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		// A Read may return 0, nil; one more decides.
+		if n, err = body.Read(one[:]); n > 0 {
+			return errLongBody
+		} else if err == io.EOF {
+			return nil
+		}
+	}
+	return err
+}
+
+var errLongBody = errors.New("s3 store: the answer is longer than its Content-Length or range")
 
 // GetRange reads n bytes at off with one ranged GET. S3 answers a range
 // that runs past the end with the bytes it has, so a short answer is
@@ -335,20 +372,23 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if err := opts.SetRange(off, off+n-1); err != nil {
 		return nil, fmt.Errorf("get %s: %w", key, err)
 	}
-	obj, err := s.c.GetObject(ctx, s.cfg.Bucket, name, opts)
+	body, _, _, err := s.core.GetObject(ctx, s.cfg.Bucket, name, opts)
 	if err != nil {
+		if minio.ToErrorResponse(err).Code == minio.InvalidRange {
+			return nil, fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
+		}
 		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
-	defer obj.Close()
+	defer body.Close()
 	buf := make([]byte, n)
-	got, err := io.ReadFull(obj, buf)
+	got, err := io.ReadFull(body, buf)
+	if err == nil {
+		err = atEOF(body)
+	}
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		return nil, fmt.Errorf("get %s [%d,+%d): past the end (got %d bytes): %w", key, off, n, got, io.ErrUnexpectedEOF)
 	case err != nil:
-		if minio.ToErrorResponse(err).Code == minio.InvalidRange {
-			return nil, fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
-		}
 		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
 	return buf, nil
