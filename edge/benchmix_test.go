@@ -281,7 +281,7 @@ var wrkAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 18181}
 
 // discardConn copies what it is sent into a buffer it then forgets, as
 // the kernel copies what a socket is sent into the socket's buffer: a body
-// sent from where it lies (conn.SetBody) is read from memory here, as the
+// sent from where it lies (respond.SetBody) is read from memory here, as the
 // kernel reads it there, so that the benchmark's CPU time counts that
 // read as the running edge's (system) time does.
 type discardConn struct{}

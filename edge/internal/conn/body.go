@@ -42,6 +42,14 @@ func (s *bodyStream) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Close lets go of the body: fasthttp closes a body stream once the
+// answer is written, or dropped, and a connection waiting for its next
+// request must not keep a representation's memory from being freed.
+func (s *bodyStream) Close() error {
+	*s = bodyStream{c: s.c}
+	return nil
+}
+
 // SupportsBodyWriteTo tells fasthttp to write the body through WriteTo
 // (fasthttp.BodyWriterTo).
 func (s *bodyStream) SupportsBodyWriteTo() bool { return true }

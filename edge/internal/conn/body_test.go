@@ -124,8 +124,8 @@ func TestSetBodyRead(t *testing.T) {
 	if got := buf.String(); !strings.HasSuffix(got, "\r\n\r\n"+string(body)) || !strings.Contains(got, fmt.Sprintf("Content-Length: %d\r\n", len(body))) {
 		t.Errorf("written to a buffer of the caller's: %q", got)
 	}
-	if cc.pending != nil {
-		t.Error("a body is left pending on the connection")
+	if cc.pending != nil || cc.body.b != nil {
+		t.Error("a body is left on the connection after its answer")
 	}
 
 	// Written through the connection, the body goes to the socket as it
@@ -141,6 +141,18 @@ func TestSetBodyRead(t *testing.T) {
 	if len(rec.writes) != 2 || &rec.writes[1][0] != &body[0] || len(rec.writes[1]) != len(body) ||
 		!bytes.HasSuffix(rec.writes[0], []byte("\r\n\r\n")) {
 		t.Errorf("written through the connection as %q, want the header, then the body itself", rec.writes)
+	}
+
+	// A HEAD's answer writes no body, and lets go of it too.
+	respond.SetBody(&ctx, body)
+	ctx.Response.SkipBody = true
+	if err := ctx.Response.Write(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	ctx.Response.SkipBody = false
+	if cc.body.b != nil || !bytes.HasSuffix(rec.writes[len(rec.writes)-1], []byte("\r\n\r\n")) {
+		t.Errorf("HEAD: body kept %v, last write %q", cc.body.b != nil, rec.writes[len(rec.writes)-1])
 	}
 
 	respond.SetBody(&ctx, body)
