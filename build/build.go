@@ -129,13 +129,11 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 	b.prevBooks = map[string]publish.BookEntry{}
 	b.prevSearch = map[string]publish.SearchEntry{}
 	b.prevSearchBooks = map[string]publish.PackRef{}
-	b.prevSearchOf = map[int32]publish.SearchEntry{}
 	if prev != nil {
 		prev.Packs(func(r *publish.PackRef) { b.prevKeys[r.Key] = r })
 		for _, be := range prev.Bibles {
 			if be.Search != nil {
 				b.prevSearch[be.Search.Source] = *be.Search
-				b.prevSearchOf[be.ID] = *be.Search
 				for _, sb := range be.Search.Books {
 					b.prevSearchBooks[sb.Source] = sb.Pack
 				}
@@ -270,10 +268,9 @@ type builder struct {
 	mu        sync.Mutex // guards rep, langs and progress calls
 	rep       *Report
 	done      int // books finished
-	// prevSearch are the previous build's search indexes by source and by
-	// Bible, and prevSearchBooks their books' parts by source.
+	// prevSearch are the previous build's search indexes by source, and
+	// prevSearchBooks their books' parts by source.
 	prevSearch      map[string]publish.SearchEntry
-	prevSearchOf    map[int32]publish.SearchEntry
 	prevSearchBooks map[string]publish.PackRef
 	// synonyms are the content's synonyms by language tag.
 	synonyms map[string]search.Synonyms
@@ -292,9 +289,9 @@ type bibleJob struct {
 	fail  atomic.Bool  // a book failed: no Bible pack
 	err   error        // the Bible's own pack could not be made (see Report.Broken)
 	slot  *publish.BibleEntry
-	// words are the verse words of the Bible's books, with counts: a
-	// rendered book adds its own as it finishes (addWords), the others'
-	// come from the published chapters or search pack (searchIndex).
+	// words are the verse words of the Bible's books, with counts, each
+	// book's added as it finishes (countWords) or, when they could not be
+	// then, as its part of the search index is made (searchIndex).
 	mu    sync.Mutex
 	words map[string]int
 }
@@ -304,11 +301,12 @@ type bookJob struct {
 	id    bible.BookID
 	file  string
 	// results, held until the Bible's pack is written
-	entry *publish.BookEntry
-	index bible.Book
-	texts [][]string     // verse texts when rendered in this build (search.go)
-	words map[string]int // verse words as written, with counts, when rendered, until added to the Bible's (addWords)
-	err   error          // the book's source cannot be rendered (see Report.Broken)
+	entry   *publish.BookEntry
+	index   bible.Book
+	texts   [][]string     // verse texts when rendered in this build (search.go)
+	words   map[string]int // verse words as written, with counts, when rendered, until added to the Bible's (countWords)
+	counted bool           // its words are in its Bible's
+	err     error          // the book's source cannot be rendered (see Report.Broken)
 }
 
 // runBooks renders every book, Bible after Bible, with Workers books in
@@ -356,8 +354,7 @@ func (b *builder) runBooks(ctx context.Context, bibles []*bibleJob) error {
 					fail(err)
 					bj.fail.Store(true)
 				} else {
-					bj.addWords(j.words)
-					j.words = nil
+					b.countWords(ctx, j)
 				}
 				if bj.left.Add(-1) == 0 && !bj.fail.Load() && ctx.Err() == nil {
 					b.finishBible(ctx, bj, fail)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/build/render"
@@ -66,17 +67,23 @@ func (b *builder) synonymsFor(tag string) search.Synonyms {
 	return b.synonyms[primary]
 }
 
-// searchPackLayout changes with what a Bible's search packs hold, so
-// that older packs are not reused.
-const searchPackLayout = "books-1" // a base with the Bible's words (publish.NameWords), a part per book with its words
+// searchPartLayout changes with what a book's part of a search index
+// holds, and searchBaseLayout with what a Bible's base holds, so that
+// older packs are not reused.
+const (
+	searchPartLayout = "books-1" // the book's index and its verse words with their counts (publish.NameWords)
+	searchBaseLayout = "base-2"  // the language's synonyms alone (base-1 also held the Bible's words)
+)
 
 // searchIndex publishes a Bible's search index in parts (search.Merge
 // joins them): a pack per book, with the book's index and its verse words
-// with their counts, and a base pack, with the language's synonyms and the
-// Bible's words (what its language's suggestions are made of,
-// languagePacks). A book's part depends on its source alone, so a change
-// in one book writes that book's part and the base, nothing else; an
-// unchanged Bible reuses everything, its words read back from the base.
+// with their counts, and a base pack with the language's synonyms, the
+// same for every Bible of the language. A book's part depends on its
+// source alone, so a change in one book writes that book's part and
+// nothing else of the index; an unchanged Bible reuses everything.
+// The Bible's words (what its language's suggestions are made of,
+// languagePacks) are the sum of its books': a reused book's are read from
+// its part (countWords), a part made now counts them from its text.
 // A book not rendered in this build whose part must be made again (a new
 // index version) gives its text back from its published chapter packs.
 func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.SearchEntry, error) {
@@ -85,28 +92,22 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 	syn := b.synonymsFor(lang)
 	parts := make([]publish.SearchBook, len(books))
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00", search.Version, searchPackLayout, lang, syn)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%q\x00", search.Version, searchPartLayout, searchBaseLayout, lang, syn)
 	for i, j := range books {
 		parts[i] = publish.SearchBook{ID: string(j.id), Source: searchPartSource(lang, j.entry.Source)}
 		fmt.Fprintf(h, "%s\x00", parts[i].Source)
 	}
 	source := hex.EncodeToString(h.Sum(nil)[:16])
-	if prev, ok := b.prevSearch[source]; ok {
-		if words, err := b.publishedWords(ctx, prev.Pack); err == nil {
-			// Every book's words, whether rendered again or not.
-			bj.words = words
-			b.count(func(r *Report) { r.Skipped++ })
-			return &prev, nil
-		}
-		// The previous pack is unreadable: build it afresh.
-	}
 	start := time.Now()
-	fresh := map[int]map[string]int{} // the words of the parts made now
+	prev, unchanged := b.prevSearch[source]
 	for i, j := range books {
-		if prev, ok := b.prevSearchBooks[parts[i].Source]; ok {
-			parts[i].Pack = prev
+		if ref, ok := b.prevSearchBooks[parts[i].Source]; ok && b.countPart(ctx, j, ref) {
+			parts[i].Pack = ref
 			continue
 		}
+		// No part of this book's source, or one whose words cannot be
+		// read: make it.
+		unchanged = false
 		texts := j.texts
 		if texts == nil {
 			var err error
@@ -114,25 +115,27 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 				return nil, fmt.Errorf("build: search index of %d: %s: %w", cb.Meta.ID, j.id, err)
 			}
 		}
-		fresh[i] = wordsOf(texts)
+		words := wordsOf(texts)
+		if !j.counted {
+			bj.addWords(words)
+			j.counted = true
+		}
 		w := publish.NewPackWriter()
 		w.AddRaw(publish.NameSearch, "application/octet-stream", search.BuildPart(lang, search.Verses{Book: j.index, Texts: texts}))
-		w.AddRaw(publish.NameWords, publish.JSON, mustJSON(fresh[i]))
+		w.AddRaw(publish.NameWords, publish.JSON, mustJSON(words))
 		ref, err := b.put(ctx, w, fmt.Sprintf("the search index of Bible %d, %s", cb.Meta.ID, j.id))
 		if err != nil {
 			return nil, err
 		}
 		parts[i].Pack = ref
 	}
-	words, err := b.searchWords(ctx, cb.Meta.ID, parts, fresh)
-	if err != nil {
-		return nil, fmt.Errorf("build: search index of %d: %w", cb.Meta.ID, err)
+	if unchanged {
+		b.count(func(r *Report) { r.Skipped++ })
+		return &prev, nil
 	}
-	bj.words = words
 	w := publish.NewPackWriter()
 	w.AddRaw(publish.NameSearch, "application/octet-stream", search.BuildWith(lang, nil, syn).Encode())
-	w.AddRaw(publish.NameWords, publish.JSON, mustJSON(bj.words))
-	ref, err := b.put(ctx, w, fmt.Sprintf("the search index of Bible %d", cb.Meta.ID))
+	ref, err := b.put(ctx, w, fmt.Sprintf("the search base of Bible %d", cb.Meta.ID))
 	b.count(func(r *Report) { r.SearchBuilt++; r.Search += time.Since(start) })
 	if err != nil {
 		return nil, err
@@ -140,66 +143,46 @@ func (b *builder) searchIndex(ctx context.Context, bj *bibleJob) (*publish.Searc
 	return &publish.SearchEntry{Source: source, Pack: ref, Books: parts}, nil
 }
 
-// searchWords returns a Bible's verse words with their counts: the
-// previous build's, less those of the parts that went and plus those of
-// the parts made now (fresh, by index in parts), which reads two objects
-// for a one-book change; or, without a previous build's, the sum of every
-// part's.
-func (b *builder) searchWords(ctx context.Context, id int32, parts []publish.SearchBook, fresh map[int]map[string]int) (map[string]int, error) {
-	add := func(to, from map[string]int, sign int) {
-		for w, n := range from {
-			if to[w] += sign * n; to[w] <= 0 {
-				delete(to, w)
-			}
-		}
+// countWords adds a finished book's words to its Bible's: a rendered
+// book's, counted from its text, or a reused book's, read from its part
+// of the previous build's search index. Reading them here spreads the
+// reads over the workers; a book left uncounted (no such part, or one
+// that cannot be read) is counted by searchIndex.
+func (b *builder) countWords(ctx context.Context, j *bookJob) {
+	if j.words != nil {
+		j.bible.addWords(j.words)
+		j.counted, j.words = true, nil
+		return
 	}
-	if prev, ok := b.prevSearchOf[id]; ok && len(prev.Books) > 0 {
-		if words, err := b.publishedWords(ctx, prev.Pack); err == nil {
-			kept := map[string]bool{}
-			for _, p := range parts {
-				kept[p.Source] = true
-			}
-			for _, p := range prev.Books {
-				if !kept[p.Source] {
-					old, err := b.publishedWords(ctx, p.Pack)
-					if err != nil {
-						words = nil
-						break
-					}
-					add(words, old, -1)
-				}
-			}
-			if words != nil {
-				for _, f := range fresh {
-					add(words, f, 1)
-				}
-				return words, nil
-			}
-		}
-		// The previous build's words are unreadable: count them afresh.
+	if ref, ok := b.prevSearchBooks[searchPartSource(j.bible.bible.Meta.LanguageTag, j.entry.Source)]; ok {
+		b.countPart(ctx, j, ref)
 	}
-	words := map[string]int{}
-	for i, p := range parts {
-		f, ok := fresh[i]
-		if !ok {
-			var err error
-			if f, err = b.publishedWords(ctx, p.Pack); err != nil {
-				return nil, err
-			}
-		}
-		add(words, f, 1)
+}
+
+// countPart makes sure book j's words are in its Bible's, reading them
+// from the book's published part of the search index when they are not
+// yet: false when they cannot be read.
+func (b *builder) countPart(ctx context.Context, j *bookJob, ref publish.PackRef) bool {
+	if j.counted {
+		return true
 	}
-	return words, nil
+	words, err := b.publishedWords(ctx, ref)
+	if err != nil {
+		return false
+	}
+	j.bible.addWords(words)
+	j.counted = true
+	return true
 }
 
 // searchPartSource is the source hash of a book's part of a search index.
 func searchPartSource(lang, bookSource string) string {
-	h := sha256.Sum256([]byte(search.Version + "\x00" + searchPackLayout + "\x00" + lang + "\x00" + bookSource))
+	h := sha256.Sum256([]byte(search.Version + "\x00" + searchPartLayout + "\x00" + lang + "\x00" + bookSource))
 	return hex.EncodeToString(h[:16])
 }
 
-// publishedWords reads the words of a published search pack (a Bible's
-// base or a book's part), by range: the index beside them is of no use here.
+// publishedWords reads the words of a book's published part of a search
+// index, by range: the index beside them is of no use here.
 func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
 	st := b.opt.Store
 	p, err := publish.LoadPackHeader(ctx, st, ref, 4096)
@@ -214,8 +197,67 @@ func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[
 	if err != nil {
 		return nil, err
 	}
+	return decodeWords(body)
+}
+
+// decodeWords decodes a words entry, a JSON object of word → count. It
+// reads the shape the build writes (mustJSON of a map[string]int: no
+// spaces, no escapes in most words) without reflection, several times
+// faster than encoding/json over the thousands of parts a rebuild of a
+// catalogue reads, and leaves anything else to encoding/json.
+func decodeWords(body []byte) (map[string]int, error) {
+	if words, ok := scanWords(body); ok {
+		return words, nil
+	}
 	words := map[string]int{}
 	return words, publish.DecodeEntry(publish.NameWords, body, &words)
+}
+
+// scanWords is decodeWords' fast path: false for anything but an object
+// of plain strings (valid UTF-8, no escape or control character) to
+// decimal counts of up to 18 digits, which encoding/json then reads.
+func scanWords(b []byte) (map[string]int, bool) {
+	if len(b) < 2 || b[0] != '{' {
+		return nil, false
+	}
+	words := make(map[string]int, len(b)/12) // `"word":12,` and the like
+	i := 1
+	if b[i] == '}' {
+		return words, len(b) == 2
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' || b[j] < 0x20 {
+				return nil, false
+			}
+			j++
+		}
+		if j+2 >= len(b) || b[j+1] != ':' {
+			return nil, false
+		}
+		key := b[i+1 : j]
+		i = j + 2
+		n, k := 0, i
+		for k < len(b) && k-i < 18 && '0' <= b[k] && b[k] <= '9' {
+			n = n*10 + int(b[k]-'0')
+			k++
+		}
+		if k == i || k == len(b) || b[i] == '0' && k-i > 1 || !utf8.Valid(key) {
+			return nil, false
+		}
+		words[string(key)] = n
+		switch i = k + 1; b[k] {
+		case ',':
+		case '}':
+			return words, i == len(b)
+		default:
+			return nil, false
+		}
+	}
 }
 
 // publishedTexts reads a reused book's verse texts from its chapter packs.

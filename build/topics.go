@@ -103,7 +103,9 @@ func (bj *bibleJob) addWords(words map[string]int) {
 	bj.mu.Lock()
 	defer bj.mu.Unlock()
 	if bj.words == nil {
-		bj.words = map[string]int{}
+		// Books come largest first: a Bible has a few times the
+		// distinct words of its largest book.
+		bj.words = make(map[string]int, 4*len(words))
 	}
 	for w, n := range words {
 		bj.words[w] += n

@@ -78,12 +78,15 @@ func TestCacheAccounting(t *testing.T) {
 	}
 	e := newCatalogEdge(t, nil)
 	var ctx fasthttp.RequestCtx
-	get := func(uri string) {
+	get := func(uri string, ae ...string) {
 		ctx.Request.Reset()
 		ctx.Response.Reset()
 		ctx.Request.SetRequestURI(uri)
 		ctx.Request.Header.SetMethod("GET")
 		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		if len(ae) > 0 {
+			ctx.Request.Header.Set("Accept-Encoding", ae[0])
+		}
 		e.srv.Handler(&ctx)
 		if ctx.Response.StatusCode() != fasthttp.StatusOK {
 			t.Fatalf("%s: %d %s", uri, ctx.Response.StatusCode(), ctx.Response.Body())
@@ -101,11 +104,17 @@ func TestCacheAccounting(t *testing.T) {
 	}
 
 	e.srv.composed.Clear()
+	// A range is composed in the coding its first request gets; a third
+	// of them are asked for again and get the others.
 	n := 0
 	for i := range verses {
 		for k := i + 1; k < len(verses); k++ {
 			for _, q := range []string{"", "?format=html", "?format=html&include_headings=true"} {
-				get(fmt.Sprintf("/v1/bibles/9001/passages/JHN.%s-%s%s", verses[i], verses[k], q))
+				uri := fmt.Sprintf("/v1/bibles/9001/passages/JHN.%s-%s%s", verses[i], verses[k], q)
+				get(uri, []string{"br, gzip", "gzip", "identity"}[n%3])
+				if n%3 == 1 {
+					get(uri, "br")
+				}
 				n++
 			}
 		}

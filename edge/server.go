@@ -30,7 +30,6 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/paging"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/searchapi"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -159,7 +158,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	packs    *packs.Packs
-	composed *cache.LRU[*represent.Resource]
+	composed *cache.LRU[*compose.Answer]
 	searched *cache.LRU[*compose.Answer] // search answers (edge/internal/searchapi)
 	compute  *compose.Computations       // the bound on answers composed on demand
 	authz    *authz.Authz
@@ -256,7 +255,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:          cfg,
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
-		composed:     cache.New[*represent.Resource](cfg.ComposeCacheBytes),
+		composed:     cache.New[*compose.Answer](cfg.ComposeCacheBytes),
 		searched:     cache.New[*compose.Answer](cfg.ComposeCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,

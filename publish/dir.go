@@ -153,26 +153,37 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	p, err := d.path(key)
-	if err != nil {
-		return nil, err
-	}
-	if off < 0 || n < 0 {
+	if n < 0 {
 		return nil, fmt.Errorf("get %s: negative range", key)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
-		}
+	if err := d.ReadRange(ctx, key, off, buf); err != nil {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// ReadRange reads len(b) bytes of key at off into b (RangeReader).
+func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if off < 0 {
+		return fmt.Errorf("get %s: negative range", key)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(b, off); err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
+		}
+		return err
+	}
+	return nil
 }
 
 func (d *Dir) Stat(ctx context.Context, key string) (int64, error) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/bibleplatform/platform/bible"
@@ -61,6 +62,19 @@ func (e *SearchEntry) Packs(fn func(r *PackRef)) {
 	for k := range e.Books {
 		fn(&e.Books[k].Pack)
 	}
+}
+
+// Modified is when the index last changed: the latest of its packs'.
+// The base is shared by the Bibles of a language and stays as a book's
+// text changes: its own time alone would be too early.
+func (e *SearchEntry) Modified() time.Time {
+	mod := e.Pack.Modified
+	for k := range e.Books {
+		if m := e.Books[k].Pack.Modified; m.After(mod) {
+			mod = m
+		}
+	}
+	return mod
 }
 
 // SearchBook is one book's part of a Bible's search index.
@@ -189,17 +203,9 @@ func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	n, err := packHeaderLen(b)
+	b, end, err := headerRest(ctx, s, ref, b)
 	if err != nil {
 		return nil, err
-	}
-	end := min(int64(packHeaderPrefix)+n, ref.Size)
-	if got := int64(len(b)); end > got {
-		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b[:got:got], rest...)
 	}
 	if end < int64(len(b)) {
 		// The decoded header keeps its buffer (the names): not the
@@ -207,4 +213,47 @@ func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pa
 		b = bytes.Clone(b[:end])
 	}
 	return decodePackHeaderOf(b, ref.Size)
+}
+
+// probes are LoadHeader's buffers: a header held as read is copied out of
+// its probe, so the probe is reused rather than allocated for each pack.
+var probes sync.Pool // *[]byte
+
+// LoadHeader reads a pack's header as LoadPackHeader does, held as read
+// (Header): what an edge keeps of the many packs it reads by ranges.
+func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header, error) {
+	bp, _ := probes.Get().(*[]byte)
+	if bp == nil || int64(cap(*bp)) < probe {
+		b := make([]byte, probe)
+		bp = &b
+	}
+	defer probes.Put(bp)
+	b := (*bp)[:max(min(ref.Size, probe), 0)]
+	if err := ReadRange(ctx, s, ref.Key, 0, b); err != nil {
+		return Header{}, err
+	}
+	b, _, err := headerRest(ctx, s, ref, b)
+	if err != nil {
+		return Header{}, err
+	}
+	return NewHeader(b, ref.Size)
+}
+
+// headerRest reads the rest of a pack's header after its first bytes b,
+// when it is longer: b then holds at least up to the end of the header
+// (end) unless the pack is shorter.
+func headerRest(ctx context.Context, s Store, ref PackRef, b []byte) (_ []byte, end int64, err error) {
+	n, err := packHeaderLen(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	end = min(int64(packHeaderPrefix)+n, ref.Size)
+	if got := int64(len(b)); end > got {
+		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
+		if err != nil {
+			return nil, 0, err
+		}
+		b = append(b[:got:got], rest...)
+	}
+	return b, end, nil
 }

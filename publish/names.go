@@ -10,8 +10,8 @@ import (
 // edge that reads them.
 //
 // Bible pack:   "bible", "index", "bridges", "books", "books/<canon>", "versification"
-// Search pack:  "search"
-// Book pack:    "book", "bridges", "chapters", "passage/INTRO/<variant>", "warnings", "words"
+// Search pack:  "search" (a Bible's base), "search", "words" (a book's part)
+// Book pack:    "book", "bridges", "chapters", "passage/INTRO/<variant>", "warnings"
 // Chapter pack: "chapter", "verses", "verse/<id>", "passage/<variant>",
 //
 //	"passage/<verse>/<variant>", "segments"
@@ -34,11 +34,11 @@ const (
 	// NameSearch is the index entry of a Bible's search pack: the object
 	// search.Decode reads. Internal: never served as is.
 	NameSearch = "search"
-	// NameWords is the other entry of a Bible's search pack: its verse
-	// words as written, with their counts ({"love": 310, …}), what a
-	// build derives a language's suggestion vocabulary from without
-	// rendering unchanged Bibles again. Internal. (Book packs of builds
-	// before render-5 hold their book's.)
+	// NameWords is the other entry of a book's part of a search index:
+	// the book's verse words as written, with their counts ({"love": 310,
+	// …}), which a build sums into a language's suggestion vocabulary
+	// without rendering unchanged books again. Internal. (Search bases
+	// before base-2 and book packs before render-5 hold them too.)
 	NameWords = "words"
 	// NameVersification is in a Bible's pack: the Bible's versification
 	// compiled by versification.Encode (the verse counts and its mapping

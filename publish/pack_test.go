@@ -94,6 +94,30 @@ func TestLoadPackHeader(t *testing.T) {
 	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10); err == nil {
 		t.Error("a header past the pack's size accepted")
 	}
+	// Held as read, from a store that reads into the caller's buffer and
+	// from one that does not.
+	for _, st := range []Store{s, struct{ Store }{s}} {
+		for _, probe := range []int64{int64(packHeaderPrefix), 64 << 10, 16} {
+			h, err := LoadHeader(ctx, st, ref, probe)
+			if err != nil {
+				t.Fatalf("%T, probe %d: %v", st, probe, err)
+			}
+			if h.BodyOffset() != whole.BodyOffset() || h.Len() != whole.Len() {
+				t.Errorf("%T, probe %d: %d entries at %d, want %d at %d", st, probe, h.Len(), h.BodyOffset(), whole.Len(), whole.BodyOffset())
+			}
+			for i := range whole.Len() {
+				if e, ok := h.Entry(whole.Name(i)); !ok || !reflect.DeepEqual(e, whole.At(i)) {
+					t.Errorf("%T, probe %d: Entry(%q) = %+v, %v", st, probe, whole.Name(i), e, ok)
+				}
+			}
+		}
+		if _, err := LoadHeader(ctx, st, PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10); err == nil {
+			t.Errorf("%T: a header past the pack's size accepted", st)
+		}
+		if _, err := LoadHeader(ctx, st, PackRef{Key: ref.Key, Size: int64(len(data)) + 1}, 64<<10); err == nil {
+			t.Errorf("%T: a read past the pack's end accepted", st)
+		}
+	}
 }
 
 // TestPackHeaderChecks: a header naming an entry twice, or holding an ETag

@@ -86,63 +86,136 @@ func (r *headerReader) bytes(n uint64, what string) int {
 	return at
 }
 
-// strings reads a table of at most 256 strings of at most maxLen bytes.
-func (r *headerReader) strings(maxLen uint64, what string) []string {
+// table checks a table of at most 256 strings of at most maxLen bytes,
+// returning how many it holds.
+func (r *headerReader) table(maxLen uint64, what string) int {
 	n := r.uint(math.MaxUint8+1, what)
-	n = min(n, uint64(len(r.b)-r.pos)) // each takes a byte at least
-	out := make([]string, 0, n)
 	for range n {
-		l := r.uint(maxLen, what)
-		at := r.bytes(l, what)
+		r.bytes(r.uint(maxLen, what), what)
 		if r.err != nil {
-			return nil
+			return 0
 		}
-		out = append(out, string(r.b[at:at+int(l)]))
+	}
+	return int(n)
+}
+
+// tableString is the i-th string of the checked table at h[at:], without
+// copying.
+func tableString(h []byte, at, i int) []byte {
+	_, k := binary.Uvarint(h[at:])
+	at += k
+	for ; ; i-- {
+		l, k := binary.Uvarint(h[at:])
+		at += k
+		if i == 0 {
+			return h[at : at+int(l)]
+		}
+		at += int(l)
+	}
+}
+
+// tableStrings copies the n strings of the checked table at h[at:].
+func tableStrings(h []byte, at, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(tableString(h, at, i))
 	}
 	return out
 }
 
-// decodeHeader decodes a binary header. The pack's names stay in h.
-func decodeHeader(h []byte) (*Pack, error) {
-	r := &headerReader{b: h}
-	p := &Pack{strs: h}
-	p.types = r.strings(math.MaxUint8, "content types")
-	p.codings = r.strings(maxCoding, "content codings")
-	// An entry takes 15 bytes at least and a rep 3: what the header can
-	// hold bounds what is allocated before it is read.
-	n := r.uint(uint64(len(h))/15, "entries")
-	p.ents = make([]entryRec, 0, n)
-	p.reps = make([]repRec, 0, min(3*n, uint64(len(h))/3))
-	for range n {
-		var e entryRec
-		l := r.uint(math.MaxUint16, "name length")
-		e.name, e.nameN = uint32(r.bytes(l, "name")), uint16(l)
-		e.typ = uint8(r.uint(uint64(max(len(p.types)-1, 0)), "type"))
-		copy(e.tag[:], h[r.bytes(etagHash, "entity tag"):])
-		e.nReps = uint8(r.uint(math.MaxUint8, "representations"))
-		e.rep = uint32(len(p.reps))
-		for range e.nReps {
-			c := r.uint(uint64(max(len(p.codings)-1, 0)), "coding")
-			off := r.uint(math.MaxUint32, "offset")
-			ln := r.uint(math.MaxUint32, "length")
-			p.reps = append(p.reps, repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)})
-		}
-		if r.err != nil {
-			return nil, r.err
-		}
-		if len(p.types) == 0 || e.nReps > 0 && len(p.codings) == 0 {
-			return nil, fmt.Errorf("%w: an entry without a type or coding table", errHeader)
-		}
-		p.ents = append(p.ents, e)
-		if k := len(p.ents) - 1; k > 0 && p.Name(k-1) >= p.Name(k) {
-			return nil, fmt.Errorf("%w: entry %q after %q (names sorted, each once)", errHeader, p.Name(k), p.Name(k-1))
-		}
+// headerScan walks a binary header once, checking all of it (the format's
+// rules above): init reads the tables and the entry count, each next one
+// entry (into e and reps), and err says whether the header was sound once
+// next has returned false. Both decoded forms (Pack, Header) are made by
+// it, so that they refuse the same headers.
+type headerScan struct {
+	r                headerReader
+	nTypes, nCodings int
+	codingsAt        int    // where the codings table starts
+	n, left          uint64 // entries, and how many are left to read
+	at               int    // where the entry next read starts
+	prev             []byte // the name of the entry read before
+	e                entryRec
+	reps             [math.MaxUint8]repRec // e's, reps[:e.nReps]
+}
+
+func (s *headerScan) init(h []byte) {
+	s.r = headerReader{b: h}
+	s.nTypes = s.r.table(math.MaxUint8, "content types")
+	s.codingsAt = s.r.pos
+	s.nCodings = s.r.table(maxCoding, "content codings")
+	// An entry takes 15 bytes at least: what the header can hold bounds
+	// what is allocated for its entries before they are read.
+	s.n = s.r.uint(uint64(len(h))/15, "entries")
+	s.left = s.n
+}
+
+// next reads the next entry; false at the end of the entries or at the
+// first error.
+func (s *headerScan) next() bool {
+	r := &s.r
+	if r.err != nil || s.left == 0 {
+		return false
+	}
+	s.left--
+	s.at = r.pos
+	e := &s.e
+	l := r.uint(math.MaxUint16, "name length")
+	e.name, e.nameN = uint32(r.bytes(l, "name")), uint16(l)
+	e.typ = uint8(r.uint(uint64(max(s.nTypes-1, 0)), "type"))
+	copy(e.tag[:], r.b[r.bytes(etagHash, "entity tag"):])
+	e.nReps = uint8(r.uint(math.MaxUint8, "representations"))
+	for k := range e.nReps {
+		c := r.uint(uint64(max(s.nCodings-1, 0)), "coding")
+		off := r.uint(math.MaxUint32, "offset")
+		ln := r.uint(math.MaxUint32, "length")
+		s.reps[k] = repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)}
 	}
 	if r.err != nil {
-		return nil, r.err
+		return false
 	}
-	if r.pos != len(h) {
-		return nil, fmt.Errorf("%w: %d bytes after the last entry", errHeader, len(h)-r.pos)
+	if s.nTypes == 0 || e.nReps > 0 && s.nCodings == 0 {
+		r.err = fmt.Errorf("%w: an entry without a type or coding table", errHeader)
+		return false
+	}
+	name := r.b[e.name : e.name+uint32(e.nameN)]
+	if s.left+1 < s.n && string(s.prev) >= string(name) {
+		r.err = fmt.Errorf("%w: entry %q after %q (names sorted, each once)", errHeader, name, s.prev)
+		return false
+	}
+	s.prev = name
+	return true
+}
+
+// err is the header's first fault, once next has returned false.
+func (s *headerScan) err() error {
+	r := &s.r
+	if r.err == nil && r.pos != len(r.b) {
+		r.err = fmt.Errorf("%w: %d bytes after the last entry", errHeader, len(r.b)-r.pos)
+	}
+	return r.err
+}
+
+// decodeHeader decodes a binary header. The pack's names stay in h.
+func decodeHeader(h []byte) (*Pack, error) {
+	var s headerScan
+	s.init(h)
+	p := &Pack{strs: h}
+	if s.r.err == nil {
+		p.types = tableStrings(h, 0, s.nTypes)
+		p.codings = tableStrings(h, s.codingsAt, s.nCodings)
+	}
+	p.ents = make([]entryRec, 0, s.n)
+	// A rep takes 3 bytes at least.
+	p.reps = make([]repRec, 0, min(3*s.n, uint64(len(h))/3))
+	for s.next() {
+		e := s.e
+		e.rep = uint32(len(p.reps))
+		p.reps = append(p.reps, s.reps[:e.nReps]...)
+		p.ents = append(p.ents, e)
+	}
+	if err := s.err(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

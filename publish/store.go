@@ -8,6 +8,7 @@ package publish
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
@@ -35,6 +36,32 @@ type Store interface {
 	// SetCurrent moves the current pointer. It is atomic: readers see
 	// the old id or the new one.
 	SetCurrent(ctx context.Context, build string) error
+}
+
+// RangeReader is a Store that reads a range into the caller's buffer (a
+// directory store), so that a reader of many short-lived ranges (an edge
+// reading pack headers) need not allocate each.
+type RangeReader interface {
+	// ReadRange reads len(b) bytes at off into b. Reading past the end is
+	// an error.
+	ReadRange(ctx context.Context, key string, off int64, b []byte) error
+}
+
+// ReadRange reads len(b) bytes of key at off into b: in place from a
+// RangeReader, else by GetRange and a copy.
+func ReadRange(ctx context.Context, s Store, key string, off int64, b []byte) error {
+	if rr, ok := s.(RangeReader); ok {
+		return rr.ReadRange(ctx, key, off, b)
+	}
+	got, err := s.GetRange(ctx, key, off, int64(len(b)))
+	if err != nil {
+		return err
+	}
+	if len(got) != len(b) {
+		return fmt.Errorf("get %s [%d,+%d): %d bytes", key, off, len(b), len(got))
+	}
+	copy(b, got)
+	return nil
 }
 
 // ErrBadKey is returned for a key that is not well-formed.

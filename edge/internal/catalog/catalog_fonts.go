@@ -181,12 +181,12 @@ func (s *Routes) fontStylesheet(ctx *fasthttp.RequestCtx, c *catalog, id []byte)
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	key := "catalog-css/" + hex.EncodeToString(sum[:16])
-	res, hit := s.composed.Get(key)
+	a, hit := s.composed.Get(key)
 	if !hit {
-		res = compose.NewResource([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, compose.Kept)
-		s.composed.Add(key, res, res.Size())
+		a = compose.NewComplete([]byte(b.String()), "text/css; charset=utf-8", c.fontMod, compose.Kept)
+		s.composed.Add(key, a, a.Size())
 	}
-	represent.Serve(ctx, res, private)
+	represent.Serve(ctx, a.Resource(), private)
 }
 
 // cssString quotes s as a CSS string (CSS Syntax §4.3.5 escapes).

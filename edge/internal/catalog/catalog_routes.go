@@ -43,7 +43,7 @@ type Routes struct {
 	log        *slog.Logger
 	authz      *authz.Authz
 	packs      *packs.Packs
-	composed   *cache.LRU[*represent.Resource]
+	composed   *cache.LRU[*compose.Answer]
 	compute    *compose.Computations // bounds the answers composed on demand
 	publicURL  string                // scheme and host of absolute URLs (font sources); "": the request's
 	pageTokens paging.Tokens         // seals the collections' page tokens
@@ -55,7 +55,7 @@ type Config struct {
 	Log      *slog.Logger
 	Authz    *authz.Authz
 	Packs    *packs.Packs
-	Composed *cache.LRU[*represent.Resource]
+	Composed *cache.LRU[*compose.Answer]
 	Compute  *compose.Computations
 	// PublicURL is the scheme and host of absolute URLs (font sources);
 	// "": the request's own, as a trusted proxy reports it.
@@ -253,14 +253,14 @@ func deprecated(ctx *fasthttp.RequestCtx) {
 // serveComposed serves a body composed from the catalogue with the edge's
 // HTTP semantics. Encoded forms are cached by the hash of the body, so the
 // same answer is compressed once however it was asked for.
-func serveComposed(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], body []byte, mod time.Time, private, byLanguage bool) {
+func serveComposed(ctx *fasthttp.RequestCtx, composed *cache.LRU[*compose.Answer], body []byte, mod time.Time, private, byLanguage bool) {
 	serveComposedAs(ctx, composed, "", body, mod, private, byLanguage)
 }
 
 // serveComposedAs is serveComposed that also remembers the answer under a
 // request key (see requestKey), for answers that cost more to compose than
 // to look up.
-func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
+func serveComposedAs(ctx *fasthttp.RequestCtx, composed *cache.LRU[*compose.Answer], reqKey string, body []byte, mod time.Time, private, byLanguage bool) {
 	compose.Serve(ctx, composed, reqKey, body, mod, catalogCache, private)
 	if byLanguage {
 		ctx.Response.Header.SetCanonical(respond.HdrVary, valVaryLanguage)
@@ -291,8 +291,8 @@ func requestKey(route string, c *catalog, prefs lang.Preferences, p paging.Page,
 }
 
 // serveRemembered serves an answer stored under a request key.
-func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private, byLanguage bool) bool {
-	if !compose.Remembered(ctx, composed, reqKey, private) {
+func serveRemembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*compose.Answer], reqKey string, private, byLanguage bool) bool {
+	if !compose.ServeRemembered(ctx, composed, reqKey, private) {
 		return false
 	}
 	if byLanguage {

@@ -16,7 +16,8 @@ import (
 
 // Answer is a composed answer that is compressed in a coding only when a
 // request gets that coding: a search answer, computed for a query the
-// answer cache does not hold. Most such answers are served once (the long
+// answer cache does not hold, or a verse range the composed cache does
+// not hold (ServeFirst). Most such answers are served once (the long
 // tail of rare queries, or every query when the cache is small), and
 // compressing one in both brotli and gzip cost as much as a third of
 // computing it. The request that computes an answer has it compressed
@@ -78,6 +79,16 @@ func (a *Answer) ServeNew(ctx *fasthttp.RequestCtx, private bool) {
 	represent.Serve(ctx, a.res.Load(), private)
 }
 
+// ServeFirst is ServeNew for an answer that stands for a resource of the
+// edge's own (a composed verse range): compressed in the coding the
+// request gets whatever its length, so that its first request gets the
+// bytes, headers and tag that NewResource's every coding would give it.
+// The codings no request has asked for are not made.
+func (a *Answer) ServeFirst(ctx *fasthttp.RequestCtx, private bool) {
+	a.makeNegotiated(ctx)
+	represent.Serve(ctx, a.res.Load(), private)
+}
+
 // makeNegotiated makes the coding ctx's request gets, if it is not made:
 // the one it prefers, then, if that does not gain, the next.
 func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) {
@@ -100,7 +111,7 @@ func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) {
 // first time gets them now, and its entry grows by them.
 func ServeRemembered(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
 	a, ok := answers.Get(key)
-	return ok && a.serveKept(ctx, answers, key, private)
+	return ok && a.ServeKept(ctx, answers, key, private)
 }
 
 // ServeFound is ServeRemembered for a key in bytes, looked up without
@@ -108,11 +119,14 @@ func ServeRemembered(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key 
 // through Computations.Serve, whose look in the cache counts it.
 func ServeFound(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key []byte, private bool) bool {
 	a, ok := answers.Find(key)
-	return ok && a.serveKept(ctx, answers, respond.UnsafeString(key), private)
+	return ok && a.ServeKept(ctx, answers, respond.UnsafeString(key), private)
 }
 
-// serveKept serves a, kept in answers under key (which it does not keep).
-func (a *Answer) serveKept(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
+// ServeKept serves a, found in answers under key (which it does not keep),
+// as ServeRemembered does, for a caller that decides between finding an
+// answer and serving it; it reports false, having served nothing, for a
+// nil answer.
+func (a *Answer) ServeKept(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
 	if a == nil {
 		return false
 	}

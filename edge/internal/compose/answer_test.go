@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -236,5 +237,74 @@ func TestAnswerRememberedAllocs(t *testing.T) {
 	}
 	if least != 0 {
 		t.Errorf("%v allocations per answer from the cache, want 0", least)
+	}
+}
+
+// An answer served first by ServeFirst (a composed range) gives every
+// request, the first and those from the cache after it, the status,
+// headers and bytes NewResource's every coding gives it, however short
+// the body; only the codings asked for are made.
+func TestAnswerServeFirst(t *testing.T) {
+	mod := time.Unix(1e9, 0)
+	serve := func(f func(*fasthttp.RequestCtx), method, ae string, headers ...string) *fasthttp.RequestCtx {
+		ctx := new(fasthttp.RequestCtx)
+		ctx.Request.Header.SetMethod(method)
+		ctx.Request.SetRequestURI("/v1/bibles/1/passages/JHN.3.16-18")
+		if ae != "" {
+			ctx.Request.Header.Set("Accept-Encoding", ae)
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			ctx.Request.Header.Set(headers[i], headers[i+1])
+		}
+		f(ctx)
+		return ctx
+	}
+	same := func(name string, got, want *fasthttp.RequestCtx) {
+		t.Helper()
+		if got.Response.StatusCode() != want.Response.StatusCode() || !bytes.Equal(got.Response.Body(), want.Response.Body()) {
+			t.Errorf("%s: %d, %d bytes; want %d, %d bytes", name, got.Response.StatusCode(), len(got.Response.Body()),
+				want.Response.StatusCode(), len(want.Response.Body()))
+		}
+		if g, w := got.Response.Header.String(), want.Response.Header.String(); g != w {
+			t.Errorf("%s: headers\n%s\nwant\n%s", name, g, w)
+		}
+	}
+	for _, body := range [][]byte{answerBody, answerBody[:200], []byte(`{}`)} {
+		eager := NewResource(body, publish.JSON, mod, Kept)
+		tag := func(c int) string { return string(eager.Reps[c].ETag()) }
+		for _, first := range []struct {
+			method, ae string
+			headers    []string
+			wantMade   uint32
+		}{
+			{"GET", "br, gzip", nil, 1<<represent.CodingIdentity | 1<<represent.CodingBrotli},
+			{"GET", "gzip", nil, 1<<represent.CodingIdentity | 1<<represent.CodingGzip},
+			{"GET", "", nil, 1 << represent.CodingIdentity},
+			{"HEAD", "br", nil, 1<<represent.CodingIdentity | 1<<represent.CodingBrotli},
+			{"GET", "br", []string{"If-None-Match", tag(represent.CodingBrotli)}, 1<<represent.CodingIdentity | 1<<represent.CodingBrotli},
+			{"GET", "gzip", []string{"Range", "bytes=0-9"}, 1<<represent.CodingIdentity | 1<<represent.CodingGzip},
+		} {
+			name := fmt.Sprintf("%d bytes, first %s %q %v", len(body), first.method, first.ae, first.headers)
+			a := NewAnswer(bytes.Clone(body), publish.JSON, mod, Kept)
+			got := serve(func(ctx *fasthttp.RequestCtx) { a.ServeFirst(ctx, false) }, first.method, first.ae, first.headers...)
+			want := serve(func(ctx *fasthttp.RequestCtx) { represent.Serve(ctx, eager, false) }, first.method, first.ae, first.headers...)
+			same(name, got, want)
+			if len(body) >= 200 && a.tried.Load() != first.wantMade {
+				t.Errorf("%s: made %03b, want %03b", name, a.tried.Load(), first.wantMade)
+			}
+			answers := cache.New[*Answer](1 << 20)
+			answers.Add("k", a, a.Size())
+			for _, then := range []struct{ ae, inm string }{
+				{"gzip", ""}, {"br", ""}, {"", ""}, {"gzip", tag(represent.CodingGzip)}, {"br", tag(represent.CodingIdentity)},
+			} {
+				var h []string
+				if then.inm != "" {
+					h = []string{"If-None-Match", then.inm}
+				}
+				got := serve(func(ctx *fasthttp.RequestCtx) { a.ServeKept(ctx, answers, "k", false) }, "GET", then.ae, h...)
+				want := serve(func(ctx *fasthttp.RequestCtx) { represent.Serve(ctx, eager, false) }, "GET", then.ae, h...)
+				same(name+fmt.Sprintf(", then %q %q", then.ae, then.inm), got, want)
+			}
+		}
 	}
 }

@@ -55,12 +55,18 @@ var (
 // published one: identity plus each coding that is smaller, a strong ETag
 // per coding in the build's form, served as ctype.
 func NewResource(body []byte, ctype string, mod time.Time, c *Codecs) *represent.Resource {
+	return NewComplete(body, ctype, mod, c).Resource()
+}
+
+// NewComplete is NewResource's body as an answer, for a cache of answers:
+// every coding made at once, so that serving it is a lookup.
+func NewComplete(body []byte, ctype string, mod time.Time, c *Codecs) *Answer {
 	// The cache keeps these bodies for as long as the answer is asked
 	// for: a copy of exactly its length, so the spare capacity of the
 	// caller's growing buffer goes with it.
 	a := NewAnswer(bytes.Clone(body), ctype, mod, c)
 	a.complete()
-	return a.Resource()
+	return a
 }
 
 // validatorSum is the hash a composed body's entity tags are made of
@@ -110,35 +116,26 @@ func (c *Codecs) gzip(body []byte) []byte {
 // Serve serves a JSON body composed on demand with the edge's HTTP
 // semantics and Cache-Control cc. Encoded forms are kept in composed by
 // the hash of the body, so the same answer is compressed once however it
-// was asked for; reqKey, when not "", also names the answer for
-// Remembered, for answers that cost more to compose than to look up.
-func Serve(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, body []byte, mod time.Time, cc string, private bool) {
+// was asked for; reqKey, when not "", also names the answer, for answers
+// that cost more to compose than to look up: ServeRemembered serves it
+// again under reqKey.
+func Serve(ctx *fasthttp.RequestCtx, composed *cache.LRU[*Answer], reqKey string, body []byte, mod time.Time, cc string, private bool) {
 	sum := sha256.Sum256(append([]byte(cc+"\x00"), body...))
 	key := "catalog/" + hex.EncodeToString(sum[:16])
-	res, ok := composed.Get(key)
+	a, ok := composed.Get(key)
 	if !ok {
-		res = NewResource(body, publish.JSON, mod, Kept)
-		composed.Add(key, res, res.Size())
+		a = NewComplete(body, publish.JSON, mod, Kept)
+		composed.Add(key, a, a.Size())
 	}
 	if reqKey != "" {
-		// The resource is shared with the content key: count only the
-		// entry itself.
-		composed.Add(reqKey, res, 0)
+		// The answer is shared with the content key, and complete (it
+		// does not grow): count only the entry itself.
+		composed.Add(reqKey, a, 0)
 	}
-	represent.Serve(ctx, res, private)
+	represent.Serve(ctx, a.Resource(), private)
 	if !private && cc != represent.CachePublic {
 		ctx.Response.Header.Set("Cache-Control", cc)
 	}
-}
-
-// Remembered serves the answer kept under reqKey, if there is one.
-func Remembered(ctx *fasthttp.RequestCtx, composed *cache.LRU[*represent.Resource], reqKey string, private bool) bool {
-	res, ok := composed.Get(reqKey)
-	if !ok {
-		return false
-	}
-	represent.Serve(ctx, res, private)
-	return true
 }
 
 // NoContent is the spec's 204: nothing matches, no body.

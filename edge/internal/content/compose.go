@@ -47,49 +47,61 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 	return append(dst, publish.Variant(html, headings, notes)...)
 }
 
-// composeRange answers a verse range (or a list of passages) that was not pre-rendered by putting
-// together the pre-rendered segments of its verses, and caches the answer
-// under key (composedKey). The caller has looked the key up already.
+// composeRange answers a verse range (or a list of passages) that was not
+// pre-rendered by putting together the pre-rendered segments of its
+// verses, and caches the answer under key (composedKey). The caller has
+// looked the key up already. Only the coding the request gets is made
+// (compose.Answer): most ranges of a large catalogue are asked for once,
+// and one asked for again gets its other codings then.
 func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
 	if !html {
 		headings, notes = false, false // passage rule 1
 	}
-	res, err := s.ComposeRefs(ctx, bv, refs, html, headings, notes)
+	body, mod, err := s.passageBody(ctx, bv, refs, html, headings, notes)
 	if err != nil {
 		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)
 		return
 	}
-	s.composed.Add(key, res, res.Size())
-	represent.Serve(ctx, res, private)
+	a := compose.NewAnswer(body, publish.JSON, mod, compose.Kept)
+	a.ServeFirst(ctx, private)
+	s.composed.Add(key, a, a.Size())
 }
 
-// Compose puts a range together. Its error is a *problem.Problem for the client,
-// or an internal error (the caller logs it and answers 503).
+// Compose puts a range together, in every coding. Its error is a
+// *problem.Problem for the client, or an internal error (the caller logs
+// it and answers 503).
 func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
-	return s.ComposeRefs(ctx, bv, []bible.Ref{r}, html, headings, notes)
-}
-
-// ComposeRefs puts the passages refs together as one passage, in order:
-// its id is theirs joined by ',', its reference theirs joined by "; ",
-// and its content keeps the pieces apart (a blank line between them in text;
-// each piece's own paragraphs in HTML). At most maxRangeVerses verses in
-// all. Errors as Compose's.
-func (s *Routes) ComposeRefs(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (*represent.Resource, error) {
-	p, mod, err := s.passageOf(ctx, bv, refs, html, headings, notes)
+	body, mod, err := s.passageBody(ctx, bv, []bible.Ref{r}, html, headings, notes)
 	if err != nil {
 		return nil, err
+	}
+	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+}
+
+// passageBody is the JSON body of the passages refs put together as one
+// passage, in order (passageOf), a slice of exactly its length, and when
+// its newest chapter was published.
+func (s *Routes) passageBody(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) ([]byte, time.Time, error) {
+	p, mod, err := s.passageOf(ctx, bv, refs, html, headings, notes)
+	if err != nil {
+		return nil, mod, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(p); err != nil {
-		return nil, err
+		return nil, mod, err
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+	// The cache keeps the body as long as the range is asked for: no
+	// spare capacity.
+	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), mod, nil
 }
 
-// passageOf is the passage ComposeRefs answers, and when its newest
+// passageOf is the passages refs put together as one passage, in order:
+// its id is theirs joined by ',', its reference theirs joined by "; ",
+// and its content keeps the pieces apart (a blank line between them in
+// text; each piece's own paragraphs in HTML). At most maxRangeVerses
+// verses in all. Its error is Compose's. It says too when its newest
 // chapter was published.
 func (s *Routes) passageOf(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) (bible.Passage, time.Time, error) {
 	var mod time.Time
@@ -151,13 +163,11 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 
 	var p piece
 	for c := span.FirstChapter; c <= span.LastChapter; c++ {
-		verses, mod, err := s.chapterSegments(ctx, bv, book, c)
+		from, to := span.Verses(c)
+		var mod time.Time
+		p.segs, _, mod, err = s.chapterSegments(ctx, p.segs, nil, bv, book, c, from, to)
 		if err != nil {
 			return piece{}, err
-		}
-		from, to := span.Verses(c)
-		for _, v := range verses[from : to+1] {
-			p.segs = append(p.segs, v...)
 		}
 		if mod.After(p.mod) {
 			p.mod = mod
@@ -175,29 +185,30 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 	return p, nil
 }
 
-// chapterSegments reads the segments of chapter c of book (its place in
-// the book's index), one list per verse, from the chapter's pack, and
-// when the pack was published.
-func (s *Routes) chapterSegments(ctx context.Context, bv *site.Bible, book *bible.Book, c int) ([][]bible.Segment, time.Time, error) {
+// chapterSegments appends the segments of verses from to to (places in
+// the chapter) of chapter c of book (its place in the book's index) to
+// dst, read from the chapter's pack, and where each verse ends to ends
+// (appendSegments); it says when the pack was published.
+func (s *Routes) chapterSegments(ctx context.Context, dst []bible.Segment, ends []int, bv *site.Bible, book *bible.Book, c, from, to int) ([]bible.Segment, []int, time.Time, error) {
 	ch := &book.Chapters[c]
 	ce := bv.Chapter(book.ID, ch.ID)
 	if ce == nil {
-		return nil, time.Time{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, book.ID, ch.ID)
+		return dst, ends, time.Time{}, fmt.Errorf("bible %d: chapter %s.%s in the index but not in the build", bv.ID, book.ID, ch.ID)
 	}
 	// By entry, not by pack: a range should not bring its chapters whole
 	// into memory (packs.Packs.Entry).
 	r, err := s.packs.Entry(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
 	if err != nil {
-		return nil, time.Time{}, err
+		return dst, ends, time.Time{}, err
 	}
 	if r == nil || !r.Has(represent.CodingIdentity) {
-		return nil, time.Time{}, fmt.Errorf("pack %s: no segments", ce.Pack.Key)
+		return dst, ends, time.Time{}, fmt.Errorf("pack %s: no segments", ce.Pack.Key)
 	}
-	var verses [][]bible.Segment
-	if err := publish.DecodeEntry(publish.NameSegments, r.Reps[represent.CodingIdentity].Body(), &verses); err != nil || len(verses) != len(ch.Verses) {
-		return nil, time.Time{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), len(verses), err)
+	out, outEnds, n, err := appendSegments(dst, ends, r.Reps[represent.CodingIdentity].Body(), from, to)
+	if err != nil || n != len(ch.Verses) {
+		return dst, ends, time.Time{}, fmt.Errorf("pack %s: %d verses, %d segment lists (%v)", ce.Pack.Key, len(ch.Verses), n, err)
 	}
-	return verses, ce.Pack.Modified, nil
+	return out, outEnds, ce.Pack.Modified, nil
 }
 
 // ChapterLabel is how a chapter is named in a passage's reference: its

@@ -12,9 +12,9 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/cache"
+	"github.com/bibleplatform/platform/edge/internal/compose"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/params"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/publish"
@@ -60,7 +60,7 @@ type Routes struct {
 	log            *slog.Logger
 	authz          *authz.Authz
 	packs          *packs.Packs
-	composed       *cache.LRU[*represent.Resource]
+	composed       *cache.LRU[*compose.Answer]
 	maxRangeVerses int
 }
 
@@ -69,7 +69,7 @@ type Config struct {
 	Log      *slog.Logger
 	Authz    *authz.Authz
 	Packs    *packs.Packs
-	Composed *cache.LRU[*represent.Resource] // composed ranges, by composedKey
+	Composed *cache.LRU[*compose.Answer] // composed ranges, by composedKey
 	// MaxRangeVerses is the largest range composed (DefaultMaxRangeVerses
 	// when zero).
 	MaxRangeVerses int
@@ -206,9 +206,9 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Si
 	var key []byte
 	if !mapped && (bytes.IndexByte(pid, '-') >= 0 || bytes.IndexByte(pid, ',') >= 0) {
 		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
-		if res, ok := s.composed.Find(key); ok {
+		if a, ok := s.composed.Find(key); ok {
 			if rd.Licensed {
-				represent.Serve(ctx, res, private)
+				a.ServeKept(ctx, s.composed, respond.UnsafeString(key), private)
 			} else {
 				respond.NotLicensed(ctx, bv.ID)
 			}

@@ -233,8 +233,8 @@ func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site
 func (s *Routes) composeKept(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
 	var kb [128]byte
 	key := composedKey(kb[:0], st.Build, bv.ID, []byte(JoinIDs(refs)), html, headings, notes)
-	if res, ok := s.composed.Find(key); ok {
-		represent.Serve(ctx, res, private)
+	if a, ok := s.composed.Find(key); ok {
+		a.ServeKept(ctx, s.composed, respond.UnsafeString(key), private)
 		return
 	}
 	s.composed.Missed()

@@ -271,8 +271,15 @@ func (s *Routes) alignVerses(ctx context.Context, bibles []*site.Bible, from Fro
 // verseTexts reads one Bible's segments for the rows of an alignment,
 // decoding each chapter once.
 type verseTexts struct {
-	chapters map[chapterAt][][]bible.Segment
+	chapters map[chapterAt]chapterTexts
 	buf      []bible.Segment
+}
+
+// chapterTexts are a chapter's segments, verse after verse, and where
+// each verse's end (appendSegments).
+type chapterTexts struct {
+	segs []bible.Segment
+	ends []int
 }
 
 type chapterAt struct {
@@ -284,7 +291,7 @@ type chapterAt struct {
 // slice is reused by the next call.
 func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, idx *bible.Index, refs []bible.Ref) ([]bible.Segment, error) {
 	if v.chapters == nil {
-		v.chapters = map[chapterAt][][]bible.Segment{}
+		v.chapters = map[chapterAt]chapterTexts{}
 	}
 	v.buf = v.buf[:0]
 	for _, r := range refs {
@@ -298,17 +305,19 @@ func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, id
 		}
 		for c := span.FirstChapter; c <= span.LastChapter; c++ {
 			k := chapterAt{r.Book, c}
-			verses, ok := v.chapters[k]
+			ct, ok := v.chapters[k]
 			if !ok {
-				if verses, _, err = s.chapterSegments(ctx, bv, book, c); err != nil {
+				if ct.segs, ct.ends, _, err = s.chapterSegments(ctx, nil, nil, bv, book, c, 0, len(book.Chapters[c].Verses)-1); err != nil {
 					return nil, err
 				}
-				v.chapters[k] = verses
+				v.chapters[k] = ct
 			}
 			from, to := span.Verses(c)
-			for _, segs := range verses[from : to+1] {
-				v.buf = append(v.buf, segs...)
+			start := 0
+			if from > 0 {
+				start = ct.ends[from-1]
 			}
+			v.buf = append(v.buf, ct.segs[start:ct.ends[to]]...)
 		}
 	}
 	return v.buf, nil

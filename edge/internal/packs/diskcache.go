@@ -158,26 +158,41 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 // here: a range is read for every entry, and get touches it on whole reads.
 func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
 	name, ok := d.use(key)
-	if !ok {
+	if !ok || n < 0 {
 		return nil, false
 	}
+	buf := make([]byte, n)
+	if !d.read(name, off, buf) {
+		return nil, false
+	}
+	return buf, true
+}
+
+// readRange reads len(b) bytes of key at off into b, if key is cached.
+func (d *diskCache) readRange(key string, off int64, b []byte) bool {
+	name, ok := d.use(key)
+	return ok && d.read(name, off, b)
+}
+
+// read reads len(b) bytes of the cached file name at off into b; a file
+// gone or shorter than that is forgotten.
+func (d *diskCache) read(name string, off int64, b []byte) bool {
 	f, err := os.Open(filepath.Join(d.dir, name))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.errs.Inc()
 		}
 		d.drop(name)
-		return nil, false
+		return false
 	}
 	defer f.Close()
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off); err != nil {
+	if _, err := f.ReadAt(b, off); err != nil {
 		// Shorter than the build says: damaged.
 		d.errs.Inc()
 		d.drop(name)
-		return nil, false
+		return false
 	}
-	return buf, true
+	return true
 }
 
 // put stores data under key: written to a temporary file and renamed, so

@@ -25,8 +25,8 @@ import (
 )
 
 // View is what the memory tier holds under one key: a decoded pack with
-// its entries ready to serve; or (partial != nil) only a pack's header,
-// for ranged reads of its entries; or (res != nil) one entry read so,
+// its entries ready to serve; or (partial != nil) only a pack's header
+// (hdr), for ranged reads of its entries; or (res != nil) one entry read so,
 // kept under its own key (entryKey) so that it stays in memory as long
 // as it is asked for, whether or not its pack's header does.
 type View struct {
@@ -48,9 +48,11 @@ type View struct {
 	slots   []*Slot // the slots holding this view
 	cached  bool    // in the pack cache: only then may a slot take it
 
+	hdr publish.Header // the pack's header, when partial
+
 	// 192 bytes in all, an allocation size class of whole cache lines, so
 	// that the view starts a line and its first line is the hit's one.
-	_ [56]byte
+	_ [8]byte
 }
 
 // Slot keeps a whole pack in memory for the requests of one chapter,
@@ -61,7 +63,7 @@ type View struct {
 // bound on memory.
 type Slot = atomic.Pointer[View]
 
-// Pack is the decoded pack (only its header when read by ranges).
+// Pack is the decoded pack (nil when read by ranges).
 func (v *View) Pack() *publish.Pack { return v.pack }
 
 // Entries yields every entry's name and resource, in the pack's order; a
@@ -166,7 +168,8 @@ type Packs struct {
 
 	mu      sync.Mutex
 	flight  cache.Flights[*View]
-	warming cache.Flights[struct{}] // packs being fetched onto the disk cache
+	warming cache.Flights[struct{}]            // packs being fetched onto the disk cache
+	entries cache.Flights[*represent.Resource] // entries being read by range, by entryKey
 }
 
 // Config is what New needs.
@@ -196,7 +199,7 @@ func New(cfg Config) (*Packs, error) {
 	c := cache.New[*View](cfg.MaxBytes - hb)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
+	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
 	_, p.local = cfg.Store.(*publish.Dir)
 	p.local = p.local && !cfg.CopyLocal

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/bibleplatform/platform/edge/internal/cache"
@@ -45,11 +45,12 @@ const (
 	// disk): it is evidently being read widely.
 	promoteAfter = 16
 	// headerShare: the headers of packs read by range are held in
-	// 1/headerShare of the memory tier's bound. A decoded chapter header
-	// is about 20 KiB, the size of a dozen verse entries, and saves only
-	// the header's read on its pack's next miss; but under the scale mix
-	// nearly every entry missed is its pack's first in a while, and a
-	// quarter saved a fifth of the header reads that a sixteenth made.
+	// 1/headerShare of the memory tier's bound. A chapter's header, held
+	// as read (publish.Header), is about 7 KiB, the size of a few verse
+	// entries, and saves only the header's read on its pack's next miss;
+	// but under the scale mix nearly every entry missed is its pack's
+	// first in a while, and a quarter saved a fifth of the header reads
+	// that a sixteenth made.
 	headerShare = 4
 	// mergeGap: codings of one entry are stored next to each other, but
 	// identical bodies are stored once and may sit elsewhere. Ranges less
@@ -66,17 +67,19 @@ type tierCounters struct {
 	ranged metrics.Counter    // an entry fetched by ranged read
 }
 
-// partialPack is the state of a pack known only by its header: the reads
-// of its entries in flight, and how many it has read. The entries read are
-// views of their own in the memory tier (View.res, entryKey).
+// partialPack is the state of a pack known only by its header: how many
+// of its entries it has read. The entries read are views of their own in
+// the memory tier (View.res, entryKey); their reads in flight are
+// Packs.entries.
 type partialPack struct {
-	ref publish.PackRef
-
-	mu      sync.Mutex
-	flight  cache.Flights[*represent.Resource]
-	fetched int
-	promote bool
+	ref      publish.PackRef
+	fetched  atomic.Int32
+	promoted atomic.Bool
 }
+
+// headerView is what the memory tier counts for a pack's header besides
+// the header's buffer: the view and its partialPack.
+var headerView = cache.AllocSize(int64(unsafe.Sizeof(View{}))) + cache.AllocSize(int64(unsafe.Sizeof(partialPack{})))
 
 // entryKey is the memory tier's key of entry name of pack key, appended to
 // b: a pack key never holds a NUL.
@@ -203,6 +206,23 @@ func (s *source) GetRange(ctx context.Context, key string, off, n int64) ([]byte
 	return s.Store.GetRange(ctx, key, off, n)
 }
 
+// ReadRange is GetRange into b (publish.RangeReader): a header's probe is
+// read so, into a buffer reused for every header.
+func (s *source) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
+	if s.whole != nil {
+		if off < 0 || off+int64(len(b)) > int64(len(s.whole)) {
+			return fmt.Errorf("pack %s [%d,+%d): past its %d bytes", key, off, len(b), len(s.whole))
+		}
+		copy(b, s.whole[off:])
+		return nil
+	}
+	if s.p.disk.readRange(key, off, b) {
+		s.disk = true
+		return nil
+	}
+	return publish.ReadRange(ctx, s.Store, key, off, b)
+}
+
 // count records which tier answered reads through s (header or ranged
 // when the store did).
 func (s *source) count(store *metrics.Counter) {
@@ -217,21 +237,19 @@ func (s *source) count(store *metrics.Counter) {
 
 // loadHeader reads a pack's header with one ranged read (two when it is
 // longer than headerProbe), from whole when set, else from the disk cache
-// when it holds the pack.
+// when it holds the pack. The header is held as read (publish.Header), not
+// decoded: a miss looks up the one entry it wants in it.
 func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
 	src := &source{Store: p.store, p: p, whole: whole}
-	pk, err := publish.LoadPackHeader(ctx, src, ref, headerProbe)
+	h, err := publish.LoadHeader(ctx, src, ref, headerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
 	src.count(&p.tiers.header)
 	return &View{
-		pack: pk,
-		size: pk.HeaderSize(cache.AllocSize[int64]),
-		partial: &partialPack{
-			ref:    ref,
-			flight: make(cache.Flights[*represent.Resource]),
-		},
+		hdr:     h,
+		size:    headerView + h.Size(cache.AllocSize[int64]),
+		partial: &partialPack{ref: ref},
 	}, nil
 }
 
@@ -239,21 +257,20 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // by range and keeping it in the memory tier under its own key.
 func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (*represent.Resource, error) {
 	pp := v.partial
-	key := string(name)
-	e := v.pack.Entry(key)
-	if e == nil {
+	e, ok := v.hdr.Entry(string(name))
+	if !ok {
 		return nil, nil
 	}
 	ek := string(entryKey(nil, pp.ref.Key, name))
-	pp.mu.Lock()
+	p.mu.Lock()
 	if r, ok := p.cache.Peek(ek); ok && r.res != nil {
 		// Read by another request since this one looked.
-		pp.mu.Unlock()
+		p.mu.Unlock()
 		p.tiers.memory.Inc()
 		return r.res, nil
 	}
-	c, lead := pp.flight.Join(key)
-	pp.mu.Unlock()
+	c, lead := p.entries.Join(ek)
+	p.mu.Unlock()
 	if !lead {
 		return c.Wait(ctx)
 	}
@@ -261,7 +278,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	src := &source{Store: p.store, p: p, whole: whole}
 	var size int64
-	c.Val, size, c.Err = readEntry(lctx, src, v, e)
+	c.Val, size, c.Err = readEntry(lctx, src, v, &e)
 	cancel()
 	if c.Err == nil {
 		src.count(&p.tiers.ranged)
@@ -269,18 +286,11 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 		// joins the flight or finds the entry.
 		p.cache.Add(ek, &View{res: c.Val}, entryView+size)
 	}
-	pp.mu.Lock()
-	delete(pp.flight, key)
-	promote := false
-	if c.Err == nil {
-		pp.fetched++
-		if pp.fetched >= promoteAfter && !pp.promote {
-			pp.promote, promote = true, true
-		}
-	}
-	pp.mu.Unlock()
+	p.mu.Lock()
+	delete(p.entries, ek)
+	p.mu.Unlock()
 	c.Land()
-	if promote {
+	if c.Err == nil && pp.fetched.Add(1) >= promoteAfter && pp.promoted.CompareAndSwap(false, true) {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
 	return c.Val, c.Err
@@ -309,7 +319,7 @@ func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry) (res
 	var bodies []byte
 	starts := make([]int64, len(groups)) // where each group lands in bodies
 	for i, g := range groups {
-		b, err := src.GetRange(ctx, ref.Key, v.pack.BodyOffset()+g.off, g.end-g.off)
+		b, err := src.GetRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, g.end-g.off)
 		if err != nil {
 			return nil, 0, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
 		}

@@ -106,6 +106,13 @@ func (s observedStore) GetRange(ctx context.Context, key string, off, n int64) (
 	return b, err
 }
 
+// ReadRange reads into b, in place when the store can (publish.RangeReader).
+func (s observedStore) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
+	err := publish.ReadRange(ctx, s.Store, key, off, b)
+	s.h.observe(opGetRange, err)
+	return err
+}
+
 func (s observedStore) Current(ctx context.Context) (string, error) {
 	id, err := s.Store.Current(ctx)
 	s.h.observe(opCurrent, err)

@@ -57,7 +57,7 @@ func (s *Routes) searchQueries(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 	reqKey := searchRequestKey(st, "suggest", query, strings.Join(ranges, ","), app.ID())
 	s.compute.Serve(ctx, reqKey, func() bool {
 		_, private := s.composed.Peek(reqKey + privateSuffix)
-		return compose.Remembered(ctx, s.composed, reqKey, private)
+		return compose.ServeRemembered(ctx, s.composed, reqKey, private)
 	}, func() {
 		var found []topic.Suggestion
 		mod := st.Manifest.Created

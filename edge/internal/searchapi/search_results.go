@@ -150,7 +150,7 @@ func (s *Routes) searchResults(ctx *fasthttp.RequestCtx, st *site.Site, t *authz
 			}
 			out.SearchInsteadFor = nonEmpty(r.SearchInsteadFor)
 			out.DidYouMean = appendNew(out.DidYouMean, r.DidYouMean...)
-			mod = bv.Entry.Search.Pack.Modified
+			mod = bv.Entry.Search.Modified()
 		}
 		if wantTopics {
 			ans, tmod, err := s.findTopics(ctx, st, ranges, query)

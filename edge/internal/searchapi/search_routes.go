@@ -16,7 +16,6 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/paging"
 	"github.com/bibleplatform/platform/edge/internal/params"
-	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
 	"github.com/bibleplatform/platform/wire/problem"
@@ -36,8 +35,8 @@ type Config struct {
 	Authz      *authz.Authz
 	Site       *atomic.Pointer[site.Site] // the build in force
 	Packs      *packs.Packs
-	Composed   *cache.LRU[*represent.Resource] // composed answers, shared with the other routes
-	Searched   *cache.LRU[*compose.Answer]     // search answers
+	Composed   *cache.LRU[*compose.Answer] // composed answers, shared with the other routes
+	Searched   *cache.LRU[*compose.Answer] // search answers
 	Compute    *compose.Computations
 	PageTokens paging.Tokens
 	Trends     *Trends
@@ -102,7 +101,7 @@ type Routes struct {
 	authz      *authz.Authz
 	site       *atomic.Pointer[site.Site]
 	packs      *packs.Packs
-	composed   *cache.LRU[*represent.Resource]
+	composed   *cache.LRU[*compose.Answer]
 	searched   *cache.LRU[*compose.Answer]
 	indexes    *cache.LRU[*heldIndex] // decoded search indexes (indexes.go)
 	indexLoads metrics.Counter

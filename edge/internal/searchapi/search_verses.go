@@ -281,7 +281,7 @@ func (s *Routes) searchVerses(ctx *fasthttp.RequestCtx, st *site.Site, t *authz.
 		req.own()
 		r := x.Search(req.query, req.intent, req.page.Offset+req.page.Size)
 		body := s.searchBody(x, r, req, req.queryHash(st))
-		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Pack.Modified, compose.Quick)
+		a := compose.NewAnswer(body, publish.JSON, bv.Entry.Search.Modified(), compose.Quick)
 		a.ServeNew(ctx, private)
 		s.remember(key, a, r.Total)
 		s.metrics.observe(time.Since(start), r.Total)
