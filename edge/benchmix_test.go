@@ -285,10 +285,9 @@ func (*discardListener) Addr() net.Addr            { return wrkAddr }
 var wrkAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 18181}
 
 // discardConn copies what it is sent into a buffer it then forgets, as
-// the kernel copies what a socket is sent into the socket's buffer: a body
-// sent from where it lies (respond.SetBody) is read from memory here, as the
-// kernel reads it there, so that the benchmark's CPU time counts that
-// read as the running edge's (system) time does.
+// the kernel copies what a socket is sent into the socket's buffer, so
+// that a way of writing answers that leaves reading a body to the kernel
+// is not counted as free (docs/edge.md, the fourth round of issue 29).
 type discardConn struct{}
 
 // socketBuffer is where discardConn copies what it is sent.

@@ -13,7 +13,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/bibleplatform/platform/edge/internal/conn"
-	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/wire"
 )
 
@@ -138,12 +137,6 @@ func (s *Server) httpServer() *fasthttp.Server {
 func Listener(ln net.Listener) net.Listener {
 	return conn.CoarseDeadlines(ln, conn.DefaultRequestTimeout, conn.DefaultAnswerTimeout, conn.DefaultDeadlineSlack)
 }
-
-// SetBody sets an answer's body as the edge sets a representation's
-// (respond.SetBody): on a connection Listener accepted, the body is sent
-// after the header with one writev instead of being copied into the
-// server's write buffer. For servers measured against the edge.
-func SetBody(ctx *fasthttp.RequestCtx, body []byte) { respond.SetBody(ctx, body) }
 
 // Addr is the address Open listens on for HTTP.
 func (s *Server) Addr() string { return s.run.ln.Addr().String() }

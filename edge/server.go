@@ -326,22 +326,13 @@ func (s *Server) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	sent := 0
 	if !ctx.Response.SkipBody && !ctx.IsHead() {
-		sent = bodyLen(&ctx.Response)
+		sent = len(ctx.Response.Body())
 	}
 	d := time.Since(start)
 	s.requests.Record(class, status, sent, int64(d))
 	if s.cfg.AccessLog != nil {
 		s.logRequest(ctx, class, status, sent, d)
 	}
-}
-
-// bodyLen is the length of resp's body, without reading a body handed to
-// the connection (conn.SetBody): its length is its Content-Length.
-func bodyLen(resp *fasthttp.Response) int {
-	if resp.IsBodyStream() {
-		return max(resp.Header.ContentLength(), 0)
-	}
-	return len(resp.Body())
 }
 
 // arrival is when the request reached the handler: fasthttp reads the

@@ -7,8 +7,7 @@
 // query) and writes the same response header fields through the same
 // fasthttp calls, with fixed values and no lookup, licence check or
 // limiter behind them, on connections handled as the edge's are
-// (edge.Listener), its body handed to the connection as the edge hands a
-// representation's (edge.SetBody). What the edge spends beyond this is its own work; what this spends beyond the ceiling is fasthttp's for that
+// (edge.Listener). What the edge spends beyond this is its own work; what this spends beyond the ceiling is fasthttp's for that
 // answer's shape and the edge's connection handling.
 package main
 
@@ -88,7 +87,7 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		h := &ctx.Response.Header
 		block.CopyTo(h)
 		h.SetCanonical(etag, etagV)
-		edge.SetBody(ctx, body) // handed to the connection, as the edge's bodies are
+		ctx.Response.SetBodyRaw(body)
 		h.SetCanonical(limit, limitV)
 		h.SetCanonical(remaining, remainingV)
 		h.SetCanonical(reset, resetV)

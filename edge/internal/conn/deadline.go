@@ -1,8 +1,7 @@
 // Package conn is the edge's side of a TCP connection: listeners whose
 // connections bound each request and answer themselves (slowloris
-// protection without a clock read a request) and which send an answer's
-// body after its header with one writev (TakeBody), a lingering close for
-// a body refused unread, and the answer to a request the server could not
+// protection without a clock read a request), a lingering close for a
+// body refused unread, and the answer to a request the server could not
 // read.
 package conn
 
@@ -115,12 +114,6 @@ type coarseConn struct {
 	yield    bool        // yield before reading the next request (Read)
 	yieldN   uint64      // yields, for tests
 	closed   atomic.Bool // Close was called (fasthttp may close an idle one from elsewhere)
-	// An answer's body handed over by TakeBody, and the one the next
-	// Write sends after its bytes (bodyStream.WriteTo).
-	body    bodyStream
-	pending []byte
-	bufs    [2][]byte
-	iov     net.Buffers
 }
 
 func (c *coarseConn) Close() error {
@@ -183,9 +176,6 @@ func (c *coarseConn) Write(p []byte) (int, error) {
 			c.wd = t
 			c.wdN++
 		}
-	}
-	if c.pending != nil {
-		return c.writeWithBody(p)
 	}
 	return c.Conn.Write(p)
 }

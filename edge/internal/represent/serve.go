@@ -73,7 +73,7 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, priv
 	if len(rangeH) > 0 && respond.HasPrefixFold(rangeH, "bytes=") {
 		return serveRanges(ctx, res, r, rangeH)
 	}
-	respond.SetBody(ctx, r.body)
+	ctx.Response.SetBodyRaw(r.body)
 	return fasthttp.StatusOK
 }
 
@@ -163,7 +163,7 @@ func serveRanges(ctx *fasthttp.RequestCtx, res *Resource, r *Rep, h []byte) int 
 	}
 	switch len(ranges) {
 	case 0:
-		respond.SetBody(ctx, r.body)
+		ctx.Response.SetBodyRaw(r.body)
 		return fasthttp.StatusOK
 	case 1:
 		ra := ranges[0]

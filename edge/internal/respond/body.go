@@ -8,25 +8,6 @@ import (
 	"github.com/bibleplatform/platform/wire/problem"
 )
 
-// BodyTaker is a connection that sends an answer's body from where it
-// lies, after the header, instead of the server copying it into its write
-// buffer: the edge's (conn.CoarseDeadlines). TakeBody sets body as resp's
-// body and reports whether it took it.
-type BodyTaker interface {
-	TakeBody(resp *fasthttp.Response, body []byte) bool
-}
-
-// SetBody sets a stored representation's body, as SetBodyRaw does (not
-// copied, and body must not change until the answer is written), handed
-// to the connection when it takes it (BodyTaker): under TLS, or in a
-// context made by hand, it is set as SetBodyRaw sets it.
-func SetBody(ctx *fasthttp.RequestCtx, body []byte) {
-	if t, ok := ctx.Conn().(BodyTaker); ok && t.TakeBody(&ctx.Response, body) {
-		return
-	}
-	ctx.Response.SetBodyRaw(body)
-}
-
 // Message writes the API's usual error shape, {"message": …}.
 func Message(ctx *fasthttp.RequestCtx, status int, msg problem.Text) {
 	var buf [256]byte
