@@ -19,7 +19,6 @@ import (
 	"github.com/bibleplatform/platform/cmd/internal/storeurl"
 	"github.com/bibleplatform/platform/dynamic"
 	"github.com/bibleplatform/platform/dynamic/jwt"
-	"github.com/bibleplatform/platform/dynamic/postgres"
 	"github.com/bibleplatform/platform/trending"
 )
 
@@ -33,14 +32,14 @@ type cli struct {
 }
 
 type migrateCmd struct {
-	DatabaseURL string `help:"PostgreSQL URL." required:"" env:"DATABASE_URL"`
+	dbFlag
 }
 
 type serveCmd struct {
-	Listen      string `help:"Address to listen on (behind the edge: keep it private)." default:"127.0.0.1:8081" env:"DYNAMIC_LISTEN"`
-	DatabaseURL string `help:"PostgreSQL URL." required:"" env:"DATABASE_URL"`
-	Store       string `help:"Published store (a directory, or s3://bucket[/prefix]): Bible indexes and licences." required:"" env:"DYNAMIC_STORE"`
-	EdgeToken   string `help:"Shared secret the edge sends as X-Edge-Token." required:"" env:"EDGE_TOKEN"`
+	Listen string `help:"Address to listen on (behind the edge: keep it private)." default:"127.0.0.1:8081" env:"DYNAMIC_LISTEN"`
+	dbFlag
+	Store     string `help:"Published store (a directory, or s3://bucket[/prefix]): Bible indexes and licences." required:"" env:"DYNAMIC_STORE"`
+	EdgeToken string `help:"Shared secret the edge sends as X-Edge-Token." required:"" env:"EDGE_TOKEN"`
 
 	JWTKeys     string `help:"PEM file of public keys (or certificates, or a private key) that sign user tokens." type:"existingfile" env:"JWT_KEYS"`
 	JWKSURL     string `help:"JWK Set URL of the user token issuer (instead of --jwt-keys)." name:"jwks-url" env:"JWKS_URL"`
@@ -67,12 +66,12 @@ var vars = kong.Vars{
 }
 
 func (c *migrateCmd) Run(ctx context.Context) error {
-	db, err := postgres.Open(ctx, c.DatabaseURL)
+	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	return db.Migrate(ctx)
+	db.Close()
+	return nil
 }
 
 func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.Logging) error {
@@ -97,14 +96,11 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	if err != nil {
 		return err
 	}
-	db, err := postgres.Open(ctx, c.DatabaseURL)
+	db, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	cfg := dynamic.Config{DB: db, Store: store, EdgeToken: c.EdgeToken, Log: log,
 		TrendingWindow: c.TrendingWindow, TrendingMinApps: c.TrendingMinApps,
 		Accounts: db, OAuth: db, Issuer: c.Issuer, Colors: db, Passkeys: db, Portal: db, Staff: db}
