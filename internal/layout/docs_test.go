@@ -152,12 +152,36 @@ func findFunc(t *testing.T, fset *token.FileSet, dir, recv, name string) *ast.Fu
 	return nil
 }
 
-// calls reports whether fd's body calls a function or method named name.
-func calls(fd *ast.FuncDecl, name string) bool {
+// calls reports whether fd, a function of package from, calls the
+// walk's step s. A call is told by its form, not only by its name: a
+// function of from itself is called bare (name), a function of another
+// package through that package's name (pkg.Name), and a method on a value
+// (x.Name, x not a package's name); so a function of one package does not
+// stand for a method of the same name in another (represent.Serve for
+// packs.Packs.Serve).
+func calls(fd *ast.FuncDecl, from string, s walkStep) bool {
 	found := false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && exprName(c.Fun) == name {
-			found = true
+		c, ok := n.(*ast.CallExpr)
+		if !ok || exprName(c.Fun) != s.name {
+			return !found
+		}
+		// A package's name is an identifier the parser did not resolve
+		// to a declaration (Obj nil).
+		var qual string
+		if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil && (walkDirs[id.Name] != "" || id.Name == "fasthttp") {
+				qual = id.Name
+			}
+		}
+		_, bare := c.Fun.(*ast.Ident)
+		switch {
+		case s.recv != "":
+			found = !bare && qual == ""
+		case s.pkg == from:
+			found = bare
+		default:
+			found = qual == s.pkg
 		}
 		return !found
 	})
@@ -190,7 +214,7 @@ func TestPassageWalk(t *testing.T) {
 			rel, _ := filepath.Rel(repotest.Root(t), p.Filename)
 			where = filepath.ToSlash(rel) + ":" + strconv.Itoa(p.Line)
 		}
-		if s.parent >= 0 && decls[s.parent] != nil && !calls(decls[s.parent], s.name) {
+		if s.parent >= 0 && decls[s.parent] != nil && !calls(decls[s.parent], steps[s.parent].pkg, s) {
 			t.Errorf("step %d: %s does not call %s", i+1, steps[s.parent].name, full)
 		}
 		t.Logf("%2d %-10s %s%s  %s", i+1, s.pkg, strings.Repeat("  ", s.depth), full, where)
