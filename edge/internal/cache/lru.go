@@ -102,11 +102,11 @@ func (c *LRU[V]) cost(key string, size int64) int64 {
 // cache is not kept: it would only evict everything else.
 func (c *LRU[V]) Add(key string, val V, size int64) {
 	size = c.cost(key, size)
-	if size > c.max {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if size > c.max { // under the lock: SetMax changes the bound
+		return
+	}
 	if n, ok := c.items[key]; ok {
 		c.used += size - n.size
 		old := n.val

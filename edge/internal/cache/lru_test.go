@@ -32,3 +32,26 @@ func TestLRUBoundAndRecency(t *testing.T) {
 		t.Error("an entry larger than the cache was kept")
 	}
 }
+
+// TestLRUSetMaxWhileAdding: the bound moves while entries come in (the
+// pack tier's Reserve, as a Bible's index is decoded), so Add must read it
+// under the lock. The race detector fails this test otherwise.
+func TestLRUSetMaxWhileAdding(t *testing.T) {
+	per := New[int](0).cost("00", 10)
+	c := New[int](10 * per)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 1000 {
+			c.SetMax(int64(5+i%10) * per)
+		}
+	}()
+	for i := range 1000 {
+		c.Add(fmt.Sprint(i%100), i, 10)
+	}
+	<-done
+	c.SetMax(3 * per)
+	if n, b := c.Stats(); n > 3 || b > 3*per {
+		t.Fatalf("after SetMax(3 entries): %d entries, %d bytes", n, b)
+	}
+}
