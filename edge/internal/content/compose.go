@@ -34,9 +34,6 @@ const DefaultMaxRangeVerses = 200
 // composed and kept once per spelling, with the same bytes and ETags. The
 // id is one path segment, so it holds no '/' and the key is unambiguous.
 func composedKey(dst []byte, build string, bible int32, pid []byte, html, headings, notes bool) []byte {
-	if !html {
-		headings, notes = false, false // passage rule 1
-	}
 	dst = append(dst, "range/"...)
 	dst = append(dst, build...)
 	dst = append(dst, '/')
@@ -54,9 +51,6 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // (compose.Answer): most ranges of a large catalogue are asked for once,
 // and one asked for again gets its other codings then.
 func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
-	if !html {
-		headings, notes = false, false // passage rule 1
-	}
 	body, mod, err := s.passageBody(ctx, bv, refs, html, headings, notes)
 	if err != nil {
 		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/publish"
 )
 
 // The composed cache's key names the build, the Bible, the id as sent and
@@ -39,6 +40,36 @@ func TestChapterLabel(t *testing.T) {
 	} {
 		if got := ChapterLabel(&tc.ch); got != tc.want {
 			t.Errorf("ChapterLabel(%+v) = %q, want %q", tc.ch, got, tc.want)
+		}
+	}
+}
+
+// TestVariantResolve: the passage rules, applied in one place. A whole
+// chapter or introduction defaults to headings and notes where the
+// toggles were not given (rule 2); text has neither (rule 1).
+func TestVariantResolve(t *testing.T) {
+	for _, tc := range []struct {
+		v     variant
+		whole bool
+		want  string
+	}{
+		{variant{}, false, "text"},
+		{variant{}, true, "text"},
+		{variant{headings: true, hSet: true, notes: true, nSet: true}, true, "text"},
+		{variant{html: true}, false, "html"},
+		{variant{html: true}, true, "html-hn"},
+		{variant{html: true, hSet: true}, true, "html-n"},
+		{variant{html: true, nSet: true}, true, "html-h"},
+		{variant{html: true, hSet: true, nSet: true}, true, "html"},
+		{variant{html: true, headings: true, hSet: true}, false, "html-h"},
+		{variant{html: true, notes: true, nSet: true}, false, "html-n"},
+	} {
+		html, headings, notes := tc.v.resolve(tc.whole)
+		if got := publish.Variant(html, headings, notes); got != tc.want {
+			t.Errorf("%+v.resolve(%t) = %s, want %s", tc.v, tc.whole, got, tc.want)
+		}
+		if !html && (headings || notes) {
+			t.Errorf("%+v.resolve(%t): text with headings %t, notes %t", tc.v, tc.whole, headings, notes)
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (s *Routes) Serve(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site
 func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, bv *site.Bible, pid []byte) {
 	private := !rd.Open
 	q := readQuery(ctx)
-	html, headings, notes, hSet, nSet, ok := readVariant(ctx, &q)
+	v, ok := readVariant(ctx, &q)
 	if !ok {
 		return
 	}
@@ -205,6 +205,7 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Si
 	var kb [128]byte
 	var key []byte
 	if !mapped && (bytes.IndexByte(pid, '-') >= 0 || bytes.IndexByte(pid, ',') >= 0) {
+		html, headings, notes := v.resolve(false)
 		key = composedKey(kb[:0], st.Build, bv.ID, pid, html, headings, notes)
 		if a, ok := s.composed.Find(key); ok {
 			if rd.Licensed {
@@ -219,7 +220,7 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Si
 	// request only (what the composed cache keeps is built anew).
 	r, err := bible.ParseRef(respond.UnsafeString(pid))
 	if err != nil {
-		if bytes.IndexByte(pid, ',') >= 0 && s.list(ctx, rd, st, bv, from, mapped, pid, key, html, headings, notes, private) {
+		if bytes.IndexByte(pid, ',') >= 0 && s.list(ctx, rd, st, bv, from, mapped, pid, key, v, private) {
 			return
 		}
 		if s.meant(ctx, bv, string(pid)) {
@@ -235,33 +236,24 @@ func (s *Routes) passage(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Si
 		return
 	}
 	if mapped {
-		s.mappedPassage(ctx, st, bv, from, r, html, headings, notes, hSet, nSet, private)
+		s.mappedPassage(ctx, st, bv, from, r, v, private)
 		return
 	}
-	s.passageRef(ctx, st, bv, r, key, html, headings, notes, hSet, nSet, private)
+	s.passageRef(ctx, st, bv, r, key, v, private)
 }
 
 // passageRef serves the passage r of bv; key is its composed-range key
 // when r is a range.
 func (s *Routes) passageRef(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, r bible.Ref, key []byte,
-	html, headings, notes, hSet, nSet, private bool) {
+	v variant, private bool) {
 	if r.Kind() == bible.KindRange {
 		s.composed.Missed()
+		html, headings, notes := v.resolve(false)
 		s.composeRange(ctx, string(key), bv, []bible.Ref{r}, html, headings, notes, private)
 		return
 	}
 	intro := r.Kind() == bible.KindIntro
-	// Whole chapters and introductions default to headings and notes
-	// (passage rule 2); format=text ignores both (rule 1).
-	if intro || r.Verse == "" {
-		if !hSet {
-			headings = true
-		}
-		if !nSet {
-			notes = true
-		}
-	}
-	variant := publish.Variant(html, headings, notes)
+	variant := publish.Variant(v.resolve(intro || r.Verse == ""))
 	// A chapter's passage is found by the chapter alone; the book is
 	// looked up for an introduction, or to tell which of the two is
 	// missing.
@@ -317,23 +309,45 @@ func readQuery(ctx *fasthttp.RequestCtx) (q query) {
 	return q
 }
 
+// variant is a passage's format and include toggles as the request gave
+// them (readVariant); resolve says what the passage is rendered with.
+type variant struct {
+	html, headings, notes bool
+	hSet, nSet            bool // whether the toggles were given
+}
+
+// resolve applies the spec's passage rules to v, for a passage that is a
+// whole chapter or an introduction (whole) or not: a whole one defaults
+// to headings and notes where the toggles were not given (rule 2), and
+// format=text has neither (rule 1). Every passage route resolves its
+// toggles here.
+func (v variant) resolve(whole bool) (html, headings, notes bool) {
+	headings, notes = v.headings, v.notes
+	if whole {
+		headings, notes = headings || !v.hSet, notes || !v.nSet
+	}
+	if !v.html {
+		headings, notes = false, false
+	}
+	return v.html, headings, notes
+}
+
 // readVariant reads a passage's format and include toggles from q; ok is
-// false when it has answered 422. hSet and nSet say whether the toggles
-// were given.
-func readVariant(ctx *fasthttp.RequestCtx, q *query) (html, headings, notes, hSet, nSet, ok bool) {
+// false when it has answered 422.
+func readVariant(ctx *fasthttp.RequestCtx, q *query) (v variant, ok bool) {
 	switch f := q[queryFormat]; {
 	case len(f) == 0, string(f) == "text":
 	case string(f) == "html":
-		html = true
+		v.html = true
 	default:
 		respond.Invalid(ctx, problem.OneOf([]string{"text", "html"}, "query", "format"))
 		return
 	}
-	if headings, hSet, ok = params.Bool(q[queryHeadings]); !ok {
+	if v.headings, v.hSet, ok = params.Bool(q[queryHeadings]); !ok {
 		respond.Invalid(ctx, problem.NotBool("query", "include_headings"))
 		return
 	}
-	if notes, nSet, ok = params.Bool(q[queryNotes]); !ok {
+	if v.notes, v.nSet, ok = params.Bool(q[queryNotes]); !ok {
 		respond.Invalid(ctx, problem.NotBool("query", "include_notes"))
 	}
 	return

@@ -24,7 +24,7 @@ const MaxListPieces = DefaultMaxRangeVerses
 // the caller reads the whole as a citation or refuses it. key is the
 // composed-cache key of the id as sent ("" with from).
 func (s *Routes) list(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site, bv *site.Bible,
-	from From, mapped bool, pid, key []byte, html, headings, notes, private bool) bool {
+	from From, mapped bool, pid, key []byte, v variant, private bool) bool {
 	n := bytes.Count(pid, []byte{','}) + 1
 	if n > MaxListPieces {
 		respond.Invalid(ctx, problem.ListTooLong(MaxListPieces, "path", "passage_id_path"))
@@ -46,9 +46,7 @@ func (s *Routes) list(ctx *fasthttp.RequestCtx, rd authz.Reading, st *site.Site,
 		respond.NotLicensed(ctx, bv.ID)
 		return true
 	}
-	if !html {
-		headings, notes = false, false // passage rule 1
-	}
+	html, headings, notes := v.resolve(false)
 	if mapped {
 		var out []bible.Ref
 		for _, r := range refs {

@@ -214,7 +214,7 @@ func JoinIDs(refs []bible.Ref) string {
 // mappedPassage serves the passage r taken in from's numbering: the
 // passage of bv that holds its text, or its pieces in order.
 func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site.Bible, from From, r bible.Ref,
-	html, headings, notes, hSet, nSet, private bool) {
+	v variant, private bool) {
 	var rb [4]bible.Ref
 	refs, err := s.Into(ctx, rb[:0], bv, from, r)
 	if err != nil {
@@ -222,9 +222,10 @@ func (s *Routes) mappedPassage(ctx *fasthttp.RequestCtx, st *site.Site, bv *site
 		return
 	}
 	if len(refs) == 1 && refs[0].Kind() != bible.KindRange {
-		s.passageRef(ctx, st, bv, refs[0], nil, html, headings, notes, hSet, nSet, private)
+		s.passageRef(ctx, st, bv, refs[0], nil, v, private)
 		return
 	}
+	html, headings, notes := v.resolve(false)
 	s.composeKept(ctx, st, bv, refs, html, headings, notes, private)
 }
 

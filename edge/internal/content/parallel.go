@@ -79,7 +79,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		return
 	}
 	q := readQuery(ctx)
-	html, headings, notes, hSet, nSet, ok := readVariant(ctx, &q)
+	v, ok := readVariant(ctx, &q)
 	if !ok {
 		return
 	}
@@ -137,14 +137,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		}
 		from = From{Scheme: sc, Bible: bibles[0].ID, Name: schemeName(sc)}
 	}
-	// A whole chapter defaults to headings and notes (passage rule 2),
-	// which format=text ignores (rule 1).
-	if r.Verse == "" {
-		headings, notes = headings || !hSet, notes || !nSet
-	}
-	if !html {
-		headings, notes = false, false
-	}
+	html, headings, notes := v.resolve(r.Verse == "")
 	out := Parallel{ID: r.String(), From: ParallelFrom{Versification: from.Name, BibleID: from.Bible}}
 	var mod time.Time
 	held := false
