@@ -207,7 +207,11 @@ declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="
 hz=$(getconf CLK_TCK)
 rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/base.*.txt
 for r in $(seq "$BENCH_ROUNDS"); do
-	for name in "${servers[@]}"; do
+	# Each round starts one server later, so that a drift of the machine
+	# within a round (other guests, the host's clock) does not fall on the
+	# same server every time.
+	k=$(((r - 1) % ${#servers[@]}))
+	for name in "${servers[@]:k}" "${servers[@]:0:k}"; do
 		set -- $name ${srv_url[$name]}
 		read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
 		read -r rd0 wr0 < <(syscalls "${srv_pid[$1]}")
