@@ -166,3 +166,15 @@ func TestFixtureLicences(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedElements: docs/import.md lists the elements Check allows.
+func TestDocumentedElements(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "import.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- Elements: " + allowedNames() + "\n"
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/import.md has no line %q", want)
+	}
+}
