@@ -180,7 +180,7 @@ func (c *checker) tokens() {
 		case html.TextToken:
 			c.checkText(raw)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			c.startTag(z.Token(), tt == html.SelfClosingTagToken)
+			c.startTag(z.Token(), raw, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
 			c.endTag(z.Token().Data)
 		case html.CommentToken:
@@ -233,7 +233,7 @@ func (c *checker) checkText(raw string) {
 	}
 }
 
-func (c *checker) startTag(t html.Token, selfClosing bool) {
+func (c *checker) startTag(t html.Token, raw string, selfClosing bool) {
 	attrs, ok := elements[t.Data]
 	if !ok {
 		c.add(fmt.Sprintf("the element <%s>", t.Data))
@@ -241,7 +241,16 @@ func (c *checker) startTag(t html.Token, selfClosing bool) {
 		return
 	}
 	// t.Attr holds the first attribute of each name, as HTML parsers keep
-	// it (WHATWG 13.2.5.33): later ones of the same name are dropped there.
+	// it (WHATWG 13.2.5.33); other parsers (an app's) may keep the last,
+	// which nothing would have checked.
+	if names := attrNames(raw); len(names) != len(t.Attr) {
+		for i, n := range names {
+			if slices.Contains(names[:i], n) {
+				c.add(fmt.Sprintf("a second %s on <%s> (parsers disagree on which one counts)", n, t.Data))
+				break
+			}
+		}
+	}
 	for _, a := range t.Attr {
 		if a.Namespace != "" || !slices.Contains(attrs, a.Key) && !slices.Contains(globalAttrs, a.Key) {
 			c.add(fmt.Sprintf("the attribute %s of <%s> (%s)", a.Key, t.Data, allowedAttrs(t.Data)))
@@ -257,6 +266,71 @@ func (c *checker) startTag(t html.Token, selfClosing bool) {
 	if !void[t.Data] {
 		c.stack = append(c.stack, open{t.Data, c.line, c.col})
 	}
+}
+
+// attrNames are the names of the attributes of the start tag raw, in
+// order, each as often as it is written, read as the tokenizer reads them
+// (WHATWG 13.2.5.32 to 13.2.5.38) but without dropping a repeated name.
+func attrNames(raw string) []string {
+	space := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+	i := 1
+	for i < len(raw) && !space(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	skip := func() {
+		for i < len(raw) && space(raw[i]) {
+			i++
+		}
+	}
+	var names []string
+	for skip(); i < len(raw) && raw[i] != '>'; skip() {
+		start := i
+		for ; i < len(raw); i++ {
+			// A name may start with =; after that, = ends it.
+			if c := raw[i]; space(c) || c == '/' || c == '>' || c == '=' && i > start {
+				break
+			}
+		}
+		if i > start {
+			names = append(names, asciiLower(raw[start:i]))
+		}
+		skip()
+		switch {
+		case i < len(raw) && raw[i] == '/':
+			i++
+		case i < len(raw) && raw[i] == '=':
+			i++
+			skip()
+			if i == len(raw) {
+				break
+			}
+			switch q := raw[i]; q {
+			case '>':
+			case '"', '\'':
+				if j := strings.IndexByte(raw[i+1:], q); j >= 0 {
+					i += j + 2
+				} else {
+					i = len(raw)
+				}
+			default:
+				for i < len(raw) && !space(raw[i]) && raw[i] != '>' {
+					i++
+				}
+			}
+		}
+	}
+	return names
+}
+
+// asciiLower lowers ASCII letters only, as the tokenizer does.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // placed refuses an element where a parser would not leave it.
@@ -280,6 +354,10 @@ func (c *checker) placed(name string) {
 			return
 		case !phrasing[name] && (phrasing[o.name] || textOnly[o.name]):
 			c.add(fmt.Sprintf("<%s> inside <%s> (opened at line %d col %d), which holds text only", name, o.name, o.line, o.col))
+			return
+		case name == "table" && o.name == "caption":
+			// A parser ends the caption and the table it captions there.
+			c.add(fmt.Sprintf("a table inside the caption opened at line %d col %d", o.line, o.col))
 			return
 		case o.name == "td" || o.name == "th" || o.name == "caption":
 			// A cell starts afresh: what is outside the table does not matter.
