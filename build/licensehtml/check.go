@@ -118,6 +118,7 @@ type checker struct {
 	text           string
 	problems       []Problem
 	elementRefused bool
+	refused        map[string]bool // elements refused, whose end tags go unsaid
 	stack          []open
 	line, col      int // of the current token
 }
@@ -238,6 +239,10 @@ func (c *checker) startTag(t html.Token, raw string, selfClosing bool) {
 	if !ok {
 		c.add(fmt.Sprintf("the element <%s>", t.Data))
 		c.elementRefused = true
+		if c.refused == nil {
+			c.refused = map[string]bool{}
+		}
+		c.refused[t.Data] = true
 		return
 	}
 	// t.Attr holds the first attribute of each name, as HTML parsers keep
@@ -368,6 +373,9 @@ func (c *checker) placed(name string) {
 
 func (c *checker) endTag(name string) {
 	if _, ok := elements[name]; !ok {
+		if c.refused[name] {
+			return
+		}
 		c.add(fmt.Sprintf("the end tag </%s>", name))
 		c.elementRefused = true
 		return
