@@ -24,6 +24,7 @@ var accepted = []string{
 	`<p>&lt;script&gt;alert(1)&lt;/script&gt; is shown, not run</p>`,
 	`<p>&ldquo;quoted&rdquo; &mdash; &#8212; &#x2014;</p>`,
 	`<a>a link without href</a>`,
+	`<a href="https&#58;//example.org&#x2F;">a URL written with character references</a>`,
 	"\ufeff<p>a byte order mark, and U+FFFD \ufffd itself</p>",
 }
 
@@ -48,6 +49,9 @@ var refused = []struct{ in, want string }{
 	{`<a href=" https://example.org">x</a>`, `has a space or control character at byte 0`},
 	{`<a href="&#1;https://example.org">x</a>`, `has a space or control character at byte 0`},
 	{`<a href="https://exa mple.org">x</a>`, `has a space or control character at byte 11`},
+	{"<a href=\"\u00a0javascript:alert(1)\">x</a>", `"\u00a0javascript:alert(1)" is not an absolute URL`},
+	{`<a href="&nbsp;https://example.org">x</a>`, `"\u00a0https://example.org" is not an absolute URL`},
+	{`<a href="jav&#x61;script&#x3A;alert(1)">x</a>`, `"javascript:alert(1)" is not an absolute URL`},
 	{`<a href="vbscript:msgbox(1)">x</a>`, `is not an absolute URL`},
 	{`<a href="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;">x</a>`, `"data:text/html,<script>alert(1)</script>" is not an absolute URL`},
 	{`<a href="/developers/orgs">x</a>`, `"/developers/orgs" is not an absolute URL`},

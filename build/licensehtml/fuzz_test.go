@@ -2,6 +2,8 @@ package licensehtml
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +32,12 @@ func FuzzCheck(f *testing.F) {
 	}
 	for _, tc := range refused {
 		f.Add(tc.in)
+	}
+	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "content", "licenses", "*.html"))
+	for _, p := range fixtures {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(string(b))
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		namesAsTokenizer(t, s)
