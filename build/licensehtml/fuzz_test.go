@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,6 +135,9 @@ func treeAllowed(t *testing.T, s string) {
 	if text == nil || after == nil || text.Parent != after.Parent || text.Parent.Parent.Data != "body" {
 		t.Fatalf("accepted %q, which moves the page around it", s)
 	}
+	if got, want := outline(text), tokenOutline(s); got != want {
+		t.Fatalf("accepted %q, which a browser reads as\n%s\nnot as written\n%s", s, got, want)
+	}
 	for n := range text.Descendants() {
 		switch n.Type {
 		case html.TextNode:
@@ -164,4 +168,61 @@ func byID(n *html.Node, id string) *html.Node {
 		}
 	}
 	return nil
+}
+
+// outline writes the tree under n as tags and text, without the tbody a
+// parser adds to a table that has none (and so without any tbody).
+func outline(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := range n.ChildNodes() {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+			case c.Data == "tbody":
+				walk(c)
+			default:
+				b.WriteString(tagOutline(c.Data, c.Attr))
+				walk(c)
+				if c.Data != "br" && c.Data != "hr" {
+					b.WriteString("</" + c.Data + ">")
+				}
+			}
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// tokenOutline writes the tokens of s as outline writes a tree: what the
+// author wrote, to compare with what a parser built.
+func tokenOutline(s string) string {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return b.String()
+		case html.TextToken:
+			b.Write(z.Text()) // unescaped, newlines as a parser has them
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if tok := z.Token(); tok.Data != "tbody" {
+				b.WriteString(tagOutline(tok.Data, tok.Attr))
+			}
+		case html.EndTagToken:
+			if tok := z.Token(); tok.Data != "tbody" {
+				b.WriteString("</" + tok.Data + ">")
+			}
+		}
+	}
+}
+
+func tagOutline(name string, attrs []html.Attribute) string {
+	var b strings.Builder
+	b.WriteString("<" + name)
+	for _, a := range attrs {
+		b.WriteString(" " + a.Key + "=" + strconv.Quote(a.Val))
+	}
+	return b.String() + ">"
 }
