@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/licensehtml"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -56,10 +57,15 @@ func AddOrganization(content string, o Organization, replace bool) (string, erro
 
 // AddLicense writes licenses/<id>.json and, when text is not empty,
 // licenses/<id>.html. An ID of 0 takes the next free id. The licence's
-// organization must exist. It returns the id.
+// organization must exist, and its text must be licence HTML
+// (licensehtml.Check; the error is a *licensehtml.Error): otherwise
+// nothing is written. It returns the id.
 func AddLicense(content string, l publish.License, text string, replace bool) (int, error) {
 	if l.Name == "" {
 		return 0, errors.New("a licence needs a name")
+	}
+	if err := licensehtml.Check(text); err != nil {
+		return 0, fmt.Errorf("licence %q: its text: %w", l.Name, err)
 	}
 	if l.Version == 0 {
 		l.Version = 1

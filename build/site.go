@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/build/licensehtml"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -36,14 +37,19 @@ func readSite(content string) (*site, error) {
 	}
 	files, _ := filepath.Glob(filepath.Join(content, "licenses", "*.json"))
 	for _, p := range files {
-		// licenses/<id>.json, with its text from licenses/<id>.html.
+		// licenses/<id>.json, with its text from licenses/<id>.html, which
+		// may have been edited by hand since publish licenses add checked it.
 		var l publish.License
 		if err := readJSON(p, &l); err != nil {
 			return nil, err
 		}
-		html, err := os.ReadFile(strings.TrimSuffix(p, ".json") + ".html")
+		hp := strings.TrimSuffix(p, ".json") + ".html"
+		html, err := os.ReadFile(hp)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
+		}
+		if err := licensehtml.Check(string(html)); err != nil {
+			return nil, fmt.Errorf("%s: %w", hp, err)
 		}
 		l.HTML = strings.TrimSpace(string(html))
 		s.licenses = append(s.licenses, l)

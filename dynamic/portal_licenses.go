@@ -41,8 +41,9 @@ func (s *portalRoutes) licensesPage(ctx *fasthttp.RequestCtx, v *devVisit, statu
 	names := map[string]string{}
 	for _, l := range lics {
 		pl := templates.PortalLicense{ID: l.ID, Name: l.Name, Version: l.Version, Open: l.Open, Bibles: l.BibleIDs,
-			// The licence text is the published build's, written by the
-			// operator; the page's CSP runs no script whatever it holds.
+			// The licence text is the published build's, which checks every
+			// licence's HTML (build/licensehtml: text, tables, http(s) and
+			// mailto links, closed tags only); the page's CSP runs no script.
 			Text: template.HTML(l.HTML)}
 		if a, ok := byLicense[l.ID]; ok {
 			pl.AgreedAt = &a.AgreedAt

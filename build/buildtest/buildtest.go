@@ -4,6 +4,9 @@ package buildtest
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/bibleplatform/platform/build"
@@ -28,4 +31,24 @@ func AddLicenses(tb testing.TB, content string, ids ...int) {
 			tb.Fatal(err)
 		}
 	}
+}
+
+// Files reads every file under dir, by its slash-separated path relative
+// to dir, so that a test can tell that a refused command changed nothing.
+func Files(tb testing.TB, dir string) map[string]string {
+	tb.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return files
 }

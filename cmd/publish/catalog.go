@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/bibleplatform/platform/build"
+	"github.com/bibleplatform/platform/build/licensehtml"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -57,7 +60,7 @@ type licenseAddCmd struct {
 	Organization string `help:"The organization (uuid) that grants it; it must exist (publish organizations add)." required:""`
 	URI          string `name:"uri" help:"Where the licence is published."`
 	Open         bool   `help:"Open licence: every app may read its Bibles without an agreement (public domain, CC BY…)."`
-	Text         string `help:"A file with the licence's text as HTML (licenses/<id>.html)." type:"existingfile"`
+	Text         string `help:"A file with the licence's text as HTML (licenses/<id>.html): text structure, tables and https/http/mailto links only (docs/import.md)." type:"existingfile"`
 	Replace      bool   `help:"Replace a licence with the same id."`
 
 	out io.Writer `kong:"-"`
@@ -70,10 +73,15 @@ func (c *licenseAddCmd) Run() error {
 		if err != nil {
 			return err
 		}
-		text = strings.TrimSpace(string(b))
+		// Leading white space is kept, so that the lines the check names
+		// are the file's.
+		text = strings.TrimRightFunc(string(b), unicode.IsSpace)
 	}
 	l := publish.License{ID: c.ID, Name: c.Name, Version: c.Version, OrganizationID: c.Organization, URI: c.URI, Open: c.Open}
 	id, err := build.AddLicense(c.Content, l, text, c.Replace)
+	if bad := (*licensehtml.Error)(nil); errors.As(err, &bad) {
+		return fmt.Errorf("--text %s: %w", c.Text, err)
+	}
 	if err != nil {
 		return err
 	}
