@@ -203,8 +203,8 @@ func TestPackCacheAccounting(t *testing.T) {
 	var counted int64
 	for range 100 {
 		for _, b := range raw {
-			x := new(bible.Index)
-			if err := publish.DecodeEntry(publish.NameIndex, b, x); err != nil {
+			x, err := site.DecodeIndex(b)
+			if err != nil {
 				t.Fatal(err)
 			}
 			kept = append(kept, x)

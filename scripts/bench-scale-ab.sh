@@ -13,7 +13,9 @@
 # from the cold start, then BENCH_SECONDS measured. Prints a line per edge:
 # requests, req/s, p99, CPU per request (from /proc), pack lookups answered
 # by memory and disk, store reads per second, RSS and peak RSS, and the
-# heap's figures from /metrics; writes a CPU profile of the measured run
+# heap's figures from /metrics (and, with GODEBUG=gctrace=1 in the
+# environment, the collector's mark phases during the measured run);
+# writes a CPU profile of the measured run
 # and a heap profile after it to SCALE_DIR/ab/NAME/.
 #
 # Environment: SCALE_DIR (.run/bench-scale), BENCH_SECONDS (30),
@@ -36,7 +38,7 @@ bench_machine_before
 
 . scripts/bench-scale-edge.sh
 
-names=() pids=() ports=()
+names=() pids=() ports=() starts=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
 while [ $# -ge 4 ]; do
@@ -51,7 +53,7 @@ while [ $# -ge 4 ]; do
 		--access-cache "$d/access-cache.json" --disk-cache "$d/disk-cache" \
 		--listen "127.0.0.1:$port" --public-url "http://127.0.0.1:$port" --no-access-log \
 		--debug-listen "127.0.0.1:$((port + 1))" $args 2>"$d/edge.log" &
-	pids+=($!) names+=("$name") ports+=("$port")
+	pids+=($!) names+=("$name") ports+=("$port") starts+=("$(date +%s.%N)")
 done
 for i in "${!ports[@]}"; do
 	for _ in $(seq 600); do
@@ -85,7 +87,9 @@ for i in "${!ports[@]}"; do
 		"http://127.0.0.1:$((ports[i] + 1))/debug/pprof/profile?seconds=$((BENCH_SECONDS > 3 ? BENCH_SECONDS - 2 : 1))" &
 	profs+=($!)
 done
+m0=$(date +%s.%N)
 run "$BENCH_SECONDS" "$from" meas
+m1=$(date +%s.%N)
 wait "${profs[@]}"
 hz=$(getconf CLK_TCK)
 for i in "${!ports[@]}"; do
@@ -99,6 +103,18 @@ for i in "${!ports[@]}"; do
 		/^go_memstats_next_gc_bytes / { printf " next_gc_mb=%d", $2 / 1048576 }
 		/^go_gc_duration_seconds_count / { printf " gcs=%d", $2 }
 		/^edge_cache_bytes\{cache="packs"\}/ { printf " pack_cache_mb=%d", $2 / 1048576 }')
+	# With GODEBUG=gctrace=1 in the environment, the collector's cycles that
+	# started during the measured run: each mark phase's wall time and its
+	# background worker's CPU (the scale mix's tail is made of them).
+	heap+=$(awk -v t0="${starts[$i]}" -v m0="$m0" -v m1="$m1" '
+		BEGIN { a = m0 - t0; b = m1 - t0 }
+		/^gc [0-9]+ @[0-9.]+s / {
+			t = substr($3, 2) + 0
+			if (t < a || t >= b) next
+			split($5, c, "+"); split($8, u, "+"); split(u[2], w, "/")
+			n++; wall = wall sep sprintf("%.0f", c[2]); cpu = cpu sep sprintf("%.0f", w[2]); sep = ","
+		}
+		END { if (n) printf " gc_cycles=%d mark_wall_ms=%s mark_worker_ms=%s", n, wall, cpu }' "$d/edge.log")
 	awk -v name="${names[$i]}" -v secs="$BENCH_SECONDS" -v ticks="$ticks" -v hz="$hz" -v rss="$rss" -v heap="$heap" -v out="$d/wrk.meas" '
 		FNR == NR { a[$1] = $2; next }
 		{ d[$1] = $2 - a[$1] }

@@ -12,10 +12,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/bibleplatform/platform/bible"
-	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
@@ -122,8 +120,8 @@ func (bv *Bible) Index(ctx context.Context, p *packs.Packs) (*bible.Index, error
 	if r == nil || !r.Has(represent.CodingIdentity) {
 		return nil, fmt.Errorf("bible %d: pack has no index", bv.ID)
 	}
-	var idx bible.Index
-	if err := publish.DecodeEntry(publish.NameIndex, r.Reps[represent.CodingIdentity].Body(), &idx); err != nil {
+	idx, err := DecodeIndex(r.Reps[represent.CodingIdentity].Body())
+	if err != nil {
 		return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
 	}
 	// Where the index's bridges end (\v 15-16): absent when the Bible has
@@ -141,8 +139,8 @@ func (bv *Bible) Index(ctx context.Context, p *packs.Packs) (*bible.Index, error
 			return nil, fmt.Errorf("bible %d: %w", bv.ID, err)
 		}
 	}
-	bv.index = &idx
-	bv.site.reserve(p, IndexSize(&idx))
+	bv.index = idx
+	bv.site.reserve(p, IndexSize(idx))
 	return bv.index, nil
 }
 
@@ -168,39 +166,6 @@ func (s *Site) Release(p *packs.Packs) {
 		p.Reserve(-s.reserved)
 		s.reserved = 0
 	}
-}
-
-// IndexSize is what a decoded index holds on the heap: its slices and
-// every string the decoder allocated, each rounded to its size class.
-func IndexSize(x *bible.Index) int64 {
-	// Strings under 16 bytes (verse ids, passage ids' numbers) share the
-	// runtime's 16-byte tiny blocks: they take about their length.
-	str := func(s string) int64 {
-		if n := len(s); n < 16 {
-			return int64(n)
-		}
-		return cache.AllocSize(len(s))
-	}
-	n := cache.AllocSize(int64(unsafe.Sizeof(*x))) + str(x.TextDirection) +
-		cache.AllocSize(int64(cap(x.Books))*int64(unsafe.Sizeof(bible.Book{})))
-	for i := range x.Books {
-		b := &x.Books[i]
-		n += str(string(b.ID)) + str(b.Title) + str(b.FullTitle) + str(b.Abbreviation) + str(string(b.Canon)) +
-			cache.AllocSize(int64(cap(b.Chapters))*int64(unsafe.Sizeof(bible.Chapter{})))
-		if in := b.Intro; in != nil {
-			n += cache.AllocSize(int64(unsafe.Sizeof(*in))) + str(in.ID) + str(in.PassageID) + str(in.Title)
-		}
-		for j := range b.Chapters {
-			c := &b.Chapters[j]
-			n += str(c.ID) + str(c.PassageID) + str(c.Title) +
-				cache.AllocSize(int64(cap(c.Verses))*int64(unsafe.Sizeof(bible.Verse{})))
-			for k := range c.Verses {
-				v := &c.Verses[k]
-				n += str(v.ID) + str(v.PassageID) + str(v.Title)
-			}
-		}
-	}
-	return n
 }
 
 // Slot is where a route keeps what it derives from the build, made once:
