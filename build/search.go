@@ -185,15 +185,15 @@ func searchPartSource(lang, bookSource string) string {
 // index, by range: the index beside them is of no use here.
 func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
 	st := b.opt.Store
-	p, err := publish.LoadPackHeader(ctx, st, ref, 4096)
+	h, err := publish.LoadHeader(ctx, st, ref, 4096)
 	if err != nil {
 		return nil, err
 	}
-	e := p.Entry(publish.NameWords)
-	if e == nil || len(e.Reps) == 0 {
+	e, ok := h.Entry(publish.NameWords)
+	if !ok || len(e.Reps) == 0 {
 		return nil, fmt.Errorf("search pack %s without words", ref.Key)
 	}
-	body, err := st.GetRange(ctx, ref.Key, p.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
+	body, err := st.GetRange(ctx, ref.Key, h.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
 	if err != nil {
 		return nil, err
 	}

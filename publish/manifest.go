@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -195,32 +194,15 @@ func LoadPack(ctx context.Context, s Store, ref PackRef) (*Pack, error) {
 	return DecodePack(b)
 }
 
-// LoadPackHeader reads a pack's header alone, for ranged reads of its
-// bodies at BodyOffset: one ranged read of its first probe bytes, and a
-// second for the rest when the header is longer.
-func LoadPackHeader(ctx context.Context, s Store, ref PackRef, probe int64) (*Pack, error) {
-	b, err := s.GetRange(ctx, ref.Key, 0, min(ref.Size, probe))
-	if err != nil {
-		return nil, err
-	}
-	b, end, err := headerRest(ctx, s, ref, b)
-	if err != nil {
-		return nil, err
-	}
-	if end < int64(len(b)) {
-		// The decoded header keeps its buffer (the names): not the
-		// probe's bodies with it.
-		b = bytes.Clone(b[:end])
-	}
-	return decodePackHeaderOf(b, ref.Size)
-}
-
 // probes are LoadHeader's buffers: a header held as read is copied out of
 // its probe, so the probe is reused rather than allocated for each pack.
 var probes sync.Pool // *[]byte
 
-// LoadHeader reads a pack's header as LoadPackHeader does, held as read
-// (Header): what an edge keeps of the many packs it reads by ranges.
+// LoadHeader reads a pack's header alone, held as read (Header), for
+// ranged reads of its bodies at BodyOffset: one ranged read of its first
+// probe bytes, into a reused buffer, and a second for the rest when the
+// header is longer. The edge keeps one for each pack it reads by ranges;
+// the build reads a search part's words so.
 func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header, error) {
 	bp, _ := probes.Get().(*[]byte)
 	if bp == nil || int64(cap(*bp)) < probe {
@@ -232,7 +214,7 @@ func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header,
 	if err := ReadRange(ctx, s, ref.Key, 0, b); err != nil {
 		return Header{}, err
 	}
-	b, _, err := headerRest(ctx, s, ref, b)
+	b, err := headerRest(ctx, s, ref, b)
 	if err != nil {
 		return Header{}, err
 	}
@@ -241,19 +223,19 @@ func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header,
 
 // headerRest reads the rest of a pack's header after its first bytes b,
 // when it is longer: b then holds at least up to the end of the header
-// (end) unless the pack is shorter.
-func headerRest(ctx context.Context, s Store, ref PackRef, b []byte) (_ []byte, end int64, err error) {
+// unless the pack is shorter.
+func headerRest(ctx context.Context, s Store, ref PackRef, b []byte) ([]byte, error) {
 	n, err := packHeaderLen(b)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	end = min(int64(packHeaderPrefix)+n, ref.Size)
+	end := min(int64(packHeaderPrefix)+n, ref.Size)
 	if got := int64(len(b)); end > got {
 		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		b = append(b[:got:got], rest...)
 	}
-	return b, end, nil
+	return b, nil
 }

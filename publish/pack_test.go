@@ -62,9 +62,9 @@ func TestPackReader(t *testing.T) {
 	}
 }
 
-// TestLoadPackHeader: the header read by range, in one read or in two
+// TestLoadHeader: the header read by range, in one read or in two
 // when it is longer than the probe, is the whole pack's.
-func TestLoadPackHeader(t *testing.T) {
+func TestLoadHeader(t *testing.T) {
 	w := NewPackWriter()
 	w.Add("book", JSON, []byte(`{"id":"JHN"}`))
 	w.AddRaw(NameSegments, JSON, []byte(`[[{"Para":1}]]`))
@@ -82,20 +82,8 @@ func TestLoadPackHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, probe := range []int64{int64(packHeaderPrefix), 64 << 10} {
-		h, err := LoadPackHeader(ctx, s, ref, probe)
-		if err != nil {
-			t.Fatalf("probe %d: %v", probe, err)
-		}
-		if h.BodyOffset() != whole.BodyOffset() || !reflect.DeepEqual(entries(h), entries(whole)) {
-			t.Errorf("probe %d: header %+v at %d, want %+v at %d", probe, entries(h), h.BodyOffset(), entries(whole), whole.BodyOffset())
-		}
-	}
-	if _, err := LoadPackHeader(ctx, s, PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10); err == nil {
-		t.Error("a header past the pack's size accepted")
-	}
-	// Held as read, from a store that reads into the caller's buffer and
-	// from one that does not.
+	// From a store that reads into the caller's buffer and from one that
+	// does not.
 	for _, st := range []Store{s, struct{ Store }{s}} {
 		for _, probe := range []int64{int64(packHeaderPrefix), 64 << 10, 16} {
 			h, err := LoadHeader(ctx, st, ref, probe)

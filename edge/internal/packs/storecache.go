@@ -180,7 +180,7 @@ func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) []byte {
 	return data
 }
 
-// source is where a pack's ranges are read (as publish.LoadPackHeader
+// source is where a pack's ranges are read (as publish.LoadHeader
 // reads a store): the whole pack just fetched when there is one (copied
 // out, so that nothing kept holds all of it), else the disk cache when it
 // holds the pack, else the store. A read from the pack just fetched is not
