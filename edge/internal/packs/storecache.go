@@ -77,9 +77,17 @@ type partialPack struct {
 	promoted atomic.Bool
 }
 
+// headerEntry is a pack's header as the memory tier holds it: its view
+// and its partialPack in one allocation (v.partial is &pp), one object
+// fewer for the collector to mark.
+type headerEntry struct {
+	v  View
+	pp partialPack
+}
+
 // headerView is what the memory tier counts for a pack's header besides
-// the header's buffer: the view and its partialPack.
-var headerView = cache.AllocSize(int64(unsafe.Sizeof(View{}))) + cache.AllocSize(int64(unsafe.Sizeof(partialPack{})))
+// the header's buffer.
+var headerView = cache.AllocSize(int64(unsafe.Sizeof(headerEntry{})))
 
 // entryKey is the memory tier's key of entry name of pack key, appended to
 // b: a pack key never holds a NUL.
@@ -255,11 +263,9 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
 	src.count(&p.tiers.header)
-	return &View{
-		hdr:     h,
-		size:    headerView + h.Size(cache.AllocSize[int64]),
-		partial: &partialPack{ref: ref},
-	}, nil
+	he := &headerEntry{pp: partialPack{ref: ref}}
+	he.v.hdr, he.v.size, he.v.partial = h, headerView+h.Size(cache.AllocSize[int64]), &he.pp
+	return &he.v, nil
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
