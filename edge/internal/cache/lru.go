@@ -14,12 +14,22 @@ import (
 
 // LRU is a cache bounded by the total size of its values, evicting the least
 // recently used. Get does not allocate, so the hot path can use it.
+//
+// Its list nodes live in chunks of chunkLen, linked by index, not each in
+// an allocation of its own: a cache of a catalogue holds hundreds of
+// thousands of entries, and the collector marks every object and follows
+// every pointer at each cycle, where a chunk is one object and an index
+// no pointer. Slots let go are reused first, so the chunks hold as many
+// nodes as the cache ever held at once.
 type LRU[V comparable] struct {
 	mu         sync.Mutex
 	max, used  int64
-	items      map[string]*node[V]
-	head, tail *node[V] // head is the most recently used
-	clock      uint64   // counts moves to the front
+	items      map[string]int32 // the index of each key's node
+	chunks     []*[chunkLen]node[V]
+	next       int32  // the first index never handed out (0 is no node)
+	free       int32  // the first slot let go, chained through next; 0: none
+	head, tail int32  // head is the most recently used; 0: none
+	clock      uint64 // counts moves to the front
 	hits, miss metrics.HotCounter
 
 	// Kept and Dropped, when set, are told of every value the cache takes
@@ -37,30 +47,65 @@ type node[V comparable] struct {
 	val        V
 	size       int64
 	stamp      uint64 // clock when last moved to the front
-	prev, next *node[V]
+	prev, next int32  // indexes of the neighbours; 0: none
 }
+
+// chunkLen nodes make a chunk: 3 KiB for a pointer value, an allocation
+// size class.
+const (
+	chunkShift = 6
+	chunkLen   = 1 << chunkShift
+)
 
 // New returns a cache holding at most maxBytes of entries, each counted as cost says.
 func New[V comparable](maxBytes int64) *LRU[V] {
-	return &LRU[V]{max: maxBytes, items: make(map[string]*node[V])}
+	return &LRU[V]{max: maxBytes, items: make(map[string]int32)}
+}
+
+// at is the node of index i.
+func (c *LRU[V]) at(i int32) *node[V] { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
+
+// alloc returns a node's index: a slot let go, else a new one.
+func (c *LRU[V]) alloc() int32 {
+	if i := c.free; i != 0 {
+		c.free = c.at(i).next
+		c.at(i).next = 0
+		return i
+	}
+	if c.next == 0 {
+		c.next = 1
+	}
+	if int(c.next>>chunkShift) == len(c.chunks) {
+		c.chunks = append(c.chunks, new([chunkLen]node[V]))
+	}
+	c.next++
+	return c.next - 1
+}
+
+// release lets node i go, its key and value with it.
+func (c *LRU[V]) release(i int32) {
+	*c.at(i) = node[V]{next: c.free}
+	c.free = i
 }
 
 // Get returns the value under key. The key may be a string converted from
 // bytes at the call site: the map index does not allocate.
 func (c *LRU[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
-	n, ok := c.items[key]
+	i, ok := c.items[key]
+	var v V
 	if ok {
-		c.moveFront(n)
+		n := c.at(i)
+		c.moveFront(i, n)
+		v = n.val
 	}
 	c.mu.Unlock()
 	if !ok {
 		c.miss.Inc()
-		var zero V
-		return zero, false
+		return v, false
 	}
 	c.hits.Inc()
-	return n.val, true
+	return v, true
 }
 
 // Find looks up a key held in bytes and counts a hit but not a miss, for a
@@ -68,17 +113,19 @@ func (c *LRU[V]) Get(key string) (V, bool) {
 // serves, and counts the miss itself (Missed) once it does.
 func (c *LRU[V]) Find(key []byte) (V, bool) {
 	c.mu.Lock()
-	n, ok := c.items[string(key)]
+	i, ok := c.items[string(key)]
+	var v V
 	if ok {
-		c.moveFront(n)
+		n := c.at(i)
+		c.moveFront(i, n)
+		v = n.val
 	}
 	c.mu.Unlock()
 	if !ok {
-		var zero V
-		return zero, false
+		return v, false
 	}
 	c.hits.Inc()
-	return n.val, true
+	return v, true
 }
 
 // Missed counts a miss for a lookup made with Find.
@@ -92,10 +139,10 @@ func (c *LRU[V]) Hit() { c.hits.Inc() }
 func (c *LRU[V]) Counts() (hits, misses uint64) { return c.hits.Load(), c.miss.Load() }
 
 // cost is what an entry of a value of size bytes takes: the value, its key,
-// the list node and the map slot. The cache counts it, so that its bound
-// is on memory.
+// its list node (its share of a chunk) and the map slot. The cache counts
+// it, so that its bound is on memory.
 func (c *LRU[V]) cost(key string, size int64) int64 {
-	return size + AllocSize(len(key)) + AllocSize(int64(unsafe.Sizeof(node[V]{}))) + MapEntryCost
+	return size + AllocSize(len(key)) + int64(unsafe.Sizeof(node[V]{})) + MapEntryCost
 }
 
 // Add stores val, whose own size is size. A value larger than the whole
@@ -107,19 +154,22 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
-	if n, ok := c.items[key]; ok {
+	if i, ok := c.items[key]; ok {
+		n := c.at(i)
 		c.used += size - n.size
 		old := n.val
 		n.val, n.size = val, size
-		c.moveFront(n)
+		c.moveFront(i, n)
 		if c.Dropped != nil && old != val {
 			c.Dropped(old)
 		}
 	} else {
-		n := &node[V]{key: key, val: val, size: size}
-		c.items[key] = n
+		i := c.alloc()
+		n := c.at(i)
+		n.key, n.val, n.size = key, val, size
+		c.items[key] = i
 		c.used += size
-		c.pushFront(n)
+		c.pushFront(i, n)
 	}
 	if c.Kept != nil {
 		c.Kept(val)
@@ -129,19 +179,22 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 
 func (c *LRU[V]) evict() {
 	chances := len(c.items)
-	for c.used > c.max && c.tail != nil {
-		old := c.tail
+	for c.used > c.max && c.tail != 0 {
+		i := c.tail
+		old := c.at(i)
 		if c.Referenced != nil && chances > 0 && c.Referenced(old.val) {
 			chances--
 			c.unlink(old)
-			c.pushFront(old)
+			c.pushFront(i, old)
 			continue
 		}
 		c.unlink(old)
 		delete(c.items, old.key)
 		c.used -= old.size
+		val := old.val
+		c.release(i)
 		if c.Dropped != nil {
-			c.Dropped(old.val)
+			c.Dropped(val)
 		}
 	}
 }
@@ -151,8 +204,8 @@ func (c *LRU[V]) evict() {
 func (c *LRU[V]) Peek(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n, ok := c.items[key]; ok {
-		return n.val, true
+	if i, ok := c.items[key]; ok {
+		return c.at(i).val, true
 	}
 	var zero V
 	return zero, false
@@ -164,8 +217,12 @@ func (c *LRU[V]) Peek(key string) (V, bool) {
 func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, ok := c.items[key]
-	if !ok || !is(n.val) {
+	i, ok := c.items[key]
+	if !ok {
+		return
+	}
+	n := c.at(i)
+	if !is(n.val) {
 		return
 	}
 	size = c.cost(key, size)
@@ -194,47 +251,49 @@ func (c *LRU[V]) SetMax(maxBytes int64) {
 func (c *LRU[V]) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items = make(map[string]*node[V])
-	c.head, c.tail, c.used = nil, nil, 0
+	c.items = make(map[string]int32)
+	c.chunks = nil
+	c.next, c.free, c.head, c.tail, c.used = 0, 0, 0, 0, 0
 }
 
-// moveFront marks n as just used. A node moved to the front within the last
-// quarter of the cache's moves is left where it is: it is far from eviction
-// anyway, and relinking touches three nodes' memory on every hit of a hot
-// entry.
-func (c *LRU[V]) moveFront(n *node[V]) {
-	if c.head == n || c.clock-n.stamp < uint64(len(c.items)/4) {
+// moveFront marks node i (n) as just used. A node moved to the front
+// within the last quarter of the cache's moves is left where it is: it is
+// far from eviction anyway, and relinking touches three nodes' memory on
+// every hit of a hot entry.
+func (c *LRU[V]) moveFront(i int32, n *node[V]) {
+	if c.head == i || c.clock-n.stamp < uint64(len(c.items)/4) {
 		return
 	}
 	c.unlink(n)
-	c.pushFront(n)
+	c.pushFront(i, n)
 }
 
-func (c *LRU[V]) pushFront(n *node[V]) {
+// pushFront puts node i (n), unlinked, at the front.
+func (c *LRU[V]) pushFront(i int32, n *node[V]) {
 	c.clock++
 	n.stamp = c.clock
-	n.prev, n.next = nil, c.head
-	if c.head != nil {
-		c.head.prev = n
+	n.prev, n.next = 0, c.head
+	if c.head != 0 {
+		c.at(c.head).prev = i
 	}
-	c.head = n
-	if c.tail == nil {
-		c.tail = n
+	c.head = i
+	if c.tail == 0 {
+		c.tail = i
 	}
 }
 
 func (c *LRU[V]) unlink(n *node[V]) {
-	if n.prev != nil {
-		n.prev.next = n.next
+	if n.prev != 0 {
+		c.at(n.prev).next = n.next
 	} else {
 		c.head = n.next
 	}
-	if n.next != nil {
-		n.next.prev = n.prev
+	if n.next != 0 {
+		c.at(n.next).prev = n.prev
 	} else {
 		c.tail = n.prev
 	}
-	n.prev, n.next = nil, nil
+	n.prev, n.next = 0, 0
 }
 
 // MapEntryCost is a map slot of a string key and a pointer value, with the

@@ -55,3 +55,47 @@ func TestLRUSetMaxWhileAdding(t *testing.T) {
 		t.Fatalf("after SetMax(3 entries): %d entries, %d bytes", n, b)
 	}
 }
+
+// TestLRUNodesReused: under churn the cache's nodes are the slots let go,
+// so its chunks hold no more nodes than it ever held at once, and every
+// value is found under its own key until it is dropped, exactly once.
+func TestLRUNodesReused(t *testing.T) {
+	const held = 1000
+	per := New[int](0).cost("0000", 10)
+	c := New[int](held * per)
+	dropped := map[int]int{}
+	c.Dropped = func(v int) { dropped[v]++ }
+	for i := range 20 * held {
+		c.Add(fmt.Sprintf("%04d", i%(5*held)), i, 10)
+		if v, ok := c.Get(fmt.Sprintf("%04d", i%(5*held))); !ok || v != i {
+			t.Fatalf("Get of the key of %d just added: %d %v", i, v, ok)
+		}
+	}
+	if n, _ := c.Stats(); n != held {
+		t.Fatalf("%d entries, want %d", n, held)
+	}
+	if got, want := len(c.chunks), (held+1+chunkLen-1)/chunkLen; got != want {
+		t.Errorf("%d chunks for %d entries at most, want %d", got, held, want)
+	}
+	for v, n := range dropped {
+		if n != 1 {
+			t.Errorf("value %d dropped %d times", v, n)
+		}
+	}
+	if got, want := len(dropped), 19*held; got != want {
+		t.Errorf("%d values dropped, want %d", got, want)
+	}
+	for i := 19 * held; i < 20*held; i++ {
+		if v, ok := c.Peek(fmt.Sprintf("%04d", i%(5*held))); !ok || v != i {
+			t.Errorf("Peek of the key of %d: %d %v", i, v, ok)
+		}
+	}
+	c.Clear()
+	if n, b := c.Stats(); n != 0 || b != 0 || len(c.chunks) != 0 {
+		t.Errorf("after Clear: %d entries, %d bytes, %d chunks", n, b, len(c.chunks))
+	}
+	c.Add("x", 1, 10)
+	if v, ok := c.Get("x"); !ok || v != 1 {
+		t.Errorf("after Clear, Get(x) = %d %v", v, ok)
+	}
+}

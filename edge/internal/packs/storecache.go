@@ -77,9 +77,17 @@ type partialPack struct {
 	promoted atomic.Bool
 }
 
+// headerEntry is a pack's header as the memory tier holds it: its view
+// and its partialPack in one allocation (v.partial is &pp), one object
+// fewer for the collector to mark.
+type headerEntry struct {
+	v  View
+	pp partialPack
+}
+
 // headerView is what the memory tier counts for a pack's header besides
-// the header's buffer: the view and its partialPack.
-var headerView = cache.AllocSize(int64(unsafe.Sizeof(View{}))) + cache.AllocSize(int64(unsafe.Sizeof(partialPack{})))
+// the header's buffer.
+var headerView = cache.AllocSize(int64(unsafe.Sizeof(headerEntry{})))
 
 // entryKey is the memory tier's key of entry name of pack key, appended to
 // b: a pack key never holds a NUL.
@@ -87,9 +95,18 @@ func entryKey(b []byte, key string, name []byte) []byte {
 	return append(append(append(b, key...), 0), name...)
 }
 
+// rangedEntry is an entry read by range as the memory tier holds it: its
+// view and its resource in one allocation (v.res is &res). At catalogue
+// scale the tier holds a few hundred thousand of them, and the collector
+// marks every object at each cycle.
+type rangedEntry struct {
+	v   View
+	res represent.Resource
+}
+
 // entryView is what the memory tier counts for an entry read by range
-// besides its resource and bodies.
-var entryView = cache.AllocSize(int64(unsafe.Sizeof(View{})))
+// besides its buffer (its key and bodies).
+var entryView = cache.AllocSize(int64(unsafe.Sizeof(rangedEntry{})))
 
 // Entry returns the resource name of pack ref, nil when the pack has no
 // such entry. slot, when not nil, is where the caller keeps the pack
@@ -246,11 +263,9 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
 	src.count(&p.tiers.header)
-	return &View{
-		hdr:     h,
-		size:    headerView + h.Size(cache.AllocSize[int64]),
-		partial: &partialPack{ref: ref},
-	}, nil
+	he := &headerEntry{pp: partialPack{ref: ref}}
+	he.v.hdr, he.v.size, he.v.partial = h, headerView+h.Size(cache.AllocSize[int64]), &he.pp
+	return &he.v, nil
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
@@ -261,7 +276,11 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 	if !ok {
 		return nil, nil
 	}
-	ek := string(entryKey(nil, pp.ref.Key, name))
+	// The entry's key and its bodies share one buffer, the key first: the
+	// tier keeps the key without an allocation of its own.
+	groups, n := entryRanges(&e)
+	buf := entryKey(make([]byte, 0, len(pp.ref.Key)+1+len(name)+int(n)), pp.ref.Key, name)
+	ek := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p.mu.Lock()
 	if r, ok := p.cache.Peek(ek); ok && r.res != nil {
 		// Read by another request since this one looked.
@@ -277,14 +296,17 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 
 	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
 	src := &source{Store: p.store, p: p, whole: whole}
-	var size int64
-	c.Val, size, c.Err = readEntry(lctx, src, v, &e)
+	re := new(rangedEntry)
+	re.v.res = &re.res
+	c.Err = readEntry(lctx, src, v, &e, groups, buf, &re.res)
 	cancel()
 	if c.Err == nil {
+		c.Val = &re.res
 		src.count(&p.tiers.ranged)
 		// In the tier before the flight ends, so that a request either
-		// joins the flight or finds the entry.
-		p.cache.Add(ek, &View{res: c.Val}, entryView+size)
+		// joins the flight or finds the entry. The cache counts the key,
+		// which is the buffer's first bytes: the rest of it is the entry's.
+		p.cache.Add(ek, &re.v, entryView+cache.AllocSize(cap(buf))-cache.AllocSize(len(ek)))
 	}
 	p.mu.Lock()
 	delete(p.entries, ek)
@@ -296,19 +318,17 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 	return c.Val, c.Err
 }
 
-// readEntry reads every coding of one entry, in as few ranged reads as
-// their layout allows, as a one-entry pack (publish.WithBodies) so that the
-// resource is prepared by the same code as a whole pack's. size is what
-// the resource holds on the heap (its struct and its bodies' buffer).
-func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry) (res *represent.Resource, size int64, err error) {
-	ref := v.partial.ref
-	type span struct{ off, end int64 }
-	var spans []span
+// span is a range of a pack's bodies: [off, end) from the body offset.
+type span struct{ off, end int64 }
+
+// entryRanges are the ranges every coding of one entry is read in, as few
+// as their layout allows, and their total length.
+func entryRanges(e *publish.Entry) (groups []span, n int64) {
+	spans := make([]span, 0, len(e.Reps))
 	for _, r := range e.Reps {
 		spans = append(spans, span{r.Off, r.Off + r.Len})
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].off < spans[j].off })
-	var groups []span
 	for _, s := range spans {
 		if k := len(groups) - 1; k >= 0 && s.off <= groups[k].end+mergeGap {
 			groups[k].end = max(groups[k].end, s.end)
@@ -316,35 +336,42 @@ func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry) (res
 		}
 		groups = append(groups, s)
 	}
-	var bodies []byte
-	starts := make([]int64, len(groups)) // where each group lands in bodies
+	for _, g := range groups {
+		n += g.end - g.off
+	}
+	return groups, n
+}
+
+// readEntry reads every coding of one entry, in its ranges (entryRanges),
+// into buf past its length (buf has room for them all), and prepares it in
+// r as a one-entry pack (publish.WithBodies), so that the resource is
+// prepared by the same code as a whole pack's.
+func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry, groups []span, buf []byte, r *represent.Resource) error {
+	ref := v.partial.ref
+	base := len(buf)
+	starts := make([]int64, len(groups)) // where each range lands in the bodies
 	for i, g := range groups {
-		b, err := src.GetRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, g.end-g.off)
-		if err != nil {
-			return nil, 0, fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+		at := len(buf)
+		buf = buf[:at+int(g.end-g.off)]
+		if err := src.ReadRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, buf[at:]); err != nil {
+			return fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
 		}
-		if len(groups) == 1 {
-			bodies = b // most entries: its codings side by side
-			break
-		}
-		starts[i] = int64(len(bodies))
-		bodies = append(bodies, b...)
+		starts[i] = int64(at - base)
 	}
 	offs := make([]int64, len(e.Reps))
-	for i, r := range e.Reps {
+	for i, x := range e.Reps {
 		for k, g := range groups {
-			if g.off <= r.Off && r.Off+r.Len <= g.end {
-				offs[i] = starts[k] + r.Off - g.off
+			if g.off <= x.Off && x.Off+x.Len <= g.end {
+				offs[i] = starts[k] + x.Off - g.off
 				break
 			}
 		}
 	}
-	pk, err := publish.WithBodies(e, bodies, offs)
+	pk, err := publish.WithBodies(e, buf[base:], offs)
 	if err != nil {
-		return nil, 0, fmt.Errorf("pack %s: %w", ref.Key, err)
+		return fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
-	r := new(represent.Resource)
 	one := pk.At(0)
 	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
-	return r, cache.AllocSize(int64(unsafe.Sizeof(*r))) + cache.AllocSize(cap(bodies)), nil
+	return nil
 }

@@ -16,15 +16,16 @@ import (
 // tail (docs/edge.md, "The scale mix's tail"). So the index is kept in
 // the form that costs the collector least: each verse holds only what the
 // edge reads of it (its id, and its bridge's end), all the verses of a
-// Bible are one array, and a verse id that is a number (nearly all of
-// them) points into verseNumbers, a constant outside the heap, which the
-// collector passes over without marking anything.
+// Bible are one array, and a verse or chapter id that is a number (nearly
+// all of them) points into verseNumbers, a constant outside the heap,
+// which the collector passes over without marking anything.
 
 // maxVerseNumber is the largest verse number held as a constant (the
 // longest chapter, Psalm 119, has 176 verses).
 const maxVerseNumber = 200
 
-// verseNumbers is "1" to "200" written one after another.
+// verseNumbers is "1" to "200" written one after another (chapter
+// numbers, up to 150, are among them).
 const verseNumbers = "" +
 	"1234567891011121314151617181920212223242526272829303132333435363" +
 	"7383940414243444546474849505152535455565758596061626364656667686" +
@@ -50,10 +51,11 @@ var verseNumber = func() (t [maxVerseNumber + 1]string) {
 }()
 
 // DecodeIndex decodes a Bible's index entry into the form the edge keeps
-// (see above): what the routes read of it (books, chapters, each verse's
-// id) is as decoded; a verse's passage id and title, which the index
-// route serves from the entry's bytes and no route reads from the
-// decoded index, are left out.
+// (see above): what the routes read of it (books, chapters' ids and
+// titles, each verse's id) is as decoded, numbered ids and titles pointing
+// into verseNumbers; the passage ids of chapters and verses and the
+// verses' titles, which the index route serves from the entry's bytes and
+// no route reads from the decoded index, are left out.
 func DecodeIndex(body []byte) (*bible.Index, error) {
 	x := new(bible.Index)
 	if err := publish.DecodeEntry(publish.NameIndex, body, x); err != nil {
@@ -69,9 +71,10 @@ func DecodeIndex(body []byte) (*bible.Index, error) {
 	for i := range x.Books {
 		for j := range x.Books[i].Chapters {
 			c := &x.Books[i].Chapters[j]
+			c.ID, c.Title, c.PassageID = keptID(c.ID), keptID(c.Title), ""
 			from := len(verses)
 			for k := range c.Verses {
-				verses = append(verses, bible.Verse{ID: keptVerseID(c.Verses[k].ID), End: c.Verses[k].End})
+				verses = append(verses, bible.Verse{ID: keptID(c.Verses[k].ID), End: c.Verses[k].End})
 			}
 			c.Verses = verses[from:len(verses):len(verses)]
 		}
@@ -79,9 +82,10 @@ func DecodeIndex(body []byte) (*bible.Index, error) {
 	return x, nil
 }
 
-// keptVerseID is id as the index keeps it: a number from verseNumber,
-// anything else (a segment, 15a) as decoded.
-func keptVerseID(id string) string {
+// keptID is a verse's or chapter's id (or a chapter's title) as the index
+// keeps it: a number from verseNumber, anything else (a segment, 15a;
+// PS2's 1_1) as decoded.
+func keptID(id string) string {
 	if id == "" || len(id) > 3 || id[0] == '0' {
 		return id
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/bibleplatform/platform/bible"
 )
 
-// TestDecodeIndex: the kept index has every book and chapter as decoded
-// and each verse's id (and nothing else of the verse); numbered ids are
-// the constant's, others as decoded; bridges set afterwards still land.
+// TestDecodeIndex: the kept index has every book as decoded, each
+// chapter's id and title, and each verse's id (and nothing else of the
+// verse); numbered ids, and chapter titles that are numbers, are the
+// constant's, others as decoded; bridges set afterwards still land.
 func TestDecodeIndex(t *testing.T) {
 	full := bible.Index{TextDirection: "ltr", Books: []bible.Book{
 		{ID: "PSA", Title: "Psalms", Canon: "ot", Chapters: []bible.Chapter{
@@ -20,11 +21,16 @@ func TestDecodeIndex(t *testing.T) {
 			}},
 		}},
 		{ID: "EST", Title: "Esther", Canon: "ot", Chapters: []bible.Chapter{
-			{ID: "1", PassageID: "EST.1", Title: "1", Verses: []bible.Verse{
+			{ID: "1", PassageID: "EST.1", Title: "One", Verses: []bible.Verse{
 				{ID: "1a", PassageID: "EST.1.1a", Title: "Esther 1:1a"},
 				{ID: "15", PassageID: "EST.1.15", Title: "Esther 1:15"},
 				{ID: "201", PassageID: "EST.1.201", Title: "Esther 1:201"},
 				{ID: "07", PassageID: "EST.1.07", Title: "Esther 1:07"},
+			}},
+		}},
+		{ID: "PS2", Title: "Psalm 151", Canon: "dc", Chapters: []bible.Chapter{
+			{ID: "1_1", PassageID: "PS2.1_1", Title: "151", Verses: []bible.Verse{
+				{ID: "1", PassageID: "PS2.1_1.1", Title: "Psalm 151:1"},
 			}},
 		}},
 	}}
@@ -42,6 +48,7 @@ func TestDecodeIndex(t *testing.T) {
 		b.Chapters = append([]bible.Chapter(nil), b.Chapters...)
 		for j := range b.Chapters {
 			c := &b.Chapters[j]
+			c.PassageID = ""
 			var vs []bible.Verse
 			for _, v := range c.Verses {
 				vs = append(vs, bible.Verse{ID: v.ID})
@@ -63,6 +70,20 @@ func TestDecodeIndex(t *testing.T) {
 		id := got.Books[tc.b].Chapters[tc.c].Verses[tc.v].ID
 		if h := onHeap(id); h != tc.heap {
 			t.Errorf("verse %q on the heap: got %v, want %v", id, h, tc.heap)
+		}
+	}
+	for _, tc := range []struct {
+		b         int
+		id, title bool // on the heap
+	}{
+		{0, false, false}, // 119, titled 119
+		{1, false, true},  // 1, titled One
+		{2, true, false},  // 1_1, titled 151
+	} {
+		c := &got.Books[tc.b].Chapters[0]
+		if onHeap(c.ID) != tc.id || onHeap(c.Title) != tc.title {
+			t.Errorf("chapter %q titled %q on the heap: got %v %v, want %v %v",
+				c.ID, c.Title, onHeap(c.ID), onHeap(c.Title), tc.id, tc.title)
 		}
 	}
 	// One array for all the verses, each chapter's part of it clipped, so
