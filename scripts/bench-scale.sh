@@ -99,14 +99,22 @@ wait_ready() {
 	exit 1
 }
 
-# counters: scale_counters of our edge.
-counters() { scale_counters "$EDGE_PORT"; }
+# counters: scale_counters of our edge, and from /proc its CPU time (user
+# and system, in clock ticks) and the bytes it has had read from the disk
+# (read_bytes: a store or disk-cache read the page cache did not hold).
+counters() {
+	scale_counters "$EDGE_PORT"
+	awk '{print "cpu_ticks", $14 + $15}' "/proc/$edge_pid/stat"
+	awk '/^read_bytes:/ {print "disk_read_bytes", $2}' "/proc/$edge_pid/io"
+}
+hz=$(getconf CLK_TCK)
 # rss_mb PID: resident and peak resident MiB.
 rss_mb() { awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} END {printf "%d %d\n", r / 1024, h / 1024}' "/proc/$1/status"; }
 
 # measure LABEL FILE START SECONDS: one wrk run of the paths in FILE from
 # position START; appends "LABEL rps p99_ms requests failed mem_hit disk_hit
-# store_reads_per_s composed_hit rss_mb" to $dir/runs.txt and prints it; sets
+# store_reads_per_s composed_hit rss_mb cpu_us disk_read_mb_s" to
+# $dir/runs.txt and prints it (cpu_us: the edge's CPU time a request); sets
 # sent (requests sent).
 measure() {
 	local label=$1 file=$2 start=$3 secs=$4 out="$dir/wrk.$1.txt"
@@ -116,7 +124,7 @@ measure() {
 	counters >"$dir/c1"
 	sent=$(awk '/ requests in / {print $1}' "$out")
 	local line
-	line=$(awk -v label="$label" -v secs="$secs" -v rss="$(rss_mb "$edge_pid" | cut -d' ' -f1)" \
+	line=$(awk -v label="$label" -v secs="$secs" -v hz="$hz" -v rss="$(rss_mb "$edge_pid" | cut -d' ' -f1)" \
 		-v non="$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$out")" -v out="$out" '
 		FNR == NR { a[$1] = $2; next }
 		{ d[$1] = $2 - a[$1] }
@@ -130,14 +138,15 @@ measure() {
 			}
 			all = d["memory"] + d["disk"] + d["store"] + d["store_header"] + d["store_range"]
 			comp = d["composed_hit"] + d["composed_miss"]
-			printf "%s %.0f %.2f %d %d %.3f %.3f %.0f %.3f %d\n", label, rps, p99, n, non + 0,
+			printf "%s %.0f %.2f %d %d %.3f %.3f %.0f %.3f %d %.1f %.1f\n", label, rps, p99, n, non + 0,
 				all ? d["memory"] / all : 0, all ? d["disk"] / all : 0, d["store_reads"] / secs,
-				comp ? d["composed_hit"] / comp : 0, rss
+				comp ? d["composed_hit"] / comp : 0, rss, n ? d["cpu_ticks"] * 1e6 / hz / n : 0,
+				d["disk_read_bytes"] / 1048576 / secs
 		}' "$dir/c0" "$dir/c1")
 	echo "$line" >>"$dir/runs.txt"
 	set -- $line
-	printf '%-16s %7s req/s  p99 %7s ms  mem_hit %s  disk_hit %s  store_reads %5s/s  composed_hit %s  rss %s MiB%s\n' \
-		"$1" "$2" "$3" "$6" "$7" "$8" "$9" "${10}" "$([ "$5" = 0 ] || echo "  FAILED (non-2xx or socket errors): $5 of $4")" >&2
+	printf '%-16s %7s req/s  p99 %7s ms  mem_hit %s  disk_hit %s  store_reads %5s/s  composed_hit %s  rss %s MiB  cpu %s us/req  disk reads %s MiB/s%s\n' \
+		"$1" "$2" "$3" "$6" "$7" "$8" "$9" "${10}" "${11}" "${12}" "$([ "$5" = 0 ] || echo "  FAILED (non-2xx or socket errors): $5 of $4")" >&2
 }
 
 # warm_hot sends the hot mix (untimed) until a whole run of it loads
@@ -226,10 +235,11 @@ for store in $STORES; do
 
 	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
 	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
-	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s' \
+	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s %sscale_cpu_us=%s %shot_cpu_us=%s %sscale_disk_read_mb_s=%s' \
 		"$p" "$(med "$store.scale." 2)" "$p" "$vs" "$p" "$(med "$store.scale." 3)" "$p" "$(med "$store.scale." 6)" \
 		"$p" "$(med "$store.scale." 7)" "$p" "$(med "$store.scale." 8)" "$p" "$peak" "$p" "$(med "$store.hot." 2)" \
-		"$p" "$(med "$store.cold" 2)" "$p" "$(med "$store.cold" 3)")")
+		"$p" "$(med "$store.cold" 2)" "$p" "$(med "$store.cold" 3)" "$p" "$(med "$store.scale." 11)" \
+		"$p" "$(med "$store.hot." 11)" "$p" "$(med "$store.scale." 12)")")
 done
 rm -f "$dir/ratios.txt"
 echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak; the edge's memory limit is ${limit_mb:-unknown} MiB)"
