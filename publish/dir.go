@@ -28,19 +28,9 @@ import (
 // before it moves CURRENT and syncs that. After a crash CURRENT therefore
 // names the old build or the new one, and every object either names is
 // there in full.
-//
-// Ranged reads of packs keep their files open (DefaultOpenFiles of them,
-// least recently used out first), so that the edge's many short reads of
-// the same packs are one pread each rather than an open, a pread and a
-// close. A pack's key names its content, so a kept file reads what the
-// name holds even after the name is replaced; after it is removed (by
-// garbage collection in another process) a kept file still reads the
-// pack's bytes until it is let go of, and its disk space is freed then.
-// Close lets go of every kept file.
 type Dir struct {
-	root  string
-	fs    atomicfile.FS
-	files *openFiles
+	root string
+	fs   atomicfile.FS
 }
 
 // OpenDir opens (creating if needed) a directory store.
@@ -50,15 +40,7 @@ func openDir(root string, fsys atomicfile.FS) (*Dir, error) {
 	if err := fsys.MkdirAll(filepath.Join(root, "objects"), 0o755); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
-	return &Dir{root: root, fs: fsys, files: newOpenFiles(DefaultOpenFiles)}, nil
-}
-
-// Close closes the pack files kept open for ranged reads and keeps none
-// from then on. The store stays usable: its reads open and close each
-// file, so a reader still running at shutdown is answered.
-func (d *Dir) Close() error {
-	d.files.close()
-	return nil
+	return &Dir{root: root, fs: fsys}, nil
 }
 
 // Root is the directory the store lives in.
@@ -79,7 +61,6 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
 	if err := d.fs.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	defer d.files.drop(key)
 	return atomicfile.WriteData(d.fs, p, data, tmpPrefix, true)
 }
 
@@ -182,47 +163,20 @@ func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, e
 	return buf, nil
 }
 
-// ReadRange reads len(b) bytes of key at off into b (RangeReader), from a
-// kept file when key is a pack's.
+// ReadRange reads len(b) bytes of key at off into b (RangeReader).
 func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
-	if !d.files.keeps(key) {
-		f, err := d.openRange(key, off)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return readAt(f, key, off, b)
+	p, err := d.path(key)
+	if err != nil {
+		return err
 	}
-	// Only well-formed keys are kept, so a kept file's key needs no check.
-	e := d.files.get(key)
-	if e == nil {
-		f, err := d.openRange(key, off)
-		if err != nil {
-			return err
-		}
-		e = d.files.add(key, f)
-	}
-	defer e.release()
 	if off < 0 {
 		return fmt.Errorf("get %s: negative range", key)
 	}
-	return readAt(e.f, key, off, b)
-}
-
-// openRange opens key's file for a ranged read at off.
-func (d *Dir) openRange(key string, off int64) (*os.File, error) {
-	p, err := d.path(key)
+	f, err := os.Open(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if off < 0 {
-		return nil, fmt.Errorf("get %s: negative range", key)
-	}
-	return os.Open(p)
-}
-
-// readAt reads len(b) bytes of f at off, a short read being an error.
-func readAt(f *os.File, key string, off int64, b []byte) error {
+	defer f.Close()
 	if _, err := f.ReadAt(b, off); err != nil {
 		if err == io.EOF {
 			return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
@@ -272,7 +226,6 @@ func (d *Dir) Delete(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	d.files.drop(key)
 	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 		return err
 	}
