@@ -63,7 +63,6 @@ for i in "${!ports[@]}"; do
 	done
 done
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # run SECS FROM SUFFIX: every edge's wrk at once.
 run() {
 	local w=()

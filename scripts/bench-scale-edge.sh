@@ -7,6 +7,8 @@
 #                        measured as ours
 #   scale_counters PORT  the edge's pack lookups by tier, its store reads and
 #                        composed-range cache lookups, as "name value" lines
+#   cpu_ticks PID        the process's CPU time (user and system), in clock
+#                        ticks (getconf CLK_TCK)
 
 free_port() {
 	local p
@@ -25,3 +27,5 @@ scale_counters() {
 		/^edge_cache_requests_total\{cache="composed",result="miss"/ { print "composed_miss", $2 }
 		END { print "store_reads", reads + 0 }'
 }
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -104,7 +104,7 @@ wait_ready() {
 # (read_bytes: a store or disk-cache read the page cache did not hold).
 counters() {
 	scale_counters "$EDGE_PORT"
-	awk '{print "cpu_ticks", $14 + $15}' "/proc/$edge_pid/stat"
+	echo "cpu_ticks $(cpu_ticks "$edge_pid")"
 	awk '/^read_bytes:/ {print "disk_read_bytes", $2}' "/proc/$edge_pid/io"
 }
 hz=$(getconf CLK_TCK)
