@@ -20,11 +20,13 @@ import (
 // not hold (ServeFirst). Most such answers are served once (the long
 // tail of rare queries, or every query when the cache is small), and
 // compressing one in both brotli and gzip cost as much as a third of
-// computing it. The request that computes an answer has it compressed
-// in the coding it gets only (ServeNew); a request that finds it in the
-// answer cache has it compressed in every other coding first, once
-// (ServeRemembered), so that from then on an answer from the cache is a
-// lookup, as a published resource is.
+// computing it. A coding is made when a request first gets it: the
+// request that computes an answer has it compressed in its coding only
+// (ServeNew), and a request that finds it in the answer cache in its own
+// coding if no request made that before (ServeRemembered), so that from
+// then on an answer from the cache is a lookup for that coding, as a
+// published resource is. An answer only brotli clients ask for is never
+// compressed in gzip.
 //
 // Every coding's entity tag comes from the identity body's hash, so an
 // answer's tags are the same whichever coding was made first, and the
@@ -90,8 +92,9 @@ func (a *Answer) ServeFirst(ctx *fasthttp.RequestCtx, private bool) {
 }
 
 // makeNegotiated makes the coding ctx's request gets, if it is not made:
-// the one it prefers, then, if that does not gain, the next.
-func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) {
+// the one it prefers, then, if that does not gain, the next. It reports
+// whether it kept a coding.
+func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) (grew bool) {
 	for {
 		tried := a.tried.Load()
 		res := a.res.Load()
@@ -99,16 +102,18 @@ func (a *Answer) makeNegotiated(ctx *fasthttp.RequestCtx) {
 			return res.Has(c) || tried&(1<<c) == 0
 		})
 		if tried&(1<<c) != 0 {
-			return
+			return grew
 		}
-		a.make(c)
+		if a.make(c) {
+			grew = true
+		}
 	}
 }
 
 // ServeRemembered serves the answer kept under key in answers, if there
-// is one, and reports whether there was (a miss is counted). An answer
-// served before from the cache has every coding; one served for the
-// first time gets them now, and its entry grows by them.
+// is one, and reports whether there was (a miss is counted). The request
+// gets its coding made if no request made it before, and the answer's
+// entry grows by it.
 func ServeRemembered(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer], key string, private bool) bool {
 	a, ok := answers.Get(key)
 	return ok && a.ServeKept(ctx, answers, key, private)
@@ -130,23 +135,20 @@ func (a *Answer) ServeKept(ctx *fasthttp.RequestCtx, answers *cache.LRU[*Answer]
 	if a == nil {
 		return false
 	}
-	if a.tried.Load() != everyCoding && a.complete() {
+	if a.tried.Load() != everyCoding && a.makeNegotiated(ctx) {
 		answers.Resize(key, a.Size(), func(v *Answer) bool { return v == a })
 	}
 	represent.Serve(ctx, a.res.Load(), private)
 	return true
 }
 
-// complete makes every coding not made yet, and reports whether one was
-// kept.
-func (a *Answer) complete() bool {
-	grew := false
+// complete makes every coding not made yet (NewComplete).
+func (a *Answer) complete() {
 	for c := range represent.NumCodings {
-		if a.tried.Load()&(1<<c) == 0 && a.make(c) {
-			grew = true
+		if a.tried.Load()&(1<<c) == 0 {
+			a.make(c)
 		}
 	}
-	return grew
 }
 
 // make compresses the answer in coding c, unless that was done, and

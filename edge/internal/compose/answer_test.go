@@ -127,8 +127,8 @@ func TestAnswerCodings(t *testing.T) {
 
 // A body that fits in one packet uncompressed is served as it is to the
 // request that computed it, and compressed, where that gains, when it is
-// asked for again from the cache. A coding found not to gain is dropped
-// and not tried again.
+// asked for again from the cache, in the codings that request accepts. A
+// coding found not to gain is dropped and not tried again.
 func TestAnswerUncompressed(t *testing.T) {
 	incompressible := make([]byte, 2*minCompressed)
 	for i := range incompressible {
@@ -156,7 +156,13 @@ func TestAnswerUncompressed(t *testing.T) {
 		if got := decoded(t, ctx); !bytes.Equal(got, tc.body) {
 			t.Errorf("%s: from the cache, body %q", tc.name, got)
 		}
-		if got, want := a.tried.Load(), uint32(everyCoding); got != want {
+		// A request tries the codings it accepts, in its order, until one
+		// gains; none gains here unless brotli does.
+		want := uint32(everyCoding)
+		if tc.wantCached == "br" {
+			want = 1<<represent.CodingIdentity | 1<<represent.CodingBrotli
+		}
+		if got := a.tried.Load(); got != want {
 			t.Errorf("%s: tried %03b, want %03b", tc.name, got, want)
 		}
 		if tc.wantCached == "" && (a.Resource().Has(represent.CodingBrotli) || a.Resource().Has(represent.CodingGzip)) {
@@ -306,5 +312,37 @@ func TestAnswerServeFirst(t *testing.T) {
 				same(name+fmt.Sprintf(", then %q %q", then.ae, then.inm), got, want)
 			}
 		}
+	}
+}
+
+// An answer from the cache gets only the codings its requests ask for: an
+// answer only brotli clients ask for is never compressed in gzip, and the
+// cache counts what each coding adds when it is made.
+func TestAnswerKeptMakesOnlyAsked(t *testing.T) {
+	a := NewAnswer(bytes.Clone(answerBody), publish.JSON, time.Unix(1e9, 0), Kept)
+	answers := cache.New[*Answer](1 << 20)
+	answers.Add("k", a, a.Size())
+	held := func() int64 { _, b := answers.Stats(); return b }
+	before := held()
+	for range 3 {
+		if ce := string(get(t, a, answers, "br, gzip").Response.Header.Peek("Content-Encoding")); ce != "br" {
+			t.Fatalf("Content-Encoding %q, want br", ce)
+		}
+	}
+	if got, want := a.tried.Load(), uint32(1<<represent.CodingIdentity|1<<represent.CodingBrotli); got != want {
+		t.Errorf("after brotli clients only, made %03b, want %03b", got, want)
+	}
+	withBr := held()
+	if withBr <= before {
+		t.Errorf("the cache counts %d bytes after brotli was made, %d before", withBr, before)
+	}
+	if got := decoded(t, get(t, a, answers, "gzip")); !bytes.Equal(got, answerBody) {
+		t.Errorf("gzip body %q", got)
+	}
+	if got := a.tried.Load(); got != everyCoding {
+		t.Errorf("after a gzip client, made %03b, want %03b", got, everyCoding)
+	}
+	if after := held(); after <= withBr {
+		t.Errorf("the cache counts %d bytes after gzip was made, %d before", after, withBr)
 	}
 }
