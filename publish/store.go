@@ -64,6 +64,28 @@ func ReadRange(ctx context.Context, s Store, key string, off int64, b []byte) er
 	return nil
 }
 
+// Appender is a Store that reads a whole object into the caller's buffer
+// (an S3 store), so that a reader of many short-lived objects (an edge
+// copying packs onto its disk) can reuse one.
+type Appender interface {
+	// AppendGet appends the object's bytes to dst and returns the
+	// extended slice, growing it when the object does not fit.
+	AppendGet(ctx context.Context, key string, dst []byte) ([]byte, error)
+}
+
+// AppendGet appends the bytes of key to dst: in place from an Appender
+// when they fit, else by Get and a copy.
+func AppendGet(ctx context.Context, s Store, key string, dst []byte) ([]byte, error) {
+	if a, ok := s.(Appender); ok {
+		return a.AppendGet(ctx, key, dst)
+	}
+	got, err := s.Get(ctx, key)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, got...), nil
+}
+
 // ErrBadKey is returned for a key that is not well-formed.
 var ErrBadKey = errors.New("publish: bad object key")
 

@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -299,24 +300,41 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 func (s *Store) get(ctx context.Context, key, name string) ([]byte, error) {
+	return s.appendGet(ctx, key, name, nil)
+}
+
+// AppendGet appends the object's bytes to dst (publish.Appender), in place
+// when they fit in its spare capacity.
+func (s *Store) AppendGet(ctx context.Context, key string, dst []byte) ([]byte, error) {
+	name, err := s.object(key)
+	if err != nil {
+		return dst, err
+	}
+	return s.appendGet(ctx, key, name, dst)
+}
+
+func (s *Store) appendGet(ctx context.Context, key, name string, dst []byte) ([]byte, error) {
 	body, info, _, err := s.core.GetObject(ctx, s.cfg.Bucket, name, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
+		return dst, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
 	defer body.Close()
-	var b []byte
+	b := dst
 	if info.Size >= 0 {
 		// Content-Length sizes the buffer once, where io.ReadAll would
 		// grow it by doubling (and copying) up to the object's size.
-		b = make([]byte, info.Size)
-		if _, err = io.ReadFull(body, b); err == nil {
+		b = slices.Grow(dst, int(info.Size))[:len(dst)+int(info.Size)]
+		if _, err = io.ReadFull(body, b[len(dst):]); err == nil {
 			err = atEOF(body)
 		}
 	} else {
-		b, err = io.ReadAll(body)
+		var rest []byte
+		if rest, err = io.ReadAll(body); err == nil {
+			b = append(dst, rest...)
+		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
+		return dst, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
 	return b, nil
 }
@@ -349,49 +367,62 @@ var errLongBody = errors.New("s3 store: the answer is longer than its Content-Le
 // that runs past the end with the bytes it has, so a short answer is
 // turned into the error the Store contract promises.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	name, err := s.object(key)
-	if err != nil {
+	if n < 0 {
+		return nil, fmt.Errorf("get %s: negative range", key)
+	}
+	buf := make([]byte, n)
+	if err := s.ReadRange(ctx, key, off, buf); err != nil {
 		return nil, err
 	}
-	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("get %s: negative range", key)
+	return buf, nil
+}
+
+// ReadRange reads len(b) bytes of key at off into b (publish.RangeReader),
+// without a buffer of its own.
+func (s *Store) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
+	name, err := s.object(key)
+	if err != nil {
+		return err
+	}
+	n := int64(len(b))
+	if off < 0 {
+		return fmt.Errorf("get %s: negative range", key)
 	}
 	if n == 0 {
 		// HTTP cannot express an empty range; check the object and the
 		// offset instead, so that missing keys and bad offsets still fail.
 		size, err := s.Stat(ctx, key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if off > size {
-			return nil, fmt.Errorf("get %s [%d,+0): past the end: %w", key, off, io.ErrUnexpectedEOF)
+			return fmt.Errorf("get %s [%d,+0): past the end: %w", key, off, io.ErrUnexpectedEOF)
 		}
-		return []byte{}, nil
+		return nil
 	}
 	var opts minio.GetObjectOptions
 	if err := opts.SetRange(off, off+n-1); err != nil {
-		return nil, fmt.Errorf("get %s: %w", key, err)
+		return fmt.Errorf("get %s: %w", key, err)
 	}
 	body, _, _, err := s.core.GetObject(ctx, s.cfg.Bucket, name, opts)
 	if err != nil {
 		if minio.ToErrorResponse(err).Code == minio.InvalidRange {
-			return nil, fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
+			return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, n, io.ErrUnexpectedEOF)
 		}
-		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
+		return &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
 	defer body.Close()
-	buf := make([]byte, n)
-	got, err := io.ReadFull(body, buf)
+	got, err := io.ReadFull(body, b)
 	if err == nil {
 		err = atEOF(body)
 	}
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return nil, fmt.Errorf("get %s [%d,+%d): past the end (got %d bytes): %w", key, off, n, got, io.ErrUnexpectedEOF)
+		return fmt.Errorf("get %s [%d,+%d): past the end (got %d bytes): %w", key, off, n, got, io.ErrUnexpectedEOF)
 	case err != nil:
-		return nil, &fs.PathError{Op: "get", Path: key, Err: translate(err)}
+		return &fs.PathError{Op: "get", Path: key, Err: translate(err)}
 	}
-	return buf, nil
+	return nil
 }
 
 // Stat reports an object's size with a HEAD request.

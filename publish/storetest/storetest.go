@@ -84,6 +84,52 @@ func Run(t *testing.T, newStore func(t *testing.T) publish.Store) {
 			t.Errorf("GetRange past the end: no error")
 		}
 	})
+	t.Run("ReadRange", func(t *testing.T) {
+		// Through publish.ReadRange: in place from a RangeReader, else by
+		// GetRange; the same bytes and errors either way.
+		s := newStore(t)
+		must(t, s.Put(ctx, "r", []byte("0123456789")))
+		for _, c := range []struct {
+			off  int64
+			n    int
+			want string
+		}{{0, 10, "0123456789"}, {3, 4, "3456"}, {9, 1, "9"}, {5, 0, ""}} {
+			b := bytes.Repeat([]byte{'x'}, c.n)
+			if err := publish.ReadRange(ctx, s, "r", c.off, b); err != nil || string(b) != c.want {
+				t.Errorf("ReadRange(%d, %d) = %q, %v; want %q", c.off, c.n, b, err, c.want)
+			}
+		}
+		if err := publish.ReadRange(ctx, s, "r", 8, make([]byte, 5)); err == nil {
+			t.Errorf("ReadRange past the end: no error")
+		}
+		if err := publish.ReadRange(ctx, s, "missing", 0, make([]byte, 1)); !publish.IsNotExist(err) {
+			t.Errorf("ReadRange missing: %v; want fs.ErrNotExist", err)
+		}
+	})
+	t.Run("AppendGet", func(t *testing.T) {
+		// Through publish.AppendGet: in place from an Appender when the
+		// object fits in dst's spare capacity, else grown.
+		s := newStore(t)
+		must(t, s.Put(ctx, "a", []byte("0123456789")))
+		roomy := append(make([]byte, 0, 64), "head:"...)
+		got, err := publish.AppendGet(ctx, s, "a", roomy)
+		if err != nil || string(got) != "head:0123456789" {
+			t.Fatalf("AppendGet = %q, %v; want head:0123456789", got, err)
+		}
+		if _, ok := s.(publish.Appender); ok && &got[0] != &roomy[:1][0] {
+			t.Errorf("an Appender did not read into the spare capacity")
+		}
+		tight := append(make([]byte, 0, 6), "head:"...)
+		if got, err := publish.AppendGet(ctx, s, "a", tight); err != nil || string(got) != "head:0123456789" {
+			t.Errorf("AppendGet past the capacity = %q, %v; want head:0123456789", got, err)
+		}
+		if string(tight) != "head:" {
+			t.Errorf("AppendGet changed dst's bytes: %q", tight)
+		}
+		if _, err := publish.AppendGet(ctx, s, "missing", nil); !publish.IsNotExist(err) {
+			t.Errorf("AppendGet missing: %v; want fs.ErrNotExist", err)
+		}
+	})
 	t.Run("ListDelete", func(t *testing.T) {
 		s := newStore(t)
 		for _, k := range []string{"p/b", "p/a", "q/c", "p/sub/d"} {
