@@ -123,6 +123,10 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		}
 	}
 	v, whole, err := p.view(ctx, *ref, name)
+	if whole != nil {
+		// Read from below, copied out, and then no longer needed.
+		defer p.release(whole)
+	}
 	if err != nil {
 		return nil, err
 	}

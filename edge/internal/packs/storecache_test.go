@@ -427,3 +427,77 @@ func TestPackReserve(t *testing.T) {
 		t.Errorf("given back: %d packs held, %d reserved; want 1 and 0", n, p.Reserved())
 	}
 }
+
+// Packs fetched onto the disk cache one after another and at the same
+// time, each into a buffer an earlier fetch gave back (warm, release),
+// are served and kept on disk byte for byte: nothing read from a buffer
+// after it was given back.
+func TestFetchedBuffersReused(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: dir}
+	type pk struct {
+		ref  publish.PackRef
+		view *View
+	}
+	var all []pk
+	for i := range 24 {
+		ref, v := testPack(t, st, 3+i%5, 150+40*i)
+		all = append(all, pk{ref, v})
+	}
+	disk := t.TempDir()
+	p, err := New(Config{Store: st, MaxBytes: 1 << 30, DiskDir: disk, DiskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := []byte("entry/002")
+	for _, x := range all[:8] {
+		got, err := p.Entry(ctx, nil, &x.ref, entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResource(t, "one after another", got, x.view.index.find(entry))
+	}
+	errs := make(chan error, len(all)-8)
+	for _, x := range all[8:] {
+		go func() {
+			got, err := p.Entry(ctx, nil, &x.ref, entry)
+			if err == nil && got == nil {
+				err = fmt.Errorf("pack %s: no entry", x.ref.Key)
+			}
+			if err == nil {
+				sameResource(t, "at the same time", got, x.view.index.find(entry))
+			}
+			errs <- err
+		}()
+	}
+	for range len(all) - 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := st.gets.Load(); n != int64(len(all)) {
+		t.Errorf("%d packs fetched, want %d", n, len(all))
+	}
+	// What the disk holds is each pack's bytes: another edge on it reads
+	// every entry from there, the same as published.
+	p2, err := New(Config{Store: &countingStore{Store: dir}, MaxBytes: 1 << 30, DiskDir: disk, DiskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range all {
+		for _, name := range []string{"entry/000", "entry/001", "zz-same-as-first"} {
+			got, err := p2.Entry(ctx, nil, &x.ref, []byte(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResource(t, "from the disk", got, x.view.index.find([]byte(name)))
+		}
+	}
+	if n := p2.store.(observedStore).Store.(*countingStore).gets.Load(); n != 0 {
+		t.Errorf("the second edge fetched %d packs, want 0", n)
+	}
+}

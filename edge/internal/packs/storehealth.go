@@ -100,6 +100,13 @@ func (s observedStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return b, err
 }
 
+// AppendGet reads into dst, in place when the store can (publish.Appender).
+func (s observedStore) AppendGet(ctx context.Context, key string, dst []byte) ([]byte, error) {
+	b, err := publish.AppendGet(ctx, s.Store, key, dst)
+	s.h.observe(opGet, err)
+	return b, err
+}
+
 func (s observedStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	b, err := s.Store.GetRange(ctx, key, off, n)
 	s.h.observe(opGetRange, err)
