@@ -41,12 +41,18 @@ bench_machine_before
 names=() pids=() ports=() starts=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
+# Every edge's earlier output removed before the first starts, so that they
+# start together.
+old=()
+for ((i = 1; i <= $#; i += 4)); do
+	old+=("$mix/ab/${!i}")
+done
+remove_output "${old[@]}"
 while [ $# -ge 4 ]; do
 	name=$1 bin=$2 store=$3 args=$4
 	shift 4
 	port=$(free_port)
 	d=$mix/ab/$name
-	rm -rf "$d"
 	mkdir -p "$d"
 	# shellcheck disable=SC2086 # ARGS are flags split on spaces
 	GOMAXPROCS=1 taskset -c 0 "$bin/edge" serve --store "$store" --access "$mix/access.json" \

@@ -9,6 +9,9 @@
 #                        composed-range cache lookups, as "name value" lines
 #   cpu_ticks PID        the process's CPU time (user and system), in clock
 #                        ticks (getconf CLK_TCK)
+#   remove_output DIR... remove each DIR (an earlier run's output: its disk
+#                        cache), and when that freed many files, wait until
+#                        the file system creates files at its usual cost again
 
 free_port() {
 	local p
@@ -29,3 +32,20 @@ scale_counters() {
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# An ext4 without a journal (this kind of VM's) skips, when it allocates an
+# inode, every inode freed in the last 30 s or so, and looks each one up to
+# know: after tens of thousands of files were deleted, creating one cost 4
+# to 6 times as much (docs/edge.md, "The disk cache's files"), which would be
+# measured as the next run's disk-cache writes.
+remove_output() {
+	local n=0 d
+	for d in "$@"; do
+		[ -d "$d" ] && n=$((n + $(find "$d" -type f | head -2000 | wc -l)))
+		rm -rf "$d"
+	done
+	if [ "$n" -ge 2000 ]; then
+		echo "removed an earlier run's disk cache; waiting 40 s for the file system to settle" >&2
+		sleep 40
+	fi
+}

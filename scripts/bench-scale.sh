@@ -193,7 +193,7 @@ for store in $STORES; do
 	esac
 	# Cold: an empty disk cache and a new process. The page cache keeps
 	# what the system read before (the store was written or read lately).
-	rm -rf "$dir/disk-cache"
+	remove_output "$dir/disk-cache"
 	GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
 		--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
 		--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
