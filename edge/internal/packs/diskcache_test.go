@@ -2,9 +2,13 @@ package packs
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -139,5 +143,141 @@ func TestDiskCacheRange(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, fileName("packs/x"))); !os.IsNotExist(err) {
 		t.Errorf("the damaged file is still on disk: %v", err)
+	}
+}
+
+// inode is the file's inode number.
+func inode(t *testing.T, path string) uint64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+// A full cache writes a new pack over the file of the pack it evicts,
+// unless that file is being read: then the file is unlinked, and the
+// reader keeps the bytes it opened.
+func TestDiskCacheWritesOverEvicted(t *testing.T) {
+	dir := t.TempDir()
+	d, err := openDiskCache(dir, 250)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, n int) {
+		t.Helper()
+		if err := d.put(key, bytes.Repeat([]byte(key[len(key)-1:]), n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := func(key string) string { return filepath.Join(dir, fileName(key)) }
+	put("packs/a", 100)
+	put("packs/b", 120)
+	a := inode(t, path("packs/a"))
+	put("packs/c", 90) // a, the least recent, goes; c is written over its file
+	if got := inode(t, path("packs/c")); got != a {
+		t.Errorf("packs/c has inode %d, want packs/a's %d", got, a)
+	}
+	if got, ok := d.get("packs/c"); !ok || !bytes.Equal(got, bytes.Repeat([]byte("c"), 90)) {
+		t.Errorf("packs/c = %q, %v; want 90 c's", got, ok)
+	}
+	if d.has("packs/a") {
+		t.Error("packs/a still cached")
+	}
+
+	// A read of b is under way, and b is the least recent.
+	it, ok := d.use("packs/b")
+	if !ok {
+		t.Fatal("packs/b not cached")
+	}
+	f, err := os.Open(path("packs/b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d.get("packs/c")
+	b := inode(t, path("packs/b"))
+	put("packs/d", 100)
+	if got := inode(t, path("packs/d")); got == b {
+		t.Error("packs/d was written over packs/b's file while it was being read")
+	}
+	got := make([]byte, 120)
+	if _, err := f.ReadAt(got, 0); err != nil || !bytes.Equal(got, bytes.Repeat([]byte("b"), 120)) {
+		t.Errorf("the reader of packs/b read %q, %v", got, err)
+	}
+	d.done(it)
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{fileName("packs/c"), fileName("packs/d")}; !slices.Equal(names, want) {
+		t.Errorf("files %v, want %v", names, want)
+	}
+	if files, used := d.stats(); files != 2 || used != 190 {
+		t.Errorf("stats = %d files, %d bytes; want 2, 190", files, used)
+	}
+}
+
+// Readers and writers at once on a cache that evicts all the time: every
+// read gives its pack's own bytes.
+func TestDiskCacheConcurrentEviction(t *testing.T) {
+	d, err := openDiskCache(t.TempDir(), 20*1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(k int) []byte {
+		return bytes.Repeat([]byte{byte(k), byte(k >> 8), 0xa5}, 300+k%50)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewSource(int64(g)))
+			for range 400 {
+				k := rng.Intn(200)
+				key := fmt.Sprintf("packs/%03d", k)
+				want := data(k)
+				if rng.Intn(2) == 0 {
+					if got, ok := d.get(key); ok && !bytes.Equal(got, want) {
+						t.Errorf("%s: %d bytes not its own", key, len(got))
+					}
+				} else if b := make([]byte, len(want)); d.readRange(key, 0, b) && !bytes.Equal(b, want) {
+					t.Errorf("%s: a range not its own", key)
+				}
+				if err := d.put(key, want); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, used := d.stats(); used > 20*1000 {
+		t.Errorf("%d bytes held, over the bound", used)
+	}
+}
+
+// BenchmarkDiskCachePutFull puts 100 KB packs into a full disk cache of
+// 2,000 of them, as a long-running edge's cache is: each put evicts one.
+// What a put costs depends on the file system (docs/edge.md, "The disk
+// cache's files"): run it on the disk the edge's cache lives on, with
+// -benchtime of a few thousand.
+func BenchmarkDiskCachePutFull(b *testing.B) {
+	const size, held = 100 << 10, 2000
+	d, err := openDiskCache(b.TempDir(), size*held)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("in the beginning "), size/17)
+	for i := range held {
+		if err := d.put(fmt.Sprintf("packs/fill-%d", i), data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := d.put(fmt.Sprintf("packs/new-%d", i), data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
