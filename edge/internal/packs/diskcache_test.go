@@ -13,18 +13,25 @@ import (
 	"time"
 )
 
-func TestDiskCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	dir := t.TempDir()
+// smallDiskCache opens a cache of 250 bytes in dir, and a put of n bytes
+// of key's last letter into it.
+func smallDiskCache(t *testing.T, dir string) (*diskCache, func(key string, n int)) {
+	t.Helper()
 	d, err := openDiskCache(dir, 250)
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := func(key string, n int) {
+	return d, func(key string, n int) {
 		t.Helper()
 		if err := d.put(key, bytes.Repeat([]byte(key[len(key)-1:]), n)); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestDiskCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	d, put := smallDiskCache(t, dir)
 	put("packs/a", 100)
 	put("packs/b", 100)
 	if _, ok := d.get("packs/a"); !ok { // a is now the most recent
@@ -161,16 +168,7 @@ func inode(t *testing.T, path string) uint64 {
 // reader keeps the bytes it opened.
 func TestDiskCacheWritesOverEvicted(t *testing.T) {
 	dir := t.TempDir()
-	d, err := openDiskCache(dir, 250)
-	if err != nil {
-		t.Fatal(err)
-	}
-	put := func(key string, n int) {
-		t.Helper()
-		if err := d.put(key, bytes.Repeat([]byte(key[len(key)-1:]), n)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d, put := smallDiskCache(t, dir)
 	path := func(key string) string { return filepath.Join(dir, fileName(key)) }
 	put("packs/a", 100)
 	put("packs/b", 120)
