@@ -82,7 +82,28 @@ func WriteData(fsys FS, path string, data []byte, tempPrefix string, synced bool
 	if err != nil {
 		return err
 	}
-	err = f.Chmod(Mode)
+	return finish(fsys, f, path, data, synced, f.Chmod(Mode))
+}
+
+// Overwrite replaces path with data written over tmp, an existing file of
+// the caller's that nothing reads any more (a file a cache evicted, moved
+// to a temporary name): its inode and blocks are used again, where
+// creating a file costs several times as much on some file systems (an
+// ext4 without a journal, just after many files were deleted). It is not
+// synced. tmp is removed if the write fails.
+func Overwrite(tmp, path string, data []byte) error {
+	f, err := os.OpenFile(tmp, os.O_WRONLY, 0)
+	if err != nil {
+		OS.Remove(tmp)
+		return err
+	}
+	return finish(OS, f, path, data, false, f.Truncate(int64(len(data))))
+}
+
+// finish writes data into the temporary file f, unless err (of preparing
+// it) is set, syncs it when synced, closes it and renames it to path; on
+// any error it removes f.
+func finish(fsys FS, f File, path string, data []byte, synced bool, err error) error {
 	if err == nil {
 		_, err = f.Write(data)
 	}

@@ -37,7 +37,7 @@ type diskCache struct {
 	order *list.List               // front is the most recently used
 
 	writes, evictions, errs metrics.Counter
-	spares                  uint64 // files moved aside to be written over (makeRoomLocked)
+	spares                  uint64 // files moved aside to be written over (evictLocked)
 }
 
 type diskItem struct {
@@ -98,7 +98,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 		d.items[f.name] = d.order.PushFront(&diskItem{name: f.name, size: f.size})
 		d.used += f.size
 	}
-	d.evictLocked()
+	d.evictLocked(0, false)
 	return d, nil
 }
 
@@ -236,11 +236,11 @@ func (d *diskCache) put(key string, data []byte) error {
 		d.mu.Unlock()
 		return nil
 	}
-	spare := d.makeRoomLocked(int64(len(data)))
+	spare := d.evictLocked(int64(len(data)), true)
 	d.mu.Unlock()
 	var err error
 	if spare != "" {
-		err = writeOver(spare, path, data)
+		err = atomicfile.Overwrite(spare, path, data)
 	} else {
 		err = atomicfile.Write(path, data, diskTemp, false)
 	}
@@ -255,66 +255,8 @@ func (d *diskCache) put(key string, data []byte) error {
 		d.items[name] = d.order.PushFront(&diskItem{name: name, size: int64(len(data))})
 		d.used += int64(len(data))
 	}
-	d.evictLocked()
+	d.evictLocked(0, false)
 	return nil
-}
-
-// makeRoomLocked evicts the least recently used files until n more bytes
-// fit, and returns the path of one of them, moved to a temporary name for
-// the caller to write over: the first no read is under way in ("" when
-// none is). It is moved while the lock is held, so that no put of its own
-// pack can have put a new file under its name first, which a read could
-// have opened.
-func (d *diskCache) makeRoomLocked(n int64) (spare string) {
-	for d.used+n > d.max {
-		el := d.order.Back()
-		if el == nil {
-			break
-		}
-		d.evictions.Inc()
-		it := el.Value.(*diskItem)
-		if spare != "" || it.readers != 0 {
-			d.unlinkLocked(el)
-			continue
-		}
-		d.order.Remove(el)
-		delete(d.items, it.name)
-		d.used -= it.size
-		// A name of its own: the same pack may be evicted again, put
-		// back meanwhile, before this file is written over.
-		d.spares++
-		tmp := filepath.Join(d.dir, diskTemp+strconv.FormatUint(d.spares, 10)+"-"+it.name)
-		if err := os.Rename(filepath.Join(d.dir, it.name), tmp); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				d.errs.Inc()
-			}
-			continue
-		}
-		spare = tmp
-	}
-	return spare
-}
-
-// writeOver writes data over the file tmp, then renames it to path: the
-// file's inode and blocks are used again.
-func writeOver(tmp, path string, data []byte) error {
-	f, err := os.OpenFile(tmp, os.O_WRONLY, 0)
-	if err == nil {
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Truncate(int64(len(data)))
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // remove forgets key and deletes its file (a pack that failed to decode).
@@ -332,26 +274,58 @@ func (d *diskCache) drop(name string) {
 	}
 }
 
-func (d *diskCache) evictLocked() {
-	for d.used > d.max {
+// evictLocked evicts the least recently used files until n more bytes fit.
+// With spare it keeps one of them for the caller to write over, moved to a
+// temporary name, and returns that path: the first no read is under way
+// in ("" when none is). It is moved while the lock is held, so that no
+// put of its own pack can have put a new file under its name first, which
+// a read could have opened.
+func (d *diskCache) evictLocked(n int64, spare bool) (path string) {
+	for d.used+n > d.max {
 		el := d.order.Back()
 		if el == nil {
-			return
+			break
 		}
-		d.unlinkLocked(el)
 		d.evictions.Inc()
+		it := d.forgetLocked(el)
+		if !spare || path != "" || it.readers != 0 {
+			d.removeFile(it.name)
+			continue
+		}
+		// A name of its own: the same pack may be evicted again, put
+		// back meanwhile, before this file is written over.
+		d.spares++
+		tmp := filepath.Join(d.dir, diskTemp+strconv.FormatUint(d.spares, 10)+"-"+it.name)
+		if err := os.Rename(filepath.Join(d.dir, it.name), tmp); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				d.errs.Inc()
+			}
+			continue
+		}
+		path = tmp
 	}
+	return path
 }
 
 // unlinkLocked removes an entry and its file. A reader that already opened
 // the file keeps reading it (POSIX unlink semantics); one that had not gets
 // a miss.
 func (d *diskCache) unlinkLocked(el *list.Element) {
+	d.removeFile(d.forgetLocked(el).name)
+}
+
+// forgetLocked removes an entry, not its file, and returns it.
+func (d *diskCache) forgetLocked(el *list.Element) *diskItem {
 	it := el.Value.(*diskItem)
 	d.order.Remove(el)
 	delete(d.items, it.name)
 	d.used -= it.size
-	if err := os.Remove(filepath.Join(d.dir, it.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	return it
+}
+
+// removeFile deletes the cache's file name.
+func (d *diskCache) removeFile(name string) {
+	if err := os.Remove(filepath.Join(d.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.errs.Inc()
 	}
 }
