@@ -296,7 +296,7 @@ func (c *LRU[V]) unlink(n *node[V]) {
 	n.prev, n.next = 0, 0
 }
 
-// MapEntryCost is a map slot of a string key and a pointer value, with the
+// MapEntryCost is a map slot of a string key and a node index, with the
 // spare room a map keeps.
 const MapEntryCost = 48
 
