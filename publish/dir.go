@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bibleplatform/platform/internal/atomicfile"
@@ -31,6 +32,7 @@ import (
 type Dir struct {
 	root string
 	fs   atomicfile.FS
+	open atomic.Pointer[openFiles] // nil unless KeepOpen
 }
 
 // OpenDir opens (creating if needed) a directory store.
@@ -171,6 +173,9 @@ func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) er
 	}
 	if off < 0 {
 		return fmt.Errorf("get %s: negative range", key)
+	}
+	if o := d.kept(key); o != nil {
+		return o.readAt(p, key, off, b)
 	}
 	f, err := os.Open(p)
 	if err != nil {

@@ -73,3 +73,14 @@ func BenchmarkEncodePassage(b *testing.B) {
 		publish.Encode(e, body)
 	}
 }
+
+func TestDirKeptOpenConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) publish.Store {
+		d, err := publish.OpenDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.KeepOpen(2)
+		return d
+	})
+}

@@ -350,7 +350,7 @@ func (w *PackWriter) Key() string {
 		h.Write(n[:])
 		h.Write(e.body)
 	}
-	return "packs/" + hex.EncodeToString(h.Sum(nil)[:20])
+	return packPrefix + hex.EncodeToString(h.Sum(nil)[:20])
 }
 
 // Bytes compresses and lays out the pack. Entries are sorted by name so the

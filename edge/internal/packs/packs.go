@@ -174,6 +174,8 @@ type Packs struct {
 
 // Config is what New needs.
 type Config struct {
+	// Store is where packs come from; a directory store is made to keep
+	// the pack files it read last open (publish.Dir.KeepOpen).
 	Store    publish.Store
 	MaxBytes int64 // the memory tier's bound
 	// WholeMax is the largest pack fetched whole onto the disk cache on
@@ -201,8 +203,12 @@ func New(cfg Config) (*Packs, error) {
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
 	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
-	_, p.local = cfg.Store.(*publish.Dir)
-	p.local = p.local && !cfg.CopyLocal
+	if d, ok := cfg.Store.(*publish.Dir); ok && !cfg.CopyLocal {
+		p.local = true
+		// A pack missed is read by ranges, its header and then its
+		// entry, from the same file.
+		d.KeepOpen(openPacks)
+	}
 	if p.wholeMax == 0 {
 		p.wholeMax = DefaultWholeMax
 	}
