@@ -153,14 +153,17 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // this request has just fetched them onto the disk (whole), to read the
 // entry from.
 func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (v *View, whole []byte, err error) {
-	if v, ok := p.cache.Get(ref.Key); ok {
-		p.tiers.memory.Inc()
-		return v, nil, nil
-	}
+	// The entry first: a pack held whole is mostly found in its slot, so
+	// a request that gets here with a pack in memory mostly finds its
+	// entry read by range (a catalogue's rare packs).
 	var kb [160]byte
 	if e, ok := p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
 		p.tiers.memory.Inc()
 		return e, nil, nil
+	}
+	if v, ok := p.cache.Get(ref.Key); ok {
+		p.tiers.memory.Inc()
+		return v, nil, nil
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
 		return h, nil, nil
