@@ -160,6 +160,7 @@ type Packs struct {
 	// disk cache's; packs read from it are not copied onto the disk
 	// unless Config.CopyLocal says so.
 	local    bool
+	dir      bool  // the store is a directory (publish.Dir), local or not
 	wholeMax int64 // packs up to this size are fetched whole onto the disk on their first miss; <= 0: always whole, into memory
 	// wholeFirst fetches packs up to wholeMax whole on their first miss.
 	wholeFirst bool
@@ -203,7 +204,9 @@ func New(cfg Config) (*Packs, error) {
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
 	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	p.store = p.Observe(cfg.Store)
-	if d, ok := cfg.Store.(*publish.Dir); ok && !cfg.CopyLocal {
+	d, dir := cfg.Store.(*publish.Dir)
+	p.dir = dir
+	if dir && !cfg.CopyLocal {
 		p.local = true
 		// A pack missed is read by ranges, its header and then its
 		// entry, from the same file.
@@ -262,6 +265,16 @@ func (p *Packs) Bytes() int64 {
 // tied to any one request's context.
 const storeLoadTimeout = 30 * time.Second
 
+// loadContext is the context of one load from the store: bounded by
+// storeLoadTimeout, but for a directory store, whose reads take no
+// context, so that a timer would be all the bound did.
+func (p *Packs) loadContext() (context.Context, context.CancelFunc) {
+	if p.dir {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.Background(), storeLoadTimeout)
+}
+
 // Get returns the whole pack.
 func (p *Packs) Get(ctx context.Context, ref publish.PackRef) (*View, error) {
 	if v, ok := p.cache.Get(ref.Key); ok && v.partial == nil {
@@ -291,7 +304,7 @@ func (p *Packs) load(ctx context.Context, ref publish.PackRef, flight string,
 		return c.Wait(ctx)
 	}
 
-	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
+	lctx, cancel := p.loadContext()
 	c.Val, c.Err = fn(lctx, ref)
 	cancel()
 	switch {

@@ -198,7 +198,7 @@ func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) []byte {
 		c.Wait(ctx)
 		return nil
 	}
-	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
+	lctx, cancel := p.loadContext()
 	var data []byte
 	data, c.Err = p.warm(lctx, ref)
 	cancel()
@@ -306,7 +306,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte) (
 		return c.Wait(ctx)
 	}
 
-	lctx, cancel := context.WithTimeout(context.Background(), storeLoadTimeout)
+	lctx, cancel := p.loadContext()
 	src := &source{Store: p.store, p: p, whole: whole}
 	re := new(rangedEntry)
 	re.v.res = &re.res
