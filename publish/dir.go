@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bibleplatform/platform/internal/atomicfile"
+	"github.com/bibleplatform/platform/internal/diskread"
 )
 
 // Dir is a Store in a local directory: the embedded default, needing no
@@ -150,6 +151,11 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	p, err := d.path(key)
 	if err != nil {
 		return nil, err
+	}
+	if d.kept(key) != nil {
+		// A reader of packs by ranges that loads one whole, as KeepOpen's
+		// reads do.
+		return diskread.ReadFile(p)
 	}
 	return os.ReadFile(p)
 }

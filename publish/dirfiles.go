@@ -2,20 +2,22 @@ package publish
 
 import (
 	"container/list"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/bibleplatform/platform/internal/diskread"
 )
 
 // openFiles keeps the pack files a Dir read last open, so that a reader
 // of a pack's ranges (an edge: the pack's header, then the entry asked
 // for) opens it once, and reads through the file descriptor alone, without
 // an os.File (whose poller registration and cleanup cost more than the
-// read of a short range).
+// read of a short range). Its reads do not hold the Go scheduler while the
+// disk works (diskread).
 //
 // Only packs: a pack is named by its content, so a file kept open never
 // goes stale (a pack deleted and written again holds the same bytes; one
@@ -55,17 +57,12 @@ func (o *openFiles) readAt(path, key string, off int64, b []byte) error {
 		return err
 	}
 	defer o.release(f)
-	for n := 0; n < len(b); {
-		k, err := syscall.Pread(f.fd, b[n:], off+int64(n))
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
-			return &fs.PathError{Op: "read", Path: path, Err: err}
-		case k == 0:
-			return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
-		}
-		n += k
+	n, err := diskread.ReadAt(f.fd, b, off)
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: "read", Path: path, Err: err}
+	case n < len(b):
+		return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
 	}
 	return nil
 }
@@ -79,7 +76,7 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 		return f, nil
 	}
 
-	fd, err := openRead(path)
+	fd, err := diskread.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -127,21 +124,6 @@ func (o *openFiles) release(f *openFile) {
 	o.mu.Unlock()
 	if last {
 		syscall.Close(f.fd)
-	}
-}
-
-// openRead opens path for reading, as os.Open does but for a descriptor
-// alone.
-func openRead(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		return fd, nil
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/internal/atomicfile"
+	"github.com/bibleplatform/platform/internal/diskread"
 )
 
 // diskCache keeps whole packs fetched from the store as files in one
@@ -153,7 +154,7 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	defer d.done(it)
 	name := it.name
 	path := filepath.Join(d.dir, name)
-	data, err := os.ReadFile(path)
+	data, err := diskread.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.errs.Inc()
@@ -197,18 +198,11 @@ func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 // read reads len(b) bytes of the cached file name at off into b; a file
 // gone or shorter than that is forgotten.
 func (d *diskCache) read(name string, off int64, b []byte) bool {
-	f, err := os.Open(filepath.Join(d.dir, name))
-	if err != nil {
+	if err := diskread.ReadFileAt(filepath.Join(d.dir, name), b, off); err != nil {
+		// Gone, or shorter than the build says: damaged.
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.errs.Inc()
 		}
-		d.drop(name)
-		return false
-	}
-	defer f.Close()
-	if _, err := f.ReadAt(b, off); err != nil {
-		// Shorter than the build says: damaged.
-		d.errs.Inc()
 		d.drop(name)
 		return false
 	}

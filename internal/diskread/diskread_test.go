@@ -1,0 +1,97 @@
+package diskread
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// write makes a file of n pseudo-random bytes, synced, so that its pages
+// can be dropped from the page cache.
+func write(t *testing.T, n int) (string, []byte) {
+	t.Helper()
+	data := make([]byte, n)
+	r := rand.New(rand.NewPCG(uint64(n), 1))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path, data
+}
+
+func TestReadFile(t *testing.T) {
+	for _, n := range []int{0, 1, 4095, 4096, 100_000} {
+		path, data := write(t, n)
+		got, err := ReadFile(path)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("ReadFile of %d bytes: %d bytes, %v", n, len(got), err)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of no file: %v; want fs.ErrNotExist", err)
+	}
+}
+
+func TestReadFileAt(t *testing.T) {
+	path, data := write(t, 10_000)
+	b := make([]byte, 100)
+	if err := ReadFileAt(path, b, 9_900); err != nil || !bytes.Equal(b, data[9_900:]) {
+		t.Errorf("the last 100 bytes: %v", err)
+	}
+	if err := ReadFileAt(path, b, 9_950); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("past the end: %v; want io.ErrUnexpectedEOF", err)
+	}
+	if err := ReadFileAt(filepath.Join(t.TempDir(), "none"), b, 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no file: %v; want fs.ErrNotExist", err)
+	}
+}
+
+// TestReadAtCold reads a file dropped from the page cache: ReadAt must
+// wait for the kernel's read in its sleeps and return the file's bytes.
+func TestReadAtCold(t *testing.T) {
+	path, data := write(t, 300_000)
+	fd, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Skipf("cannot drop the file's pages: %v", err)
+	}
+	probe := make([]byte, 1)
+	if _, err := unix.Preadv2(fd, [][]byte{probe}, 200_000, unix.RWF_NOWAIT); !errors.Is(err, unix.EAGAIN) {
+		t.Skipf("the page cache kept the file (%v): its file system does not drop pages", err)
+	}
+	before := waits.Load()
+	b := make([]byte, 50_000)
+	n, err := ReadAt(fd, b, 200_000)
+	if err != nil || n != len(b) || !bytes.Equal(b, data[200_000:250_000]) {
+		t.Fatalf("ReadAt of a cold range: %d bytes, %v", n, err)
+	}
+	if waits.Load() == before {
+		t.Errorf("ReadAt of a cold range never waited for the disk")
+	}
+	// At the end of the file: what is there, and no error.
+	n, err = ReadAt(fd, b, 280_000)
+	if err != nil || n != 20_000 || !bytes.Equal(b[:n], data[280_000:]) {
+		t.Errorf("ReadAt over the end: %d bytes, %v; want 20000", n, err)
+	}
+}
