@@ -15,7 +15,7 @@ import (
 
 // write makes a file of n pseudo-random bytes, synced, so that its pages
 // can be dropped from the page cache.
-func write(t *testing.T, n int) (string, []byte) {
+func write(t testing.TB, n int) (string, []byte) {
 	t.Helper()
 	data := make([]byte, n)
 	r := rand.New(rand.NewPCG(uint64(n), 1))
@@ -93,5 +93,23 @@ func TestReadAtCold(t *testing.T) {
 	n, err = ReadAt(fd, b, 280_000)
 	if err != nil || n != 20_000 || !bytes.Equal(b[:n], data[280_000:]) {
 		t.Errorf("ReadAt over the end: %d bytes, %v; want 20000", n, err)
+	}
+}
+
+// BenchmarkReadAt: a 1 KiB range of a file in the page cache, what most
+// of an edge's store reads are.
+func BenchmarkReadAt(b *testing.B) {
+	path, _ := write(b, 100_000)
+	fd, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 1024)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := ReadAt(fd, buf, int64(i%90)*1024); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
