@@ -41,7 +41,9 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 remove_output() {
 	local n=0 d
 	for d in "$@"; do
-		[ -d "$d" ] && n=$((n + $(find "$d" -type f | head -2000 | wc -l)))
+		# All of them counted: a pipe that stops reading early kills find
+		# with SIGPIPE, which pipefail and set -e make the script's end.
+		[ -d "$d" ] && n=$((n + $(find "$d" -type f | wc -l)))
 		rm -rf "$d"
 	done
 	if [ "$n" -ge 2000 ]; then
