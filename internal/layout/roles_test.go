@@ -17,7 +17,7 @@ var edgeRoles = map[string][]string{
 	"edge/internal/cache":     {"edge/internal/metrics"},
 	"edge/internal/represent": {"edge/internal/cache", "edge/internal/respond", "publish"},
 	"edge/internal/packs": {"edge/internal/cache", "edge/internal/metrics", "edge/internal/represent",
-		"edge/internal/respond", "publish", "internal/atomicfile", "wire/problem"},
+		"edge/internal/respond", "publish", "internal/atomicfile", "internal/diskread", "wire/problem"},
 	"edge/internal/site":    {"edge/internal/cache", "edge/internal/packs", "edge/internal/represent", "bible", "publish"},
 	"edge/internal/params":  {"edge/internal/respond"},
 	"edge/internal/compose": {"edge/internal/cache", "edge/internal/represent", "edge/internal/respond", "publish", "wire/problem"},
