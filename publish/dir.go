@@ -152,12 +152,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.kept(key) != nil {
-		// A reader of packs by ranges that loads one whole, as KeepOpen's
-		// reads do.
-		return diskread.ReadFile(p)
-	}
-	return os.ReadFile(p)
+	return diskread.ReadFile(p)
 }
 
 func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
@@ -180,19 +175,17 @@ func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) er
 	if off < 0 {
 		return fmt.Errorf("get %s: negative range", key)
 	}
+	var n int
 	if o := d.kept(key); o != nil {
-		return o.readAt(p, key, off, b)
+		n, err = o.readAt(p, b, off)
+	} else {
+		n, err = diskread.ReadFileAt(p, b, off)
 	}
-	f, err := os.Open(p)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if _, err := f.ReadAt(b, off); err != nil {
-		if err == io.EOF {
-			return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
-		}
-		return err
+	if n < len(b) {
+		return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
 	}
 	return nil
 }

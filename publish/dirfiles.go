@@ -2,8 +2,6 @@ package publish
 
 import (
 	"container/list"
-	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 	"sync"
@@ -50,21 +48,19 @@ func (d *Dir) KeepOpen(n int) {
 	}
 }
 
-// readAt reads len(b) bytes of the file at path at off into b.
-func (o *openFiles) readAt(path, key string, off int64, b []byte) error {
+// readAt reads len(b) bytes of the file at path at off into b, as
+// diskread.ReadAt does: fewer only at the end of the file.
+func (o *openFiles) readAt(path string, b []byte, off int64) (int, error) {
 	f, err := o.acquire(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer o.release(f)
 	n, err := diskread.ReadAt(f.fd, b, off)
-	switch {
-	case err != nil:
-		return &fs.PathError{Op: "read", Path: path, Err: err}
-	case n < len(b):
-		return fmt.Errorf("get %s [%d,+%d): past the end: %w", key, off, len(b), io.ErrUnexpectedEOF)
+	if err != nil {
+		return n, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
-	return nil
+	return n, nil
 }
 
 // acquire returns path's file open, counted as read until release.

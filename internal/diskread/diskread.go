@@ -14,7 +14,6 @@ package diskread
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"sync/atomic"
 	"time"
@@ -89,22 +88,19 @@ func pread(fd int, b []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// ReadFileAt reads len(b) bytes of the file at path at off into b; a file
-// that ends before is io.ErrUnexpectedEOF.
-func ReadFileAt(path string, b []byte, off int64) error {
+// ReadFileAt reads len(b) bytes of the file at path at off into b, as
+// ReadAt does: fewer only at the end of the file.
+func ReadFileAt(path string, b []byte, off int64) (int, error) {
 	fd, err := Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer unix.Close(fd)
 	n, err := ReadAt(fd, b, off)
 	if err != nil {
-		return &fs.PathError{Op: "read", Path: path, Err: err}
+		return n, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
-	if n < len(b) {
-		return &fs.PathError{Op: "read", Path: path, Err: io.ErrUnexpectedEOF}
-	}
-	return nil
+	return n, nil
 }
 
 // ReadFile returns the bytes of the file at path, as os.ReadFile does.

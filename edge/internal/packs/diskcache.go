@@ -198,7 +198,8 @@ func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 // read reads len(b) bytes of the cached file name at off into b; a file
 // gone or shorter than that is forgotten.
 func (d *diskCache) read(name string, off int64, b []byte) bool {
-	if err := diskread.ReadFileAt(filepath.Join(d.dir, name), b, off); err != nil {
+	n, err := diskread.ReadFileAt(filepath.Join(d.dir, name), b, off)
+	if err != nil || n < len(b) {
 		// Gone, or shorter than the build says: damaged.
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.errs.Inc()
