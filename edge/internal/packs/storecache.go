@@ -127,7 +127,7 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			return v.index.find(name), nil
 		}
 	}
-	v, whole, err := p.view(ctx, *ref, name)
+	v, whole, err := p.view(ctx, *ref, name, slot != nil)
 	if whole != nil {
 		// Read from below, copied out, and then no longer needed.
 		defer p.release(whole)
@@ -152,18 +152,29 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // read of the entry (v.partial != nil), and the whole pack's bytes when
 // this request has just fetched them onto the disk (whole), to read the
 // entry from.
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte) (v *View, whole []byte, err error) {
-	// The entry first: a pack held whole is mostly found in its slot, so
-	// a request that gets here with a pack in memory mostly finds its
-	// entry read by range (a catalogue's rare packs).
+//
+// A caller with a slot (a chapter's) finds its pack there when it is held
+// whole, so what it finds in the map is mostly its entry, read by range
+// (a catalogue's rare packs): it looks for that first. A caller without
+// one (a Bible's or a book's metadata) looks for its pack first, which is
+// mostly held whole.
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slotted bool) (v *View, whole []byte, err error) {
+	if !slotted {
+		if v, ok := p.cache.Get(ref.Key); ok {
+			p.tiers.memory.Inc()
+			return v, nil, nil
+		}
+	}
 	var kb [160]byte
 	if e, ok := p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
 		p.tiers.memory.Inc()
 		return e, nil, nil
 	}
-	if v, ok := p.cache.Get(ref.Key); ok {
-		p.tiers.memory.Inc()
-		return v, nil, nil
+	if slotted {
+		if v, ok := p.cache.Get(ref.Key); ok {
+			p.tiers.memory.Inc()
+			return v, nil, nil
+		}
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
 		return h, nil, nil
