@@ -265,7 +265,7 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	}
 	var doomed []string
 	if opt.Orphans {
-		keys, err := s.List(ctx, "packs/")
+		keys, err := s.List(ctx, PackPrefix)
 		if err != nil {
 			return rep, fmt.Errorf("gc: %w", err)
 		}

@@ -36,9 +36,6 @@ type openFile struct {
 	refs int
 }
 
-// packPrefix starts every pack's key (PackKey).
-const packPrefix = "packs/"
-
 // KeepOpen makes ReadRange keep the n pack files it read last open (none
 // by default), for the store's life. The first call decides; later ones
 // change nothing.
@@ -126,7 +123,7 @@ func (o *openFiles) release(f *openFile) {
 // kept is the open files ReadRange reads key through; nil when it opens
 // key for the read.
 func (d *Dir) kept(key string) *openFiles {
-	if !strings.HasPrefix(key, packPrefix) {
+	if !strings.HasPrefix(key, PackPrefix) {
 		return nil
 	}
 	return d.open.Load()

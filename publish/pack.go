@@ -328,6 +328,10 @@ func (w *PackWriter) sort() {
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
 }
 
+// PackPrefix starts every pack's key: a store's packs are named by their
+// content under it.
+const PackPrefix = "packs/"
+
 // Key is the pack's content address: a hash of its entries and identity
 // bodies.
 func (w *PackWriter) Key() string {
@@ -350,7 +354,7 @@ func (w *PackWriter) Key() string {
 		h.Write(n[:])
 		h.Write(e.body)
 	}
-	return packPrefix + hex.EncodeToString(h.Sum(nil)[:20])
+	return PackPrefix + hex.EncodeToString(h.Sum(nil)[:20])
 }
 
 // Bytes compresses and lays out the pack. Entries are sorted by name so the

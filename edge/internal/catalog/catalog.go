@@ -498,7 +498,7 @@ func fontFileURLPath(p string, ref publish.PackRef) string {
 }
 
 func fontHash(ref publish.PackRef) string {
-	h := strings.TrimPrefix(ref.Key, "packs/")
+	h := strings.TrimPrefix(ref.Key, publish.PackPrefix)
 	if len(h) > fontHashLen {
 		h = h[:fontHashLen]
 	}
