@@ -131,7 +131,12 @@ pids+=($!)
 # the edge's mix, so that what the edge spends beyond it is its own work.
 GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -listen "127.0.0.1:$FLOOR_PORT" &
 pids+=($!)
-servers=(edge nginx ceiling floor)
+# ceiling_mix: the same ceiling driven by the edge's client (its mix, its
+# request fields, wrk's Lua script): wrk takes as much CPU as the server
+# here, so a ceiling driven by a plain wrk is faster partly because its
+# client is cheaper. edge_vs_ceiling keeps the plain one (the issue's
+# definition); edge_vs_ceiling_mix compares like with like.
+servers=(edge nginx ceiling floor ceiling_mix)
 if [ -n "$BASE_BIN" ]; then
 	GOMAXPROCS=1 "${srv_pin[@]}" "$BASE_BIN/edge" serve --store "$dir/store" --access "$dir/access.json" \
 		--access-cache "$dir/access-cache-base.json" --listen "127.0.0.1:$BASE_PORT" \
@@ -158,12 +163,19 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$firs
 # three alike. Every round is printed; every figure of the report and of its
 # summary line is the median of the rounds (req/s, p50, p99, CPU per request,
 # and the ratios of the servers within each round), never the best round.
+# client_busy: the busy share of the CPUs wrk runs on (all of them when it
+# is not pinned), from /proc/stat: near 1, the client limits the loop as
+# much as the server does.
+client_cpus() { awk -v skip="${wrk_pin[*]:+0}" '/^cpu[0-9]/ && substr($1, 4) != skip {b += $2 + $3 + $4 + $7 + $8 + $9; i += $5 + $6} END {print b, i}' /proc/stat; }
 run() { # name round url [script]
-	local name=$1 round=$2 url=$3 script=${4:-}
+	local name=$1 round=$2 url=$3 script=${4:-} b0 i0 b1 i1
 	local args=(-t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_SECONDS}s" --latency)
 	[ -n "$script" ] && args+=(-s "$script")
+	read -r b0 i0 < <(client_cpus)
 	"${wrk_pin[@]}" wrk "${args[@]}" "$url" >"$dir/$name.$round.txt"
-	echo "round $round $name: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$name.$round.txt") req/s" >&2
+	read -r b1 i1 < <(client_cpus)
+	awk -v b=$((b1 - b0)) -v i=$((i1 - i0)) 'BEGIN {printf "%.2f\n", b / (b + i)}' >"$dir/$name.$round.client"
+	echo "round $round $name: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$name.$round.txt") req/s, client CPU busy $(cat "$dir/$name.$round.client")" >&2
 }
 # Warm caches (the edge's packs and composed ranges, nginx's open files and
 # the page cache) before measuring. A fixed time is not enough on a busy
@@ -199,13 +211,14 @@ cputicks() { awk '{print $14 + $15, $14, $15}' "/proc/$1/stat"; }
 # that reads right after answering finds nothing yet most of the time.
 syscalls() { awk '/^syscr:/ {r = $2} /^syscw:/ {w = $2} END {print r + 0, w + 0}' "/proc/$1/io" 2>/dev/null || echo "0 0"; }
 nginx_worker=$(pgrep -P "${pids[1]}" | head -1)
-declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]} [floor]=${pids[3]})
+declare -A srv_pid=([edge]=${pids[0]} [nginx]=$nginx_worker [ceiling]=${pids[2]} [floor]=${pids[3]} [ceiling_mix]=${pids[2]})
 declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="http://127.0.0.1:$NGINX_PORT $dir/nginx.lua"
 	[ceiling]="http://127.0.0.1:$CEILING_PORT/" [floor]="http://127.0.0.1:$FLOOR_PORT $dir/edge.lua"
+	[ceiling_mix]="http://127.0.0.1:$CEILING_PORT $dir/edge.lua"
 	[base]="http://127.0.0.1:$BASE_PORT $dir/edge.lua")
 [ -z "$BASE_BIN" ] || srv_pid[base]=${pids[4]}
 hz=$(getconf CLK_TCK)
-rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/base.*.txt
+rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/*.client "$dir"/base.*.txt
 for r in $(seq "$BENCH_ROUNDS"); do
 	# Each round starts one server later, so that a drift of the machine
 	# within a round (other guests, the host's clock) does not fall on the
@@ -226,7 +239,8 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
 		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
 		-v f="$(awk '/^Requests\/sec:/ {print $2}' "$dir/floor.$r.txt")" \
-		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f edge_vs_floor=%.2f floor_vs_ceiling=%.2f\n", r, e/n, e/c, n/c, e/f, f/c}' |
+		-v m="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling_mix.$r.txt")" \
+		'BEGIN {printf "round %d ratios: edge_vs_nginx=%.2f edge_vs_ceiling=%.2f nginx_vs_ceiling=%.2f edge_vs_floor=%.2f floor_vs_ceiling=%.2f edge_vs_ceiling_mix=%.2f floor_vs_ceiling_mix=%.2f ceiling_mix_vs_ceiling=%.2f\n", r, e/n, e/c, n/c, e/f, f/c, e/m, f/m, m/c}' |
 		tee "$dir/ratios.$r.txt" >&2
 	if [ -n "$BASE_BIN" ]; then
 		awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
@@ -253,12 +267,13 @@ for f in "${servers[@]}"; do
 	med[$f.sys]=$(cut -d' ' -f2 "$dir"/$f.*.cpu | median)
 	med[$f.reads]=$(cut -d' ' -f3 "$dir"/$f.*.cpu | median)
 	med[$f.writes]=$(cut -d' ' -f4 "$dir"/$f.*.cpu | median)
-	printf '%-8s %10s req/s   p50 %6s ms   p99 %6s ms   CPU per request: user %s us, system %s us   calls per request: %s read, %s write\n' \
-		"$f" "${med[$f.rps]}" "${med[$f.p50]}" "${med[$f.p99]}" "${med[$f.user]}" "${med[$f.sys]}" "${med[$f.reads]}" "${med[$f.writes]}"
+	med[$f.client]=$(cat "$dir"/$f.*.client | median)
+	printf '%-11s %10s req/s   p50 %6s ms   p99 %6s ms   CPU per request: user %s us, system %s us   calls per request: %s read, %s write   client CPU busy %s\n' \
+		"$f" "${med[$f.rps]}" "${med[$f.p50]}" "${med[$f.p99]}" "${med[$f.user]}" "${med[$f.sys]}" "${med[$f.reads]}" "${med[$f.writes]}" "${med[$f.client]}"
 done
 # Ratios within one round compare servers measured a few seconds apart;
 # their median over the rounds is the figure least moved by other load.
-for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling edge_vs_floor floor_vs_ceiling; do
+for k in edge_vs_nginx edge_vs_ceiling nginx_vs_ceiling edge_vs_floor floor_vs_ceiling edge_vs_ceiling_mix floor_vs_ceiling_mix ceiling_mix_vs_ceiling; do
 	med[$k]=$(sed -n "s/.*$k=\([0-9.]*\).*/\1/p" "$dir"/ratios.*.txt | median)
 done
 echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections)"
@@ -270,6 +285,11 @@ printf 'edge_rps=%.0f nginx_rps=%.0f ceiling_rps=%.0f edge_vs_nginx=%s edge_vs_c
 # fasthttp, is from the ceiling, and the edge from that floor.
 printf 'floor_rps=%.0f floor_vs_ceiling=%s edge_vs_floor=%s floor_user_us=%s floor_sys_us=%s\n' \
 	"${med[floor.rps]}" "${med[floor_vs_ceiling]}" "${med[edge_vs_floor]}" "${med[floor.user]}" "${med[floor.sys]}"
+# The like-for-like line: the ceiling driven by the edge's client, and how
+# busy that client's CPUs were (medians of rounds).
+printf 'ceiling_mix_rps=%.0f edge_vs_ceiling_mix=%s floor_vs_ceiling_mix=%s ceiling_mix_vs_ceiling=%s edge_client_busy=%s ceiling_client_busy=%s ceiling_mix_client_busy=%s\n' \
+	"${med[ceiling_mix.rps]}" "${med[edge_vs_ceiling_mix]}" "${med[floor_vs_ceiling_mix]}" "${med[ceiling_mix_vs_ceiling]}" \
+	"${med[edge.client]}" "${med[ceiling.client]}" "${med[ceiling_mix.client]}"
 if [ -n "$BASE_BIN" ]; then
 	printf 'edge_vs_base=%s (median of rounds; base: %s)\n' \
 		"$(sed -n 's/.*edge_vs_base=\([0-9.]*\).*/\1/p' "$dir"/ratios.*.txt | median)" "$BASE_BIN"
