@@ -66,10 +66,13 @@ if [ ! -s "$dir/store/CURRENT" ]; then
 	rm -rf "$dir/imported" "$dir/content"
 fi
 build=$(cat "$dir/store/CURRENT")
-if [ "$(cat "$dir/mix.build" 2>/dev/null)" != "$build $SCALE_REQUESTS" ]; then
+# The mix is made again when the build, its size or the tool that writes it
+# (the paths and the wrk script) changed; it takes seconds.
+stamp="$build $SCALE_REQUESTS $(cat tools/benchmix/*.go | sha256sum | cut -c1-16)"
+if [ "$(cat "$dir/mix.build" 2>/dev/null)" != "$stamp" ]; then
 	go run ./tools/benchmix -mix scale -store "$dir/store" -n "$SCALE_REQUESTS" -out "$dir" -key "$key" \
 		-access fixtures/access.json
-	echo "$build $SCALE_REQUESTS" >"$dir/mix.build"
+	echo "$stamp" >"$dir/mix.build"
 fi
 
 # The edge gets CPU 0, wrk (and MinIO, standing in for a store on other

@@ -169,6 +169,14 @@ function setup(thread)
   threads = threads + 1
 end
 local paths, n, i, step = {}, 0, 0, 1
+local brHead, brTail, gzHead, gzTail
+-- split cuts a request wrk.format made for the path "<path>" around it: a
+-- request is then one concatenation (the paths are too many to format
+-- each once, as writeLua's scripts do).
+local function split(s)
+  local at = s:find("<path>", 1, true)
+  return s:sub(1, at - 1), s:sub(at + #"<path>")
+end
 function init(args)
   for line in io.lines(args[1]) do
     n = n + 1
@@ -176,13 +184,14 @@ function init(args)
   end
   step = tonumber(args[3] or "1")
   i = tonumber(args[2] or "0") + (id or 0)
+  brHead, brTail = split(wrk.format("GET", "<path>", {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = "br, gzip"}))
+  gzHead, gzTail = split(wrk.format("GET", "<path>", {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = "gzip"}))
 end
 function request()
   local p = paths[(i %% n) + 1]
   i = i + step
-  local ae = "br, gzip"
-  if i %% %d == 0 then ae = "gzip" end
-  return wrk.format("GET", p, {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = ae})
+  if i %% %d == 0 then return gzHead .. p .. gzTail end
+  return brHead .. p .. brTail
 end
 `, key, every)
 }
