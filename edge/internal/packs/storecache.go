@@ -159,22 +159,20 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // one (a Bible's or a book's metadata) looks for its pack first, which is
 // mostly held whole.
 func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slotted bool) (v *View, whole []byte, err error) {
-	if !slotted {
-		if v, ok := p.cache.Get(ref.Key); ok {
-			p.tiers.memory.Inc()
-			return v, nil, nil
-		}
-	}
 	var kb [160]byte
-	if e, ok := p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
-		p.tiers.memory.Inc()
-		return e, nil, nil
-	}
+	ok := false
 	if slotted {
-		if v, ok := p.cache.Get(ref.Key); ok {
-			p.tiers.memory.Inc()
-			return v, nil, nil
-		}
+		v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name))
+	}
+	if !ok {
+		v, ok = p.cache.Get(ref.Key)
+	}
+	if !ok && !slotted {
+		v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name))
+	}
+	if ok {
+		p.tiers.memory.Inc()
+		return v, nil, nil
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
 		return h, nil, nil
