@@ -36,6 +36,19 @@ func write(t testing.TB, n int) (string, []byte) {
 	return path, data
 }
 
+// open makes a file as write does and opens it for ReadAt, closed when
+// the test ends.
+func open(t testing.TB, n int) (int, []byte) {
+	t.Helper()
+	path, data := write(t, n)
+	fd, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd, data
+}
+
 func TestReadFile(t *testing.T) {
 	for _, n := range []int{0, 1, 4095, 4096, 100_000} {
 		path, data := write(t, n)
@@ -66,12 +79,7 @@ func TestReadFileAt(t *testing.T) {
 // TestReadAtCold reads a file dropped from the page cache: ReadAt must
 // wait for the kernel's read in its sleeps and return the file's bytes.
 func TestReadAtCold(t *testing.T) {
-	path, data := write(t, 300_000)
-	fd, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
+	fd, data := open(t, 300_000)
 	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
 		t.Skipf("cannot drop the file's pages: %v", err)
 	}
@@ -98,12 +106,7 @@ func TestReadAtCold(t *testing.T) {
 // BenchmarkReadAt: a 1 KiB range of a file in the page cache, what most
 // of an edge's store reads are.
 func BenchmarkReadAt(b *testing.B) {
-	path, _ := write(b, 100_000)
-	fd, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer unix.Close(fd)
+	fd, _ := open(b, 100_000)
 	buf := make([]byte, 1024)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
