@@ -9,16 +9,20 @@
 # verse, chapter, range and metadata route of the 50 Bibles (tools/benchmix
 # -mix scale): one run from the cold start, a warm-up, then BENCH_ROUNDS
 # rounds of the hot mix (the first Bible alone, which fits in memory) and of
-# the scale mix, BENCH_SECONDS each. The scale mix is one long sequence that
+# the scale mix, BENCH_SECONDS each. The warm-up goes on in steps of 10 s
+# while the tiers are still filling (a step's store reads a request fell by
+# more than a tenth), up to BENCH_WARMUP_MAX: a disk cache fed from MinIO
+# takes minutes to fill, and an edge measured while it fills is not warm. The scale mix is one long sequence that
 # each run continues (never replays), so its rare requests stay rare. Prints
 # a line per run and ends with one summary line; every figure is the median
 # of the rounds.
 #
 # Environment: BIN (built binaries), SCALE_DIR (work dir, reused between
 # runs: the store, its mix, MinIO's data), BENCH_ROUNDS (3), BENCH_SECONDS
-# (10), BENCH_WARMUP (30 s of the scale mix after the cold run), BENCH_CONNS
-# (64), SCALE_REQUESTS (length of the scale sequence, 3,000,000), STORES,
-# EDGE_ARGS.
+# (10), BENCH_WARMUP (30 s of the scale mix after the cold run, at least),
+# BENCH_WARMUP_MAX (180 s at most), BENCH_CONNS (64), SCALE_REQUESTS (length
+# of the scale sequence, 12,000,000: enough for the longest warm-up at
+# 50,000 requests a second), STORES, EDGE_ARGS.
 # (The knobs are not ROUNDS and SECONDS: SECONDS is bash's own clock.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,8 +37,9 @@ SCALE_DIR=${SCALE_DIR:-.run/bench-scale}
 BENCH_SECONDS=${BENCH_SECONDS:-10}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_WARMUP=${BENCH_WARMUP:-30}
+BENCH_WARMUP_MAX=${BENCH_WARMUP_MAX:-180}
 BENCH_CONNS=${BENCH_CONNS:-64}
-SCALE_REQUESTS=${SCALE_REQUESTS:-3000000}
+SCALE_REQUESTS=${SCALE_REQUESTS:-12000000}
 STORES=${STORES:-dir minio}
 # EDGE_ARGS: more edge serve flags (split on spaces), to measure another
 # setting than the defaults, e.g. "--whole-pack-max 1".
@@ -175,6 +180,11 @@ warm_hot() {
 	echo "hot mix: warm after $i runs of 3s$([ "$d" = 0 ] || echo "; still $d loads in the last")" >&2
 }
 
+# store_reads_per_request LABEL: the store reads a request of a run.
+store_reads_per_request() {
+	awk -v l="$1" '$1 == l {printf "%.4f\n", $2 ? $8 / $2 : 0}' "$dir/runs.txt"
+}
+
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 med() { # PREFIX COLUMN: median of a column over the runs whose label starts with PREFIX
 	awk -v p="$1" -v c="$2" 'index($1, p) == 1 {print $c}' "$dir/runs.txt" | median
@@ -213,6 +223,15 @@ for store in $STORES; do
 	pos=$((pos + sent))
 	measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_WARMUP"
 	pos=$((pos + sent))
+	warmed=$BENCH_WARMUP label=$store.warmup
+	while [ "$warmed" -lt "$BENCH_WARMUP_MAX" ]; do
+		prev=$(store_reads_per_request "$label")
+		label=$store.warmup.$warmed
+		measure "$label" "$dir/scale.paths" $pos 10
+		pos=$((pos + sent)) warmed=$((warmed + 10))
+		awk -v a="$prev" -v b="$(store_reads_per_request "$label")" 'BEGIN {exit !(b >= 0.9 * a)}' && break
+	done
+	echo "$store: warm after ${warmed}s of the scale mix (store reads a request: $(store_reads_per_request "$label"))" >&2
 	for r in $(seq "$BENCH_ROUNDS"); do
 		warm_hot
 		measure "$store.hot.$r" "$dir/hot.paths" "$hot_pos" "$BENCH_SECONDS"
