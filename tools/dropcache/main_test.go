@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// resident is how many of path's pages the page cache holds.
+func resident(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	vec := make([]byte, (len(m)+os.Getpagesize()-1)/os.Getpagesize())
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatal(e)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+// TestDrop: files read into the page cache, in a directory and below it,
+// are out of it after drop, and still whole.
+func TestDrop(t *testing.T) {
+	dir := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err == nil && fs.Type == unix.TMPFS_MAGIC {
+		t.Skip("the temporary directory is tmpfs, whose pages are the files")
+	}
+	data := make([]byte, 256<<10)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	paths := []string{filepath.Join(dir, "a"), filepath.Join(dir, "sub", "b")}
+	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+		if resident(t, p) == 0 {
+			t.Fatalf("%s: no page cached after it was written and read", p)
+		}
+	}
+	n, err := drop(dir)
+	if err != nil || n != len(paths) {
+		t.Fatalf("drop: %d files, %v; want %d", n, err, len(paths))
+	}
+	for _, p := range paths {
+		if r := resident(t, p); r != 0 {
+			t.Errorf("%s: %d pages still cached", p, r)
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != string(data) {
+			t.Errorf("%s: changed by drop (%v)", p, err)
+		}
+	}
+	if _, err := drop(filepath.Join(dir, "missing")); err == nil {
+		t.Error("drop of a missing directory: no error")
+	}
+}
