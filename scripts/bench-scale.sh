@@ -12,8 +12,9 @@
 # the scale mix, BENCH_SECONDS each. The warm-up goes on in steps of 10 s
 # while the tiers are still filling (a step's store reads a request fell by
 # more than a tenth), up to BENCH_WARMUP_MAX: a disk cache fed from MinIO
-# takes minutes to fill, and an edge measured while it fills is not warm. The scale mix is one long sequence that
-# each run continues (never replays), so its rare requests stay rare. Prints
+# takes minutes to fill, and an edge measured while it fills is not warm.
+# The scale mix is one long sequence that each run continues (never
+# replays), so its rare requests stay rare. Prints
 # a line per run and ends with one summary line; every figure is the median
 # of the rounds.
 #
