@@ -137,6 +137,9 @@ type headerScan struct {
 	prev             []byte // the name of the entry read before
 	e                entryRec
 	reps             [math.MaxUint8]repRec // e's, reps[:e.nReps]
+	// checked reads every entry the way that names each fault (next),
+	// never nextSound: the tests compare the two.
+	checked bool
 }
 
 func (s *headerScan) init(h []byte) {
@@ -156,6 +159,9 @@ func (s *headerScan) next() bool {
 	r := &s.r
 	if r.err != nil || s.left == 0 {
 		return false
+	}
+	if !s.checked && s.nextSound() {
+		return true
 	}
 	s.left--
 	s.at = r.pos
@@ -185,6 +191,72 @@ func (s *headerScan) next() bool {
 	}
 	s.prev = name
 	return true
+}
+
+// nextSound is next for an entry that breaks none of the format's rules
+// and whose numbers take at most five bytes each (all a build writes): its
+// numbers read in one loop each, without the checks' calls and messages,
+// which were most of the cost of a header read (an edge reads one for
+// nearly every pack it misses). Anything else returns false, the scan's
+// position unmoved, and next reads the entry again to name its fault:
+// what either way accepts, it reads alike (FuzzHeaderScan).
+func (s *headerScan) nextSound() bool {
+	b, p := s.r.b, s.r.pos
+	l, p := uvarint5(b, p)
+	if p < 0 || l > math.MaxUint16 || l > uint64(len(b)-p) {
+		return false
+	}
+	name := p
+	p += int(l)
+	t, p := uvarint5(b, p)
+	if p < 0 || t >= uint64(s.nTypes) || len(b)-p < etagHash {
+		return false
+	}
+	tag := p
+	p += etagHash
+	n, p := uvarint5(b, p)
+	if p < 0 || n > math.MaxUint8 {
+		return false
+	}
+	for k := range n {
+		var c, off, ln uint64
+		if c, p = uvarint5(b, p); p < 0 || c >= uint64(s.nCodings) {
+			return false
+		}
+		if off, p = uvarint5(b, p); p < 0 || off > math.MaxUint32 {
+			return false
+		}
+		if ln, p = uvarint5(b, p); p < 0 || ln > math.MaxUint32 {
+			return false
+		}
+		s.reps[k] = repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)}
+	}
+	nm := b[name : name+int(l)]
+	if s.left < s.n && string(s.prev) >= string(nm) {
+		return false
+	}
+	s.left--
+	s.at = s.r.pos
+	s.r.pos = p
+	s.e.name, s.e.nameN, s.e.typ, s.e.nReps = uint32(name), uint16(l), uint8(t), uint8(n)
+	copy(s.e.tag[:], b[tag:])
+	s.prev = nm
+	return true
+}
+
+// uvarint5 reads a uvarint of at most five bytes at b[p:], returning it
+// and where the next begins; p is -1 when there is none such.
+func uvarint5(b []byte, p int) (uint64, int) {
+	var v uint64
+	for shift := 0; shift < 35 && p < len(b); shift += 7 {
+		c := b[p]
+		p++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, p
+		}
+	}
+	return 0, -1
 }
 
 // err is the header's first fault, once next has returned false.
