@@ -81,9 +81,16 @@ run() {
 }
 
 [ "$BENCH_WARMUP" -gt 0 ] && run "$BENCH_WARMUP" "$START" warm
-# The measured run goes on from where the slowest warm-up could not have
-# reached, so that no edge replays requests it has just served.
-from=$((START + 10000 * BENCH_WARMUP))
+# The measured run goes on from where the furthest warm-up stopped (its
+# answers, and the requests still in flight on its connections), so that no
+# edge replays requests it has just served.
+from=$START
+if [ "$BENCH_WARMUP" -gt 0 ]; then
+	for n in "${names[@]}"; do
+		got=$(awk '/ requests in / {print $1}' "$mix/ab/$n/wrk.warm")
+		from=$((from > START + got + BENCH_CONNS ? from : START + got + BENCH_CONNS))
+	done
+fi
 profs=()
 for i in "${!ports[@]}"; do
 	scale_counters "${ports[$i]}" >"$mix/ab/${names[$i]}/c0"
@@ -131,8 +138,8 @@ for i in "${!ports[@]}"; do
 				if (l ~ /Non-2xx/) { split(l, f, " "); bad = f[length(f)] }
 			}
 			all = d["memory"] + d["disk"] + d["store"] + d["store_header"] + d["store_range"]
-			printf "%-14s requests=%d rps=%.0f p99=%s cpu_ms_per_req=%.3f mem_hit=%.3f disk_hit=%.3f store_reads_per_s=%.0f rss_mb=%s%s%s\n",
-				name, n, rps, p99, n ? ticks * 1000 / hz / n : 0, all ? d["memory"] / all : 0, all ? d["disk"] / all : 0,
+			printf "%-14s requests=%d rps=%.0f p99=%s cpu_us_per_req=%.1f mem_hit=%.3f disk_hit=%.3f store_reads_per_s=%.0f rss_mb=%s%s%s\n",
+				name, n, rps, p99, n ? ticks * 1e6 / hz / n : 0, all ? d["memory"] / all : 0, all ? d["disk"] / all : 0,
 				d["store_reads"] / secs, rss, heap, bad ? "  FAILED: " bad " non-2xx" : ""
 		}' "$d/c0" "$d/c1"
 done
