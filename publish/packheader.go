@@ -22,8 +22,9 @@ import (
 //	         12 bytes: the hash the entry's entity tags are made of (ETag)
 //	         reps count, then each: coding index, offset, length
 //
-// Counts, lengths and indexes are uvarints; offsets are from the start of
-// the bodies. A count or length the header's own size cannot hold, an
+// Counts, lengths and indexes are uvarints (an entry's of at most five
+// bytes each, as binary.AppendUvarint writes them); offsets are from the
+// start of the bodies. A count or length the header's own size cannot hold, an
 // index out of its table, a name out of order, an offset or length past
 // 4 GiB or past the pack, and bytes after the last entry are refused.
 //
@@ -137,9 +138,6 @@ type headerScan struct {
 	prev             []byte // the name of the entry read before
 	e                entryRec
 	reps             [math.MaxUint8]repRec // e's, reps[:e.nReps]
-	// checked reads every entry the way that names each fault (next),
-	// never nextSound: the tests compare the two.
-	checked bool
 }
 
 func (s *headerScan) init(h []byte) {
@@ -154,37 +152,53 @@ func (s *headerScan) init(h []byte) {
 }
 
 // next reads the next entry; false at the end of the entries or at the
-// first error.
+// first error. An edge reads a header for nearly every pack it misses, and
+// a chapter's holds about 1,800 numbers: they are read in line
+// (uvarint5), and a fault's message is made only once one is found.
 func (s *headerScan) next() bool {
 	r := &s.r
 	if r.err != nil || s.left == 0 {
 		return false
 	}
-	if !s.checked && s.nextSound() {
-		return true
-	}
 	s.left--
 	s.at = r.pos
-	e := &s.e
-	l := r.uint(math.MaxUint16, "name length")
-	e.name, e.nameN = uint32(r.bytes(l, "name")), uint16(l)
-	e.typ = uint8(r.uint(uint64(max(s.nTypes-1, 0)), "type"))
-	copy(e.tag[:], r.b[r.bytes(etagHash, "entity tag"):])
-	e.nReps = uint8(r.uint(math.MaxUint8, "representations"))
-	for k := range e.nReps {
-		c := r.uint(uint64(max(s.nCodings-1, 0)), "coding")
-		off := r.uint(math.MaxUint32, "offset")
-		ln := r.uint(math.MaxUint32, "length")
+	b, e := r.b, &s.e
+	l, p := uvarint5(b, r.pos)
+	if p < 0 || l > math.MaxUint16 || l > uint64(len(b)-p) {
+		return s.fault("name")
+	}
+	e.name, e.nameN = uint32(p), uint16(l)
+	p += int(l)
+	t, p := uvarint5(b, p)
+	if p < 0 || t >= uint64(s.nTypes) {
+		return s.fault("type")
+	}
+	e.typ = uint8(t)
+	if len(b)-p < etagHash {
+		return s.fault("entity tag")
+	}
+	copy(e.tag[:], b[p:])
+	p += etagHash
+	n, p := uvarint5(b, p)
+	if p < 0 || n > math.MaxUint8 {
+		return s.fault("representations")
+	}
+	e.nReps = uint8(n)
+	for k := range n {
+		var c, off, ln uint64
+		if c, p = uvarint5(b, p); p < 0 || c >= uint64(s.nCodings) {
+			return s.fault("coding")
+		}
+		if off, p = uvarint5(b, p); p < 0 || off > math.MaxUint32 {
+			return s.fault("offset")
+		}
+		if ln, p = uvarint5(b, p); p < 0 || ln > math.MaxUint32 {
+			return s.fault("length")
+		}
 		s.reps[k] = repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)}
 	}
-	if r.err != nil {
-		return false
-	}
-	if s.nTypes == 0 || e.nReps > 0 && s.nCodings == 0 {
-		r.err = fmt.Errorf("%w: an entry without a type or coding table", errHeader)
-		return false
-	}
-	name := r.b[e.name : e.name+uint32(e.nameN)]
+	r.pos = p
+	name := b[e.name : e.name+uint32(e.nameN)]
 	if s.left+1 < s.n && string(s.prev) >= string(name) {
 		r.err = fmt.Errorf("%w: entry %q after %q (names sorted, each once)", errHeader, name, s.prev)
 		return false
@@ -193,59 +207,17 @@ func (s *headerScan) next() bool {
 	return true
 }
 
-// nextSound is next for an entry that breaks none of the format's rules
-// and whose numbers take at most five bytes each (all a build writes): its
-// numbers read in one loop each, without the checks' calls and messages,
-// which were most of the cost of a header read (an edge reads one for
-// nearly every pack it misses). Anything else returns false, the scan's
-// position unmoved, and next reads the entry again to name its fault:
-// what either way accepts, it reads alike (FuzzHeaderScan).
-func (s *headerScan) nextSound() bool {
-	b, p := s.r.b, s.r.pos
-	l, p := uvarint5(b, p)
-	if p < 0 || l > math.MaxUint16 || l > uint64(len(b)-p) {
-		return false
-	}
-	name := p
-	p += int(l)
-	t, p := uvarint5(b, p)
-	if p < 0 || t >= uint64(s.nTypes) || len(b)-p < etagHash {
-		return false
-	}
-	tag := p
-	p += etagHash
-	n, p := uvarint5(b, p)
-	if p < 0 || n > math.MaxUint8 {
-		return false
-	}
-	for k := range n {
-		var c, off, ln uint64
-		if c, p = uvarint5(b, p); p < 0 || c >= uint64(s.nCodings) {
-			return false
-		}
-		if off, p = uvarint5(b, p); p < 0 || off > math.MaxUint32 {
-			return false
-		}
-		if ln, p = uvarint5(b, p); p < 0 || ln > math.MaxUint32 {
-			return false
-		}
-		s.reps[k] = repRec{off: uint32(off), len: uint32(ln), coding: uint8(c)}
-	}
-	nm := b[name : name+int(l)]
-	if s.left < s.n && string(s.prev) >= string(nm) {
-		return false
-	}
-	s.left--
-	s.at = s.r.pos
-	s.r.pos = p
-	s.e.name, s.e.nameN, s.e.typ, s.e.nReps = uint32(name), uint16(l), uint8(t), uint8(n)
-	copy(s.e.tag[:], b[tag:])
-	s.prev = nm
-	return true
+// fault ends the scan at the entry being read, whose field what is out of
+// the format: a number that does not parse, is past its limit (a type or
+// coding past its table) or runs past the header's end.
+func (s *headerScan) fault(what string) bool {
+	s.r.fail(what + " out of bounds or malformed in the entry")
+	return false
 }
 
-// uvarint5 reads a uvarint of at most five bytes at b[p:], returning it
-// and where the next begins; p is -1 when there is none such.
+// uvarint5 reads a uvarint of at most five bytes at b[p:] (a build writes
+// every number of a header so: the largest is an offset, below 4 GiB),
+// returning it and where the next begins; p is -1 when there is none such.
 func uvarint5(b []byte, p int) (uint64, int) {
 	var v uint64
 	for shift := 0; shift < 35 && p < len(b); shift += 7 {
