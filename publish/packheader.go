@@ -24,9 +24,9 @@ import (
 //
 // Counts, lengths and indexes are uvarints (an entry's of at most five
 // bytes each, as binary.AppendUvarint writes them); offsets are from the
-// start of the bodies. A count or length the header's own size cannot hold, an
-// index out of its table, a name out of order, an offset or length past
-// 4 GiB or past the pack, and bytes after the last entry are refused.
+// start of the bodies. A count or length the header's own size cannot
+// hold, an index out of its table, a name out of order, an offset or length
+// past 4 GiB or past the pack, and bytes after the last entry are refused.
 //
 // The JSON header of format "BPK1" is read into the same form: each
 // representation's ETag must be the one ETag makes of some hash for its
