@@ -142,7 +142,7 @@ const (
 	// snapshot is fetched.
 	DefaultSearchReportInterval  = searchapi.DefaultSearchReportInterval
 	DefaultTrendingRefresh       = searchapi.DefaultTrendingRefresh
-	DefaultPackCacheBytes        = 1 << 30
+	DefaultPackCacheBytes        = 768 << 20
 	DefaultComposeCacheBytes     = 64 << 20
 	DefaultSearchIndexCacheBytes = searchapi.DefaultIndexCacheBytes
 	DefaultDynamicTimeout        = 30 * time.Second

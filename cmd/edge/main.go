@@ -109,18 +109,31 @@ func main() {
 // buffers, the catalogues, an answer being composed.
 const memoryHeadroom = 256 << 20
 
-// setMemoryLimit bounds the process at the caches' bounds plus headroom,
-// through the Go runtime's soft memory limit, unless GOMEMLIMIT sets one.
-// Without it the heap grows to twice what is live before a collection
-// (GOGC=100), so full caches made the process about twice their bound,
-// more with the garbage of compressing composed ranges; with it the
-// collector works harder as the limit nears instead. The runtime's limit
-// covers only the memory it manages: the edge's executable, mapped from
-// its file (about 20 MiB resident under load), counts in the process's
-// resident set beside it, so the runtime gets the bound less the
-// executable's size.
-func setMemoryLimit(caches int64, log *slog.Logger) {
-	bound := caches + memoryHeadroom
+// churnRoom: the runtime gets a third of the pack tier's bound again as
+// room for the garbage the tier's churn leaves between two collections.
+// Serving a catalogue that does not fit in memory, the tier reads and lets
+// go tens of megabytes a second (entries and pack headers); with only
+// memoryHeadroom beside a full tier the collector ran every 6 to 7 s, and
+// on one processor its mark phases are the tail of the answers' latency
+// (docs/edge.md, "Room for the collector").
+const churnRoom = 3
+
+// memoryBound is what the edge's process may hold with the caches'
+// bounds given: the caches, room for the pack tier's churn, and headroom.
+func memoryBound(packs, compose, searchIndexes int64) int64 {
+	return packs + packs/churnRoom + 2*compose + searchIndexes + memoryHeadroom
+}
+
+// setMemoryLimit bounds the process at bound, through the Go runtime's
+// soft memory limit, unless GOMEMLIMIT sets one. Without it the heap grows
+// to twice what is live before a collection (GOGC=100), so full caches
+// made the process about twice their bound, more with the garbage of
+// compressing composed ranges; with it the collector works harder as the
+// limit nears instead. The runtime's limit covers only the memory it
+// manages: the edge's executable, mapped from its file (about 20 MiB
+// resident under load), counts in the process's resident set beside it, so
+// the runtime gets the bound less the executable's size.
+func setMemoryLimit(bound int64, log *slog.Logger) {
 	if limit := bound - executableSize(); command.SetMemoryLimit(limit) {
 		log.Info("memory limit", "bytes", bound, "runtime_limit", limit)
 	}
@@ -179,7 +192,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		}
 		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
 	}
-	setMemoryLimit(c.PackCache+2*c.ComposeCache+c.SearchIndexCache, log)
+	setMemoryLimit(memoryBound(c.PackCache, c.ComposeCache, c.SearchIndexCache), log)
 	if c.HugePages {
 		// Before the packs fill the heap, so that the kernel can merge
 		// their pages into huge pages as soon as they are there.
