@@ -1,7 +1,6 @@
 package packs
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,21 +31,36 @@ type diskCache struct {
 	dir string
 	max int64
 
-	mu    sync.Mutex
-	used  int64
-	items map[string]*list.Element // file name → element holding *diskItem
-	order *list.List               // front is the most recently used
+	// The index holds no pointer a file but its name (the map's key, and
+	// the slot's): an edge whose disk cache holds tens of thousands of
+	// packs keeps the index in its heap, which the collector marks at
+	// every cycle (docs/edge.md, "Why MinIO's tail is longer").
+	mu         sync.Mutex
+	used       int64
+	items      map[string]int32 // file name → slot
+	slots      []diskItem
+	free       []int32 // slots to reuse
+	head, tail int32   // the recency list: head is the most recently used; -1 when empty
 
 	writes, evictions, errs metrics.Counter
 	spares                  uint64 // files moved aside to be written over (evictLocked)
 }
 
 type diskItem struct {
-	name string
-	size int64
+	name       string
+	size       int64
+	prev, next int32 // the recency list's links, -1 at its ends
 	// readers are the reads of the file under way (use to done). A file
-	// evicted while one is under way is unlinked, never written over.
+	// evicted while one is under way is unlinked, never written over, and
+	// its slot (gone) is reused only once the last of them is done.
 	readers int32
+	gone    bool
+}
+
+// diskRead is a read of a cached file under way, from use to done.
+type diskRead struct {
+	slot int32
+	name string
 }
 
 // diskSuffix marks the cache's files; anything else in the directory is
@@ -70,7 +84,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("disk cache: %w", err)
 	}
-	d := &diskCache{dir: dir, max: maxBytes, items: make(map[string]*list.Element), order: list.New()}
+	d := &diskCache{dir: dir, max: maxBytes, items: make(map[string]int32), head: -1, tail: -1}
 	type found struct {
 		name string
 		size int64
@@ -96,8 +110,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, f := range files {
-		d.items[f.name] = d.order.PushFront(&diskItem{name: f.name, size: f.size})
-		d.used += f.size
+		d.addLocked(f.name, f.size)
 	}
 	d.evictLocked(0, false)
 	return d, nil
@@ -106,41 +119,61 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 // fileName maps a store key to a file name. Keys are made of
 // [A-Za-z0-9._-] segments joined by "/" (publish.CheckKey); "+" is none of
 // those, so the mapping cannot collide.
-func fileName(key string) string { return strings.ReplaceAll(key, "/", "+") + diskSuffix }
+func fileName(key string) string { return string(appendFileName(nil, key)) }
+
+// appendFileName appends key's file name to b: a lookup by
+// d.items[string(appendFileName(buf[:0], key))] allocates nothing.
+func appendFileName(b []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c == '/' {
+			c = '+'
+		}
+		b = append(b, c)
+	}
+	return append(b, diskSuffix...)
+}
 
 // has reports whether key is cached, without touching the disk.
 func (d *diskCache) has(key string) bool {
 	if d == nil {
 		return false
 	}
+	var b [160]byte
 	d.mu.Lock()
-	_, ok := d.items[fileName(key)]
+	_, ok := d.items[string(appendFileName(b[:0], key))]
 	d.mu.Unlock()
 	return ok
 }
 
 // use marks key just used and returns its file, if it is cached, as read
 // until done.
-func (d *diskCache) use(key string) (*diskItem, bool) {
+func (d *diskCache) use(key string) (diskRead, bool) {
 	if d == nil {
-		return nil, false
+		return diskRead{}, false
 	}
+	var b [160]byte
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	el, ok := d.items[fileName(key)]
+	i, ok := d.items[string(appendFileName(b[:0], key))]
 	if !ok {
-		return nil, false
+		return diskRead{}, false
 	}
-	d.order.MoveToFront(el)
-	it := el.Value.(*diskItem)
+	d.unlinkListLocked(i)
+	d.pushFrontLocked(i)
+	it := &d.slots[i]
 	it.readers++
-	return it, true
+	return diskRead{i, it.name}, true
 }
 
 // done ends a read that use began.
-func (d *diskCache) done(it *diskItem) {
+func (d *diskCache) done(r diskRead) {
 	d.mu.Lock()
+	it := &d.slots[r.slot]
 	it.readers--
+	if it.gone && it.readers == 0 {
+		d.releaseLocked(r.slot)
+	}
 	d.mu.Unlock()
 }
 
@@ -247,8 +280,7 @@ func (d *diskCache) put(key string, data []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.items[name]; !ok {
-		d.items[name] = d.order.PushFront(&diskItem{name: name, size: int64(len(data))})
-		d.used += int64(len(data))
+		d.addLocked(name, int64(len(data)))
 	}
 	d.evictLocked(0, false)
 	return nil
@@ -264,8 +296,8 @@ func (d *diskCache) remove(key string) {
 func (d *diskCache) drop(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if el, ok := d.items[name]; ok {
-		d.unlinkLocked(el)
+	if i, ok := d.items[name]; ok {
+		d.removeFile(d.forgetLocked(i).name)
 	}
 }
 
@@ -276,13 +308,9 @@ func (d *diskCache) drop(name string) {
 // put of its own pack can have put a new file under its name first, which
 // a read could have opened.
 func (d *diskCache) evictLocked(n int64, spare bool) (path string) {
-	for d.used+n > d.max {
-		el := d.order.Back()
-		if el == nil {
-			break
-		}
+	for d.used+n > d.max && d.tail >= 0 {
 		d.evictions.Inc()
-		it := d.forgetLocked(el)
+		it := d.forgetLocked(d.tail)
 		if !spare || path != "" || it.readers != 0 {
 			d.removeFile(it.name)
 			continue
@@ -302,20 +330,68 @@ func (d *diskCache) evictLocked(n int64, spare bool) (path string) {
 	return path
 }
 
-// unlinkLocked removes an entry and its file. A reader that already opened
-// the file keeps reading it (POSIX unlink semantics); one that had not gets
-// a miss.
-func (d *diskCache) unlinkLocked(el *list.Element) {
-	d.removeFile(d.forgetLocked(el).name)
+// addLocked indexes the file name of size bytes as the most recently
+// used, in a free slot if there is one.
+func (d *diskCache) addLocked(name string, size int64) {
+	var i int32
+	if n := len(d.free); n > 0 {
+		i, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		i = int32(len(d.slots))
+		d.slots = append(d.slots, diskItem{})
+	}
+	d.slots[i] = diskItem{name: name, size: size}
+	d.items[name] = i
+	d.pushFrontLocked(i)
+	d.used += size
 }
 
-// forgetLocked removes an entry, not its file, and returns it.
-func (d *diskCache) forgetLocked(el *list.Element) *diskItem {
-	it := el.Value.(*diskItem)
-	d.order.Remove(el)
+// forgetLocked removes an entry, not its file, and returns what it was
+// (its readers then). A reader that already opened the file keeps reading
+// it (POSIX unlink semantics); one that had not gets a miss.
+func (d *diskCache) forgetLocked(i int32) diskItem {
+	it := d.slots[i]
+	d.unlinkListLocked(i)
 	delete(d.items, it.name)
 	d.used -= it.size
+	if it.readers > 0 {
+		d.slots[i].gone = true
+	} else {
+		d.releaseLocked(i)
+	}
 	return it
+}
+
+// releaseLocked makes slot i free for reuse.
+func (d *diskCache) releaseLocked(i int32) {
+	d.slots[i] = diskItem{}
+	d.free = append(d.free, i)
+}
+
+func (d *diskCache) pushFrontLocked(i int32) {
+	it := &d.slots[i]
+	it.prev, it.next = -1, d.head
+	if d.head >= 0 {
+		d.slots[d.head].prev = i
+	} else {
+		d.tail = i
+	}
+	d.head = i
+}
+
+func (d *diskCache) unlinkListLocked(i int32) {
+	it := &d.slots[i]
+	if it.prev >= 0 {
+		d.slots[it.prev].next = it.next
+	} else {
+		d.head = it.next
+	}
+	if it.next >= 0 {
+		d.slots[it.next].prev = it.prev
+	} else {
+		d.tail = it.prev
+	}
+	it.prev, it.next = -1, -1
 }
 
 // removeFile deletes the cache's file name.

@@ -279,3 +279,62 @@ func BenchmarkDiskCachePutFull(b *testing.B) {
 		}
 	}
 }
+
+// TestDiskCacheSlots: a file evicted while it is read keeps its slot until
+// the read is done, so that the files put meanwhile take other slots and
+// the read's end counts against nothing else; then the slot is reused.
+// Looking a key up allocates nothing.
+func TestDiskCacheSlots(t *testing.T) {
+	d, err := openDiskCache(t.TempDir(), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string) {
+		t.Helper()
+		if err := d.put(key, bytes.Repeat([]byte{'x'}, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("packs/a")
+	put("packs/b")
+	put("packs/c")
+	r, ok := d.use("packs/a")
+	if !ok {
+		t.Fatal("packs/a not cached")
+	}
+	put("packs/d") // evicts b, the least recent now
+	put("packs/e") // evicts c
+	put("packs/f") // evicts a, which is being read
+	if d.has("packs/a") {
+		t.Fatal("packs/a still cached")
+	}
+	if !d.slots[r.slot].gone || d.slots[r.slot].readers != 1 {
+		t.Fatalf("packs/a's slot %+v; want gone with one reader", d.slots[r.slot])
+	}
+	for _, k := range []string{"packs/d", "packs/e", "packs/f"} {
+		if d.items[fileName(k)] == r.slot {
+			t.Fatalf("%s took the slot of packs/a, which is still read", k)
+		}
+	}
+	d.done(r)
+	put("packs/g") // evicts d, takes a freed slot
+	if got := len(d.slots); got != 4 {
+		t.Errorf("%d slots for three files and one read; want 4", got)
+	}
+	var files []string
+	for i := d.head; i >= 0; i = d.slots[i].next {
+		if it := d.slots[i]; it.readers != 0 || it.gone {
+			t.Errorf("slot %d %+v; want no reader", i, it)
+		}
+		files = append(files, d.slots[i].name)
+	}
+	if want := []string{fileName("packs/g"), fileName("packs/f"), fileName("packs/e")}; !slices.Equal(files, want) {
+		t.Errorf("recency %v; want %v", files, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { d.has("packs/e") }); n != 0 {
+		t.Errorf("has allocates %.0f times; want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { r, _ := d.use("packs/e"); d.done(r) }); n != 0 {
+		t.Errorf("use and done allocate %.0f times; want 0", n)
+	}
+}
