@@ -121,8 +121,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 // those, so the mapping cannot collide.
 func fileName(key string) string { return string(appendFileName(nil, key)) }
 
-// appendFileName appends key's file name to b: a lookup by
-// d.items[string(appendFileName(buf[:0], key))] allocates nothing.
+// appendFileName appends key's file name to b.
 func appendFileName(b []byte, key string) []byte {
 	for i := 0; i < len(key); i++ {
 		c := key[i]
@@ -134,14 +133,21 @@ func appendFileName(b []byte, key string) []byte {
 	return append(b, diskSuffix...)
 }
 
+// slotLocked is key's slot, if it is cached: its name is made on the
+// stack, and the map's lookup by it allocates nothing.
+func (d *diskCache) slotLocked(key string) (int32, bool) {
+	var b [160]byte
+	i, ok := d.items[string(appendFileName(b[:0], key))]
+	return i, ok
+}
+
 // has reports whether key is cached, without touching the disk.
 func (d *diskCache) has(key string) bool {
 	if d == nil {
 		return false
 	}
-	var b [160]byte
 	d.mu.Lock()
-	_, ok := d.items[string(appendFileName(b[:0], key))]
+	_, ok := d.slotLocked(key)
 	d.mu.Unlock()
 	return ok
 }
@@ -152,10 +158,9 @@ func (d *diskCache) use(key string) (diskRead, bool) {
 	if d == nil {
 		return diskRead{}, false
 	}
-	var b [160]byte
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	i, ok := d.items[string(appendFileName(b[:0], key))]
+	i, ok := d.slotLocked(key)
 	if !ok {
 		return diskRead{}, false
 	}
