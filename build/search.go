@@ -185,7 +185,7 @@ func searchPartSource(lang, bookSource string) string {
 // index, by range: the index beside them is of no use here.
 func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
 	st := b.opt.Store
-	h, err := publish.LoadHeader(ctx, st, ref, 4096)
+	h, err := publish.LoadHeader(ctx, st, ref, 4096, nil)
 	if err != nil {
 		return nil, err
 	}

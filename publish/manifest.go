@@ -202,8 +202,9 @@ var probes sync.Pool // *[]byte
 // ranged reads of its bodies at BodyOffset: one ranged read of its first
 // probe bytes, into a reused buffer, and a second for the rest when the
 // header is longer. The edge keeps one for each pack it reads by ranges;
-// the build reads a search part's words so.
-func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header, error) {
+// the build reads a search part's words so. The header is held in buf
+// when it has room (NewHeader).
+func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64, buf []byte) (Header, error) {
 	bp, _ := probes.Get().(*[]byte)
 	if bp == nil || int64(cap(*bp)) < probe {
 		b := make([]byte, probe)
@@ -218,7 +219,7 @@ func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64) (Header,
 	if err != nil {
 		return Header{}, err
 	}
-	return NewHeader(b, ref.Size)
+	return NewHeader(buf, b, ref.Size)
 }
 
 // headerRest reads the rest of a pack's header after its first bytes b,

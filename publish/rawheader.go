@@ -24,8 +24,9 @@ type Header struct {
 // NewHeader checks the header of a pack of size bytes, from the pack's
 // first bytes (prefix and header; more is ignored), and returns it. It
 // does not keep head. A header of the first format (JSON) is held in the
-// binary form.
-func NewHeader(head []byte, size int64) (Header, error) {
+// binary form. It is held in buf when buf has room for it (a buffer a
+// header no longer used gave back, Buffer), else in a new one.
+func NewHeader(buf, head []byte, size int64) (Header, error) {
 	n, err := packHeaderLen(head)
 	if err != nil {
 		return Header{}, err
@@ -45,7 +46,12 @@ func NewHeader(head []byte, size int64) (Header, error) {
 	var s headerScan
 	s.init(h)
 	bodies := size - end
-	x := Header{buf: make([]byte, len(h)+4*int(s.n)), hlen: uint32(len(h)), n: uint32(s.n), codingsAt: uint32(s.codingsAt), bodyOff: end}
+	if need := len(h) + 4*int(s.n); cap(buf) >= need {
+		buf = buf[:need]
+	} else {
+		buf = make([]byte, need)
+	}
+	x := Header{buf: buf, hlen: uint32(len(h)), n: uint32(s.n), codingsAt: uint32(s.codingsAt), bodyOff: end}
 	copy(x.buf, h)
 	for i := 0; s.next(); i++ {
 		for _, r := range s.reps[:s.e.nReps] {
@@ -60,6 +66,10 @@ func NewHeader(head []byte, size int64) (Header, error) {
 	}
 	return x, nil
 }
+
+// Buffer is the buffer x is held in, for another header (NewHeader) once
+// nothing reads x any more.
+func (x *Header) Buffer() []byte { return x.buf[:0] }
 
 // Size is the bytes the header holds on the heap besides its own struct,
 // each allocation rounded by round.

@@ -279,7 +279,7 @@ func (s *source) count(store *metrics.Counter) {
 // decoded: a miss looks up the one entry it wants in it.
 func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
 	src := &source{Store: p.store, p: p, whole: whole}
-	h, err := publish.LoadHeader(ctx, src, ref, headerProbe)
+	h, err := publish.LoadHeader(ctx, src, ref, headerProbe, nil)
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
