@@ -149,6 +149,12 @@ type Packs struct {
 	// of the bound (headerShare), so that they do not crowd out entries.
 	cache   *cache.LRU[*View]
 	headers *cache.LRU[*View]
+	// headerSeen: which packs' headers were read from the disk lately;
+	// such a header is held from its second read (scratchHeader).
+	headerSeen *doorkeeper
+	// entrySeen: which entries were read by range lately; the tier takes
+	// one in from its second read, when the caller lends (lendEntry).
+	entrySeen *doorkeeper
 	// reserveMu guards reserved: memory held outside the tiers that
 	// their bound leaves room for (Reserve); the cache of packs and
 	// entries holds cacheMax less it.
@@ -203,6 +209,11 @@ func New(cfg Config) (*Packs, error) {
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
 	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
+	// As many headers back as the headers' share holds of a chapter's.
+	p.headerSeen = newDoorkeeper(int(hb / (8 << 10)))
+	// And as many entries back as the tier holds of a verse's (about 2
+	// KiB, with its codings and what the tier counts besides).
+	p.entrySeen = newDoorkeeper(int((cfg.MaxBytes - hb) / (2 << 10)))
 	p.store = p.Observe(cfg.Store)
 	d, dir := cfg.Store.(*publish.Dir)
 	p.dir = dir
@@ -356,7 +367,7 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
 func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
-	res, err := p.Entry(ctx, slot, ref, name)
+	res, lent, err := p.entry(ctx, slot, ref, name, true)
 	if err != nil {
 		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return
@@ -366,4 +377,10 @@ func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, re
 		return
 	}
 	represent.Serve(ctx, res, private)
+	if lent != nil {
+		// The answer's body is the lent buffer's until copied into the
+		// response's own (fasthttp's, pooled).
+		ctx.Response.SetBody(ctx.Response.Body())
+		p.giveBack(lent)
+	}
 }
