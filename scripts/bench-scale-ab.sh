@@ -16,7 +16,8 @@
 # heap's figures from /metrics (and, with GODEBUG=gctrace=1 in the
 # environment, the collector's mark phases during the measured run);
 # writes a CPU profile of the measured run
-# and a heap profile after it to SCALE_DIR/ab/NAME/.
+# and a heap profile after it to SCALE_DIR/ab/NAME/ (and removes the edge's
+# disk cache there when it stops).
 #
 # Environment: SCALE_DIR (.run/bench-scale), BENCH_SECONDS (30),
 # BENCH_WARMUP (20), BENCH_CONNS (32), START (0: where in scale.paths).
@@ -39,7 +40,11 @@ bench_machine_before
 . scripts/bench-scale-edge.sh
 
 names=() pids=() ports=() starts=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+# Each edge's disk cache goes with it: a MinIO run leaves gigabytes.
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	for n in "${names[@]}"; do rm -rf "$mix/ab/$n/disk-cache"; done
+}
 trap cleanup EXIT INT TERM
 # Every edge's earlier output removed before the first starts, so that they
 # start together.
