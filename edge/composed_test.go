@@ -70,3 +70,43 @@ func TestComposedRangeCodings(t *testing.T) {
 		}
 	}
 }
+
+// Ranges composed one after another from chapters read by range (their
+// segments borrowed, and the buffer lent again for the next): each answer,
+// then and from the composed cache after, is the range composed by an edge
+// that composed nothing else.
+func TestComposedRangesFromLentSegments(t *testing.T) {
+	refs := []string{"JHN.3.16-17", "PS2.1_1.1-2", "JHN.3.16-4.2", "JHN.3.17-18"}
+	e := newTestEdge(t, nil)
+	get := func(ref string) []byte {
+		ctx := new(fasthttp.RequestCtx)
+		ctx.Request.SetRequestURI("/v1/bibles/9001/passages/" + ref + "?format=text")
+		ctx.Request.Header.SetMethod("GET")
+		ctx.Request.Header.Set("X-SVC-App-Key", keyDemo)
+		e.srv.Handler(ctx)
+		if ctx.Response.StatusCode() != 200 {
+			t.Fatalf("%s: %d %s", ref, ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+		return bytes.Clone(ctx.Response.Body())
+	}
+	want := map[string][]byte{}
+	for _, ref := range refs {
+		alone := newTestEdge(t, nil)
+		r, err := bible.ParseRef(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := alone.srv.bibles.Compose(context.Background(), alone.srv.site.Load().Bibles[9001], r, false, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[ref] = res.Reps[represent.CodingIdentity].Body()
+	}
+	for round := range 2 {
+		for _, ref := range refs {
+			if got := get(ref); !bytes.Equal(got, want[ref]) {
+				t.Errorf("round %d, %s:\n%s\nwant\n%s", round, ref, got, want[ref])
+			}
+		}
+	}
+}

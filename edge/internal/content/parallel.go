@@ -154,7 +154,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 			out.Data = append(out.Data, ParallelText{BibleID: bv.ID, Absent: true})
 			continue
 		}
-		p, m, err := s.passageOf(ctx, bv, refs, html, headings, notes)
+		p, m, err := s.passageOf(ctx, bv, refs, html, headings, notes, nil)
 		if err != nil {
 			s.failIn(ctx, bv, err)
 			return
@@ -300,7 +300,7 @@ func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, id
 			k := chapterAt{r.Book, c}
 			ct, ok := v.chapters[k]
 			if !ok {
-				if ct.segs, ct.ends, _, err = s.chapterSegments(ctx, nil, nil, bv, book, c, 0, len(book.Chapters[c].Verses)-1); err != nil {
+				if ct.segs, ct.ends, _, err = s.chapterSegments(ctx, nil, nil, bv, book, c, 0, len(book.Chapters[c].Verses)-1, nil); err != nil {
 					return nil, err
 				}
 				v.chapters[k] = ct

@@ -367,7 +367,7 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
 func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
-	res, lent, err := p.entry(ctx, slot, ref, name, true)
+	res, lent, err := p.Borrow(ctx, slot, ref, name)
 	if err != nil {
 		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return
@@ -381,6 +381,6 @@ func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, re
 		// The answer's body is the lent buffer's until copied into the
 		// response's own (fasthttp's, pooled).
 		ctx.Response.SetBody(ctx.Response.Body())
-		p.giveBack(lent)
+		p.GiveBack(lent)
 	}
 }

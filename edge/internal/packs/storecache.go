@@ -132,11 +132,17 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 	return res, err
 }
 
-// entry is Entry. With lend, an entry read by range that the memory tier
-// does not take in yet (entrySeen) is read into a buffer lent for this
-// request (lent): the caller gives it back (giveBack) once it no longer
-// reads the resource.
-func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool) (_ *represent.Resource, lent *lentEntry, _ error) {
+// Borrow is Entry for a caller that reads the resource only for a while
+// (an answer): an entry read by range that the memory tier does not take
+// in yet (entrySeen) is then lent for this request (loan not nil), and the
+// caller gives it back (GiveBack) once nothing reads the resource or
+// anything made from it without a copy.
+func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte) (_ *represent.Resource, loan *Loan, _ error) {
+	return p.entry(ctx, slot, ref, name, true)
+}
+
+// entry is Entry, or with lend Borrow.
+func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool) (_ *represent.Resource, lent *Loan, _ error) {
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
@@ -346,7 +352,7 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // by range and keeping it in the memory tier under its own key; or, with
 // lend, when the tier does not take it in yet (lendEntry), in a buffer
 // lent for this request.
-func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, lend bool) (*represent.Resource, *lentEntry, error) {
+func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
 	pp := v.partial
 	e, ok := v.hdr.Entry(string(name))
 	if !ok {
@@ -414,15 +420,15 @@ func (p *Packs) fetchedFrom(pp *partialPack) {
 	}
 }
 
-// lentEntry is an entry read by range for one request and not held: its
-// resource, in a buffer that the next such read reuses (lentEntries).
-type lentEntry struct {
+// Loan is an entry read by range for one request and not held (Borrow):
+// its resource, in a buffer that the next such read reuses (lentEntries).
+type Loan struct {
 	res represent.Resource
 	buf []byte
 }
 
 // lentEntries are lent entries given back, with their buffers.
-var lentEntries sync.Pool // *lentEntry
+var lentEntries sync.Pool // *Loan
 
 // A lent entry's buffer is at least lentMin (a verse's codings take a
 // few hundred bytes, a chapter's a few KiB), so that it serves the next
@@ -442,10 +448,10 @@ const (
 // collector soon after. An entry lent is read from the disk (its pack's
 // header was: scratchHeader) or the store again if it is asked again
 // soon; the tier then holds it.
-func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups []span, n int64, whole []byte) (*lentEntry, error) {
-	l, _ := lentEntries.Get().(*lentEntry)
+func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups []span, n int64, whole []byte) (*Loan, error) {
+	l, _ := lentEntries.Get().(*Loan)
 	if l == nil {
-		l = new(lentEntry)
+		l = new(Loan)
 	}
 	l.res = represent.Resource{}
 	if int64(cap(l.buf)) < n {
@@ -455,7 +461,7 @@ func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups
 	defer cancel()
 	src := &source{Store: p.store, p: p, whole: whole}
 	if err := readEntry(lctx, src, v, e, groups, l.buf[:0], &l.res); err != nil {
-		p.giveBack(l)
+		p.GiveBack(l)
 		return nil, err
 	}
 	src.count(&p.tiers.ranged)
@@ -463,8 +469,9 @@ func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups
 	return l, nil
 }
 
-// giveBack takes back an entry lent (lendEntry) once nothing reads it.
-func (p *Packs) giveBack(l *lentEntry) {
+// GiveBack takes back an entry lent (Borrow) once nothing reads it; nil
+// is no loan.
+func (p *Packs) GiveBack(l *Loan) {
 	if l == nil {
 		return
 	}
