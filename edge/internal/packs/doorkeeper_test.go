@@ -47,25 +47,48 @@ func TestDoorkeeper(t *testing.T) {
 	}
 }
 
-// From a directory store a pack's header is held from its second read:
-// its first read is for its request alone.
-func TestLocalHeaderHeldFromSecondRead(t *testing.T) {
-	ctx := context.Background()
+// dirPacks is a memory tier of maxBytes over a directory store holding
+// one pack of 200 entries, and the pack decoded whole.
+func dirPacks(t *testing.T, maxBytes int64) (*Packs, publish.PackRef, *View) {
+	t.Helper()
 	dir, err := publish.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	big, bigView := testPack(t, dir, 200, 2000)
-	p, err := New(Config{Store: dir, MaxBytes: 1 << 30})
+	ref, view := testPack(t, dir, 200, 2000)
+	p, err := New(Config{Store: dir, MaxBytes: maxBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, ref, view
+}
+
+// serve answers a GET of entry name of ref accepting codings, and says
+// how the answer differs from the entry's body in coding c, if it does.
+func serve(p *Packs, ref publish.PackRef, view *View, name, codings string, c int) (*fasthttp.RequestCtx, error) {
+	var req fasthttp.Request
+	req.Header.SetMethod("GET")
+	req.Header.Set("Accept-Encoding", codings)
+	ctx := new(fasthttp.RequestCtx)
+	ctx.Init(&req, nil, nil)
+	p.Serve(ctx, slog.New(slog.DiscardHandler), nil, &ref, []byte(name), false, problem.Text("no such entry"))
+	want := view.index.find([]byte(name)).Reps[c].Body()
+	if got := ctx.Response.Body(); ctx.Response.StatusCode() != 200 || !bytes.Equal(got, want) {
+		return ctx, fmt.Errorf("%s: %d, %d bytes; want 200 and its %d bytes of %q", name, ctx.Response.StatusCode(), len(got), len(want), represent.CodingNames[c])
+	}
+	return ctx, nil
+}
+
+// From a directory store a pack's header is held from its second read:
+// its first read is for its request alone.
+func TestLocalHeaderHeldFromSecondRead(t *testing.T) {
+	p, big, bigView := dirPacks(t, 1<<30)
 	for i, want := range []struct {
 		reads uint64
 		held  bool
 	}{{1, false}, {2, true}, {2, true}} {
 		name := fmt.Sprintf("entry/%03d", 10*i)
-		got, err := p.Entry(ctx, nil, &big, []byte(name))
+		got, err := p.Entry(context.Background(), nil, &big, []byte(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,22 +104,11 @@ func TestLocalHeaderHeldFromSecondRead(t *testing.T) {
 // taken into the memory tier from its second; an answer from a lent
 // entry keeps its bytes when the buffer is lent again.
 func TestServeLendsFirstRead(t *testing.T) {
-	dir, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	big, bigView := testPack(t, dir, 200, 2000)
-	p, err := New(Config{Store: dir, MaxBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	serve := func(name string) *fasthttp.RequestCtx {
-		ctx := request("br, gzip")
-		p.Serve(ctx, log, nil, &big, []byte(name), false, problem.Text("no such entry"))
-		want := bigView.index.find([]byte(name)).Reps[represent.CodingBrotli].Body()
-		if got := ctx.Response.Body(); ctx.Response.StatusCode() != 200 || !bytes.Equal(got, want) {
-			t.Fatalf("%s: %d, %d bytes; want 200 and its %d bytes of br", name, ctx.Response.StatusCode(), len(got), len(want))
+	p, big, bigView := dirPacks(t, 1<<30)
+	get := func(name string) *fasthttp.RequestCtx {
+		ctx, err := serve(p, big, bigView, name, "br, gzip", represent.CodingBrotli)
+		if err != nil {
+			t.Fatal(err)
 		}
 		return ctx
 	}
@@ -105,21 +117,21 @@ func TestServeLendsFirstRead(t *testing.T) {
 		return ok
 	}
 
-	first := serve("entry/007")
+	first := get("entry/007")
 	body := bytes.Clone(first.Response.Body())
 	if held("entry/007") {
 		t.Error("an entry held on its first read")
 	}
-	serve("entry/150") // lent the buffer entry/007 was read into
+	get("entry/150") // lent the buffer entry/007 was read into
 	if !bytes.Equal(first.Response.Body(), body) {
 		t.Error("an answer from a lent entry changed when the buffer was lent again")
 	}
-	serve("entry/007")
+	get("entry/007")
 	if !held("entry/007") {
 		t.Error("an entry not held from its second read")
 	}
 	m := p.tiers.memory.Load()
-	serve("entry/007")
+	get("entry/007")
 	if p.tiers.memory.Load() != m+1 {
 		t.Error("an entry held is not a memory hit")
 	}
@@ -129,40 +141,18 @@ func TestServeLendsFirstRead(t *testing.T) {
 // that evicts: every answer has its entry's bytes (run with -race, the
 // lent buffers and headers' reuse).
 func TestServeLentAtOnce(t *testing.T) {
-	dir, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	big, bigView := testPack(t, dir, 200, 2000)
-	p, err := New(Config{Store: dir, MaxBytes: 256 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
+	p, big, bigView := dirPacks(t, 256<<10)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 300 {
 				name := fmt.Sprintf("entry/%03d", (i*7+g*31)%200)
-				ctx := request("gzip")
-				p.Serve(ctx, log, nil, &big, []byte(name), false, problem.Text("no such entry"))
-				want := bigView.index.find([]byte(name)).Reps[represent.CodingGzip].Body()
-				if !bytes.Equal(ctx.Response.Body(), want) {
-					t.Errorf("%s: %d bytes, not its own %d", name, len(ctx.Response.Body()), len(want))
+				if _, err := serve(p, big, bigView, name, "gzip", represent.CodingGzip); err != nil {
+					t.Error(err)
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-}
-
-// request is a GET as a server hands it to a handler, accepting codings.
-func request(codings string) *fasthttp.RequestCtx {
-	var req fasthttp.Request
-	req.Header.SetMethod("GET")
-	req.Header.Set("Accept-Encoding", codings)
-	ctx := new(fasthttp.RequestCtx)
-	ctx.Init(&req, nil, nil)
-	return ctx
 }
