@@ -84,11 +84,7 @@ func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html,
 // copied out: a passage's strings are segments' own where it has one.
 func (s *Routes) passageBody(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool) ([]byte, time.Time, error) {
 	var loans []*packs.Loan
-	defer func() {
-		for _, l := range loans {
-			s.packs.GiveBack(l)
-		}
-	}()
+	defer func() { s.giveBack(loans) }()
 	p, mod, err := s.passageOf(ctx, bv, refs, html, headings, notes, &loans)
 	if err != nil {
 		return nil, mod, err
@@ -104,13 +100,21 @@ func (s *Routes) passageBody(ctx context.Context, bv *site.Bible, refs []bible.R
 	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), mod, nil
 }
 
+// giveBack gives back the entries an answer borrowed (chapterSegments)
+// once its body is made.
+func (s *Routes) giveBack(loans []*packs.Loan) {
+	for _, l := range loans {
+		s.packs.GiveBack(l)
+	}
+}
+
 // passageOf is the passages refs put together as one passage, in order:
 // its id is theirs joined by ',', its reference theirs joined by "; ",
 // and its content keeps the pieces apart (a blank line between them in
 // text; each piece's own paragraphs in HTML). At most maxRangeVerses
 // verses in all. Its error is Compose's. It says too when its newest
-// chapter was published. With loans, the chapters' segments are borrowed
-// and added to *loans (chapterSegments).
+// chapter was published. The chapters' segments are borrowed, their
+// loans added to *loans (chapterSegments).
 func (s *Routes) passageOf(ctx context.Context, bv *site.Bible, refs []bible.Ref, html, headings, notes bool, loans *[]*packs.Loan) (bible.Passage, time.Time, error) {
 	var mod time.Time
 	idx, err := bv.Index(ctx, s.packs)
@@ -150,8 +154,7 @@ type piece struct {
 
 // piece reads the segments of r (a verse, range or chapter) from its
 // chapters' packs, adding its verses to *total, which may not pass
-// maxRangeVerses. With loans, the chapters' segments are borrowed
-// (chapterSegments).
+// maxRangeVerses. The chapters' segments are borrowed (chapterSegments).
 func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r bible.Ref, total *int, loans *[]*packs.Loan) (piece, error) {
 	book := idx.Book(r.Book)
 	bk := bv.Books[string(r.Book)]
@@ -198,9 +201,9 @@ func (s *Routes) piece(ctx context.Context, bv *site.Bible, idx *bible.Index, r 
 // the chapter) of chapter c of book (its place in the book's index) to
 // dst, read from the chapter's pack, and where each verse ends to ends
 // (appendSegments); it says when the pack was published. The segments'
-// strings are the entry's bytes: with loans the entry is borrowed
-// (packs.Packs.Borrow), its loan added to *loans for the caller to give
-// back once it no longer reads them; without, it is read as Entry reads.
+// strings are the entry's bytes, borrowed (packs.Packs.Borrow): its loan
+// is added to *loans, for the caller to give back (giveBack) once nothing
+// reads them or what was made from them without a copy.
 func (s *Routes) chapterSegments(ctx context.Context, dst []bible.Segment, ends []int, bv *site.Bible, book *bible.Book, c, from, to int, loans *[]*packs.Loan) ([]bible.Segment, []int, time.Time, error) {
 	ch := &book.Chapters[c]
 	ce := bv.Chapter(book.ID, ch.ID)
@@ -209,16 +212,9 @@ func (s *Routes) chapterSegments(ctx context.Context, dst []bible.Segment, ends 
 	}
 	// By entry, not by pack: a range should not bring its chapters whole
 	// into memory (packs.Packs.Entry).
-	var r *represent.Resource
-	var err error
-	if loans != nil {
-		var l *packs.Loan
-		r, l, err = s.packs.Borrow(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
-		if l != nil {
-			*loans = append(*loans, l)
-		}
-	} else {
-		r, err = s.packs.Entry(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
+	r, l, err := s.packs.Borrow(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
+	if l != nil {
+		*loans = append(*loans, l)
 	}
 	if err != nil {
 		return dst, ends, time.Time{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/bibleplatform/platform/bible"
 	"github.com/bibleplatform/platform/edge/internal/authz"
 	"github.com/bibleplatform/platform/edge/internal/compose"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/edge/internal/respond"
 	"github.com/bibleplatform/platform/edge/internal/site"
@@ -139,6 +140,9 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 	}
 	html, headings, notes := v.resolve(r.Verse == "")
 	out := Parallel{ID: r.String(), From: ParallelFrom{Versification: from.Name, BibleID: from.Bible}}
+	// The chapters' segments are borrowed until the answer is encoded.
+	var loans []*packs.Loan
+	defer func() { s.giveBack(loans) }()
 	var mod time.Time
 	held := false
 	for _, bv := range bibles {
@@ -154,7 +158,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 			out.Data = append(out.Data, ParallelText{BibleID: bv.ID, Absent: true})
 			continue
 		}
-		p, m, err := s.passageOf(ctx, bv, refs, html, headings, notes, nil)
+		p, m, err := s.passageOf(ctx, bv, refs, html, headings, notes, &loans)
 		if err != nil {
 			s.failIn(ctx, bv, err)
 			return
@@ -170,7 +174,7 @@ func (s *Routes) Parallel(ctx *fasthttp.RequestCtx, adm *authz.Admission, t *aut
 		return
 	}
 	if byVerse {
-		verses, err := s.alignVerses(ctx, bibles, from, r, html, headings, notes)
+		verses, err := s.alignVerses(ctx, bibles, from, r, html, headings, notes, &loans)
 		if err != nil {
 			var p *problem.Problem
 			if errors.As(err, &p) {
@@ -219,8 +223,9 @@ func readAlign(ctx *fasthttp.RequestCtx) (byVerse, ok bool) {
 // alignVerses lines r, taken in from's numbering, up verse by verse
 // across bibles (versification.Align): one row per verse of r, each
 // Bible's text of the verses that hold it, composed as a passage is. Its
-// error is a *problem.Problem for the client, or an internal error.
-func (s *Routes) alignVerses(ctx context.Context, bibles []*site.Bible, from From, r bible.Ref, html, headings, notes bool) ([]ParallelVerse, error) {
+// error is a *problem.Problem for the client, or an internal error. The
+// chapters' segments are borrowed, their loans added to *loans.
+func (s *Routes) alignVerses(ctx context.Context, bibles []*site.Bible, from From, r bible.Ref, html, headings, notes bool, loans *[]*packs.Loan) ([]ParallelVerse, error) {
 	targets := make([]versification.Target, len(bibles))
 	indexes := make([]*bible.Index, len(bibles))
 	for i, bv := range bibles {
@@ -243,7 +248,7 @@ func (s *Routes) alignVerses(ctx context.Context, bibles []*site.Bible, from Fro
 			if refs := row.Cells[b]; refs == nil {
 				cell.Absent = true
 			} else {
-				segs, err := texts[b].segments(ctx, s, bv, indexes[b], refs)
+				segs, err := texts[b].segments(ctx, s, bv, indexes[b], refs, loans)
 				if err != nil {
 					return nil, err
 				}
@@ -281,8 +286,9 @@ type chapterAt struct {
 }
 
 // segments is the segments of the passages refs of bv, in order; the
-// slice is reused by the next call.
-func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, idx *bible.Index, refs []bible.Ref) ([]bible.Segment, error) {
+// slice is reused by the next call. The chapters' segments are borrowed,
+// their loans added to *loans (chapterSegments).
+func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, idx *bible.Index, refs []bible.Ref, loans *[]*packs.Loan) ([]bible.Segment, error) {
 	if v.chapters == nil {
 		v.chapters = map[chapterAt]chapterTexts{}
 	}
@@ -300,7 +306,7 @@ func (v *verseTexts) segments(ctx context.Context, s *Routes, bv *site.Bible, id
 			k := chapterAt{r.Book, c}
 			ct, ok := v.chapters[k]
 			if !ok {
-				if ct.segs, ct.ends, _, err = s.chapterSegments(ctx, nil, nil, bv, book, c, 0, len(book.Chapters[c].Verses)-1, nil); err != nil {
+				if ct.segs, ct.ends, _, err = s.chapterSegments(ctx, nil, nil, bv, book, c, 0, len(book.Chapters[c].Verses)-1, loans); err != nil {
 					return nil, err
 				}
 				v.chapters[k] = ct
