@@ -54,6 +54,11 @@ func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
 		if b, ok := fetched.Get().(*[]byte); ok {
 			buf = *b
 		}
+		if int64(cap(buf)) < ref.Size {
+			// Room for any pack fetched so: a buffer sized to its
+			// first pack was grown again for each larger one.
+			buf = make([]byte, 0, p.wholeMax)
+		}
 	}
 	data, err := publish.AppendGet(ctx, p.store, ref.Key, buf[:0])
 	if err != nil {

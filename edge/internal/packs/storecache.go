@@ -212,10 +212,13 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
 		return v, nil, err
 	}
+	onDisk := false
 	if small {
-		whole = p.toDisk(ctx, ref)
+		whole, onDisk = p.toDisk(ctx, ref)
+	} else if !p.dir {
+		onDisk = p.disk.has(ref.Key)
 	}
-	if (p.dir || whole != nil || p.disk.has(ref.Key)) && !p.headerSeen.seen(ref.Key) {
+	if (p.dir || onDisk) && !p.headerSeen.seen(ref.Key) {
 		v, err = p.scratchHeader(ctx, ref, whole)
 		return v, whole, err
 	}
@@ -250,29 +253,32 @@ func (p *Packs) scratchHeader(ctx context.Context, ref publish.PackRef, whole []
 
 // toDisk fetches pack ref whole onto the disk cache, once for all callers
 // at the same moment, without decoding it: its ranged reads are then local.
-// The caller that fetched it gets its bytes, to read its first entry from
-// without reading the disk back. A failure costs warmth, not answers: the
+// The caller that fetched it gets its bytes (whole), to read its first entry
+// from without reading the disk back; onDisk says whether the disk cache
+// holds the pack (or whole is it). A failure costs warmth, not answers: the
 // reads go to the store.
-func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) []byte {
-	if p.disk == nil || p.local || p.disk.has(ref.Key) {
-		return nil // warm would do nothing
+func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) (whole []byte, onDisk bool) {
+	if p.disk == nil || p.local {
+		return nil, false // warm would do nothing
+	}
+	if p.disk.has(ref.Key) {
+		return nil, true
 	}
 	p.mu.Lock()
 	c, lead := p.warming.Join(ref.Key)
 	p.mu.Unlock()
 	if !lead {
 		c.Wait(ctx)
-		return nil
+		return nil, p.disk.has(ref.Key)
 	}
 	lctx, cancel := p.loadContext()
-	var data []byte
-	data, c.Err = p.warm(lctx, ref)
+	whole, c.Err = p.warm(lctx, ref)
 	cancel()
 	p.mu.Lock()
 	delete(p.warming, ref.Key)
 	p.mu.Unlock()
 	c.Land()
-	return data
+	return whole, whole != nil
 }
 
 // source is where a pack's ranges are read (as publish.LoadHeader
