@@ -31,9 +31,10 @@ import (
 // names the old build or the new one, and every object either names is
 // there in full.
 type Dir struct {
-	root string
-	fs   atomicfile.FS
-	open atomic.Pointer[openFiles] // nil unless KeepOpen
+	root  string
+	fs    atomicfile.FS
+	open  atomic.Pointer[openFiles] // nil unless KeepOpen
+	files diskread.Files            // its reads
 }
 
 // OpenDir opens (creating if needed) a directory store.
@@ -152,7 +153,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return diskread.ReadFile(p)
+	return d.files.ReadFile(p)
 }
 
 func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
@@ -177,9 +178,9 @@ func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) er
 	}
 	var n int
 	if o := d.kept(key); o != nil {
-		n, err = o.readAt(p, b, off)
+		n, err = o.readAt(&d.files, p, b, off)
 	} else {
-		n, err = diskread.ReadFileAt(p, b, off)
+		n, err = d.files.ReadFileAt(p, b, off)
 	}
 	if err != nil {
 		return err

@@ -45,15 +45,15 @@ func (d *Dir) KeepOpen(n int) {
 	}
 }
 
-// readAt reads len(b) bytes of the file at path at off into b, as
-// diskread.ReadAt does: fewer only at the end of the file.
-func (o *openFiles) readAt(path string, b []byte, off int64) (int, error) {
+// readAt reads len(b) bytes of the file at path at off into b with files,
+// as diskread.Files.ReadAt does: fewer only at the end of the file.
+func (o *openFiles) readAt(files *diskread.Files, path string, b []byte, off int64) (int, error) {
 	f, err := o.acquire(path)
 	if err != nil {
 		return 0, err
 	}
 	defer o.release(f)
-	n, err := diskread.ReadAt(f.fd, b, off)
+	n, err := files.ReadAt(f.fd, b, off)
 	if err != nil {
 		return n, &fs.PathError{Op: "read", Path: path, Err: err}
 	}

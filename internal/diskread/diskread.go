@@ -34,12 +34,28 @@ const (
 	readAhead = 64 << 10
 )
 
-// waits counts the sleeps for the disk, for tests.
-var waits atomic.Int64
+// waits counts the sleeps for the disk, and refusals the reads refused
+// RWF_NOWAIT, for tests.
+var waits, refusals atomic.Int64
+
+// Files reads the files of one directory (a directory store's, a disk
+// cache's), taken to be on one file system. Its zero value is ready.
+//
+// It remembers that their file system refuses RWF_NOWAIT, as tmpfs does
+// (a disk cache in memory, /dev/shm): its reads then go to pread(2) at
+// once, where asking first cost every read a system call refused. (A
+// file system without it either keeps everything in memory or has no
+// page cache to ask.)
+type Files struct {
+	refused atomic.Bool
+}
 
 // ReadAt reads len(b) bytes of the file fd at off into b, as pread(2)
 // does: fewer only at the end of the file. It returns how many it read.
-func ReadAt(fd int, b []byte, off int64) (int, error) {
+func (f *Files) ReadAt(fd int, b []byte, off int64) (int, error) {
+	if f.refused.Load() {
+		return pread(fd, b, off)
+	}
 	n, wait, asked := 0, firstWait, false
 	for n < len(b) {
 		k, err := unix.Preadv2(fd, [][]byte{b[n:]}, off+int64(n), unix.RWF_NOWAIT)
@@ -58,9 +74,14 @@ func ReadAt(fd int, b []byte, off int64) (int, error) {
 			waits.Add(1)
 			time.Sleep(wait)
 			wait *= 2
-		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EINVAL):
-			// A slow device, or a kernel or file system without
-			// RWF_NOWAIT: wait in the system call.
+		case errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EINVAL):
+			// A kernel or file system without RWF_NOWAIT: from now on,
+			// pread at once.
+			refusals.Add(1)
+			f.refused.Store(true)
+			fallthrough
+		case errors.Is(err, unix.EAGAIN):
+			// A slow device, or no RWF_NOWAIT: wait in the system call.
 			k, err := pread(fd, b[n:], off+int64(n))
 			return n + k, err
 		default:
@@ -90,13 +111,13 @@ func pread(fd int, b []byte, off int64) (int, error) {
 
 // ReadFileAt reads len(b) bytes of the file at path at off into b, as
 // ReadAt does: fewer only at the end of the file.
-func ReadFileAt(path string, b []byte, off int64) (int, error) {
+func (f *Files) ReadFileAt(path string, b []byte, off int64) (int, error) {
 	fd, err := Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer unix.Close(fd)
-	n, err := ReadAt(fd, b, off)
+	n, err := f.ReadAt(fd, b, off)
 	if err != nil {
 		return n, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
@@ -104,7 +125,7 @@ func ReadFileAt(path string, b []byte, off int64) (int, error) {
 }
 
 // ReadFile returns the bytes of the file at path, as os.ReadFile does.
-func ReadFile(path string) ([]byte, error) {
+func (f *Files) ReadFile(path string) ([]byte, error) {
 	fd, err := Open(path)
 	if err != nil {
 		return nil, err
@@ -117,7 +138,7 @@ func ReadFile(path string) ([]byte, error) {
 	// One byte more than the size, to see the end of a file that grew.
 	b := make([]byte, st.Size+1)
 	for n := 0; ; {
-		k, err := ReadAt(fd, b[n:], int64(n))
+		k, err := f.ReadAt(fd, b[n:], int64(n))
 		n += k
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: path, Err: err}

@@ -52,26 +52,27 @@ func open(t testing.TB, n int) (int, []byte) {
 func TestReadFile(t *testing.T) {
 	for _, n := range []int{0, 1, 4095, 4096, 100_000} {
 		path, data := write(t, n)
-		got, err := ReadFile(path)
+		got, err := new(Files).ReadFile(path)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("ReadFile of %d bytes: %d bytes, %v", n, len(got), err)
 		}
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "none")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := new(Files).ReadFile(filepath.Join(t.TempDir(), "none")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadFile of no file: %v; want fs.ErrNotExist", err)
 	}
 }
 
 func TestReadFileAt(t *testing.T) {
+	var f Files
 	path, data := write(t, 10_000)
 	b := make([]byte, 100)
-	if n, err := ReadFileAt(path, b, 9_900); err != nil || n != 100 || !bytes.Equal(b, data[9_900:]) {
+	if n, err := f.ReadFileAt(path, b, 9_900); err != nil || n != 100 || !bytes.Equal(b, data[9_900:]) {
 		t.Errorf("the last 100 bytes: %d, %v", n, err)
 	}
-	if n, err := ReadFileAt(path, b, 9_950); err != nil || n != 50 || !bytes.Equal(b[:n], data[9_950:]) {
+	if n, err := f.ReadFileAt(path, b, 9_950); err != nil || n != 50 || !bytes.Equal(b[:n], data[9_950:]) {
 		t.Errorf("past the end: %d, %v; want the 50 bytes there", n, err)
 	}
-	if _, err := ReadFileAt(filepath.Join(t.TempDir(), "none"), b, 0); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := f.ReadFileAt(filepath.Join(t.TempDir(), "none"), b, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no file: %v; want fs.ErrNotExist", err)
 	}
 }
@@ -87,9 +88,10 @@ func TestReadAtCold(t *testing.T) {
 	if _, err := unix.Preadv2(fd, [][]byte{probe}, 200_000, unix.RWF_NOWAIT); !errors.Is(err, unix.EAGAIN) {
 		t.Skipf("the page cache kept the file (%v): its file system does not drop pages", err)
 	}
+	var f Files
 	before := waits.Load()
 	b := make([]byte, 50_000)
-	n, err := ReadAt(fd, b, 200_000)
+	n, err := f.ReadAt(fd, b, 200_000)
 	if err != nil || n != len(b) || !bytes.Equal(b, data[200_000:250_000]) {
 		t.Fatalf("ReadAt of a cold range: %d bytes, %v", n, err)
 	}
@@ -97,7 +99,7 @@ func TestReadAtCold(t *testing.T) {
 		t.Errorf("ReadAt of a cold range never waited for the disk")
 	}
 	// At the end of the file: what is there, and no error.
-	n, err = ReadAt(fd, b, 280_000)
+	n, err = f.ReadAt(fd, b, 280_000)
 	if err != nil || n != 20_000 || !bytes.Equal(b[:n], data[280_000:]) {
 		t.Errorf("ReadAt over the end: %d bytes, %v; want 20000", n, err)
 	}
@@ -107,11 +109,76 @@ func TestReadAtCold(t *testing.T) {
 // of an edge's store reads are.
 func BenchmarkReadAt(b *testing.B) {
 	fd, _ := open(b, 100_000)
+	benchmarkReadAt(b, fd)
+}
+
+// BenchmarkReadAtRefused is BenchmarkReadAt on a file system that refuses
+// RWF_NOWAIT (tmpfs).
+func BenchmarkReadAtRefused(b *testing.B) {
+	fd, _ := openRefusing(b, 100_000)
+	benchmarkReadAt(b, fd)
+}
+
+func benchmarkReadAt(b *testing.B, fd int) {
+	var f Files
 	buf := make([]byte, 1024)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := ReadAt(fd, buf, int64(i%90)*1024); err != nil {
+		if _, err := f.ReadAt(fd, buf, int64(i%90)*1024); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// openRefusing opens a file of n pseudo-random bytes on tmpfs, whose
+// reads refuse RWF_NOWAIT, removed when the test ends; the test is
+// skipped where there is no such file system.
+func openRefusing(t testing.TB, n int) (int, []byte) {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "diskread-")
+	if err != nil {
+		t.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data := make([]byte, n)
+	r := rand.New(rand.NewPCG(uint64(n), 2))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if _, err := unix.Preadv2(fd, [][]byte{make([]byte, 1)}, 0, unix.RWF_NOWAIT); !errors.Is(err, unix.EOPNOTSUPP) {
+		t.Skipf("/dev/shm does not refuse RWF_NOWAIT here (%v)", err)
+	}
+	return fd, data
+}
+
+// TestReadAtRefused reads a file system that refuses RWF_NOWAIT: every
+// read returns the file's bytes, and only the first is refused.
+func TestReadAtRefused(t *testing.T) {
+	fd, data := openRefusing(t, 10_000)
+	var f Files
+	before := refusals.Load()
+	b := make([]byte, 1_000)
+	for i := range 10 {
+		off := int64(i) * 1_000
+		if n, err := f.ReadAt(fd, b, off); err != nil || n != len(b) || !bytes.Equal(b, data[off:off+1_000]) {
+			t.Fatalf("read %d: %d bytes, %v", i, n, err)
+		}
+	}
+	if got := refusals.Load() - before; got != 1 {
+		t.Errorf("%d reads refused RWF_NOWAIT; want the first alone", got)
+	}
+	// Another directory's files are asked again.
+	var other Files
+	if _, err := other.ReadAt(fd, b, 0); err != nil || refusals.Load()-before != 2 {
+		t.Errorf("another Files: %v, %d refused in all; want its own first refused", err, refusals.Load()-before)
 	}
 }

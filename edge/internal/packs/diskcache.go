@@ -44,6 +44,8 @@ type diskCache struct {
 
 	writes, evictions, errs metrics.Counter
 	spares                  uint64 // files moved aside to be written over (evictLocked)
+
+	files diskread.Files // its reads
 }
 
 type diskItem struct {
@@ -192,7 +194,7 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	defer d.done(it)
 	name := it.name
 	path := filepath.Join(d.dir, name)
-	data, err := diskread.ReadFile(path)
+	data, err := d.files.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.errs.Inc()
@@ -236,7 +238,7 @@ func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 // read reads len(b) bytes of the cached file name at off into b; a file
 // gone or shorter than that is forgotten.
 func (d *diskCache) read(name string, off int64, b []byte) bool {
-	n, err := diskread.ReadFileAt(filepath.Join(d.dir, name), b, off)
+	n, err := d.files.ReadFileAt(filepath.Join(d.dir, name), b, off)
 	if err != nil || n < len(b) {
 		// Gone, or shorter than the build says: damaged.
 		if !errors.Is(err, fs.ErrNotExist) {
