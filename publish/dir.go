@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/bibleplatform/platform/internal/atomicfile"
@@ -33,8 +32,8 @@ import (
 type Dir struct {
 	root  string
 	fs    atomicfile.FS
-	open  atomic.Pointer[openFiles] // nil unless KeepOpen
-	files diskread.Files            // its reads
+	packs diskread.Files // the reads of packs (KeepOpen)
+	files diskread.Files // the reads of other keys
 }
 
 // OpenDir opens (creating if needed) a directory store.
@@ -153,7 +152,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.files.ReadFile(p)
+	return d.filesFor(key).ReadFile(p)
 }
 
 func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
@@ -176,12 +175,7 @@ func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) er
 	if off < 0 {
 		return fmt.Errorf("get %s: negative range", key)
 	}
-	var n int
-	if o := d.kept(key); o != nil {
-		n, err = o.readAt(&d.files, p, b, off)
-	} else {
-		n, err = d.files.ReadFileAt(p, b, off)
-	}
+	n, err := d.filesFor(key).ReadFileAt(p, b, off)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ var waits, refusals atomic.Int64
 // page cache to ask.)
 type Files struct {
 	refused atomic.Bool
+	open    atomic.Pointer[openSet] // nil unless KeepOpen
 }
 
 // ReadAt reads len(b) bytes of the file fd at off into b, as pread(2)
@@ -112,11 +113,21 @@ func pread(fd int, b []byte, off int64) (int, error) {
 // ReadFileAt reads len(b) bytes of the file at path at off into b, as
 // ReadAt does: fewer only at the end of the file.
 func (f *Files) ReadFileAt(path string, b []byte, off int64) (int, error) {
-	fd, err := Open(path)
-	if err != nil {
-		return 0, err
+	var fd int
+	if o := f.open.Load(); o != nil {
+		of, err := o.acquire(path)
+		if err != nil {
+			return 0, err
+		}
+		defer o.release(of)
+		fd = of.fd
+	} else {
+		var err error
+		if fd, err = Open(path); err != nil {
+			return 0, err
+		}
+		defer unix.Close(fd)
 	}
-	defer unix.Close(fd)
 	n, err := f.ReadAt(fd, b, off)
 	if err != nil {
 		return n, &fs.PathError{Op: "read", Path: path, Err: err}

@@ -182,3 +182,49 @@ func TestReadAtRefused(t *testing.T) {
 		t.Errorf("another Files: %v, %d refused in all; want its own first refused", err, refusals.Load()-before)
 	}
 }
+
+// TestKeepOpenForget: a file kept open is read through its descriptor
+// until Forget; after it, the path is opened anew. Its file written over
+// as another's (a disk cache reuses an evicted file so) would otherwise be
+// read under the old path.
+func TestKeepOpenForget(t *testing.T) {
+	var f Files
+	f.KeepOpen(2)
+	dir := t.TempDir()
+	a, moved := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(a, []byte("aaaa"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4)
+	read := func() string {
+		t.Helper()
+		if n, err := f.ReadFileAt(a, b, 0); err != nil || n != 4 {
+			t.Fatalf("read %s: %d, %v", a, n, err)
+		}
+		return string(b)
+	}
+	read()
+	// Moved away and written over in place, a new file under the path.
+	if err := os.Rename(a, moved); err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(moved, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt([]byte("bbbb"), 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := os.WriteFile(a, []byte("cccc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "bbbb" {
+		t.Fatalf("kept open: %q; want the descriptor's file, bbbb", got)
+	}
+	f.Forget(a)
+	if got := read(); got != "cccc" {
+		t.Errorf("after Forget: %q; want the path's file, cccc", got)
+	}
+	f.Forget(filepath.Join(dir, "none")) // not kept: nothing to do
+}

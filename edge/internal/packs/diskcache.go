@@ -45,7 +45,10 @@ type diskCache struct {
 	writes, evictions, errs metrics.Counter
 	spares                  uint64 // files moved aside to be written over (evictLocked)
 
-	files diskread.Files // its reads
+	// files reads the cache's files, keeping the openPacks read last
+	// open (a miss reads a pack's header, then its entry); a file is
+	// forgotten there before it is removed or written over (forgetLocked).
+	files diskread.Files
 }
 
 type diskItem struct {
@@ -87,6 +90,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 		return nil, fmt.Errorf("disk cache: %w", err)
 	}
 	d := &diskCache{dir: dir, max: maxBytes, items: make(map[string]int32), head: -1, tail: -1}
+	d.files.KeepOpen(openPacks)
 	type found struct {
 		name string
 		size int64
@@ -355,9 +359,12 @@ func (d *diskCache) addLocked(name string, size int64) {
 
 // forgetLocked removes an entry, not its file, and returns what it was
 // (its readers then). A reader that already opened the file keeps reading
-// it (POSIX unlink semantics); one that had not gets a miss.
+// it (POSIX unlink semantics); one that had not gets a miss. The file's
+// descriptor kept open is let go: the file may be written over as another
+// pack's (evictLocked), which a read through it would then return.
 func (d *diskCache) forgetLocked(i int32) diskItem {
 	it := d.slots[i]
+	d.files.Forget(filepath.Join(d.dir, it.name))
 	d.unlinkListLocked(i)
 	delete(d.items, it.name)
 	d.used -= it.size
