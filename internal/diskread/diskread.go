@@ -43,9 +43,9 @@ var waits, refusals atomic.Int64
 //
 // It remembers that their file system refuses RWF_NOWAIT, as tmpfs does
 // (a disk cache in memory, /dev/shm): its reads then go to pread(2) at
-// once, where asking first cost every read a system call refused. (A
-// file system without it either keeps everything in memory or has no
-// page cache to ask.)
+// once, where asking first cost every read a system call refused. (They
+// wait in the system call, as they would have after the refusal; tmpfs
+// never waits for a disk.)
 type Files struct {
 	refused atomic.Bool
 	open    atomic.Pointer[openSet] // nil unless KeepOpen
