@@ -43,6 +43,10 @@ func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
 // from it: tens of megabytes a second that paced the collector.
 var fetched sync.Pool // *[]byte
 
+// fetchRoom is the least a buffer in fetched holds: 98 % of a catalogue's
+// packs (67,000 of the scale benchmark's) are at most 256 KiB.
+const fetchRoom = 256 << 10
+
 // warm is Warm, returning the pack's bytes when it fetched them; the
 // caller gives them back with release once it has read from them.
 func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
@@ -55,9 +59,9 @@ func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
 			buf = *b
 		}
 		if int64(cap(buf)) < ref.Size {
-			// Room for any pack fetched so: a buffer sized to its
+			// Room for most packs fetched so: a buffer sized to its
 			// first pack was grown again for each larger one.
-			buf = make([]byte, 0, p.wholeMax)
+			buf = make([]byte, 0, max(ref.Size, fetchRoom))
 		}
 	}
 	data, err := publish.AppendGet(ctx, p.store, ref.Key, buf[:0])

@@ -94,7 +94,7 @@ func TestPackTiers(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &countingStore{Store: dir}
-	big, bigView := testPack(t, st, 200, 2000)
+	big, bigView := testPack(t, st, 200, 4000)
 	small, smallView := testPack(t, st, 5, 200)
 	st.gets.Store(0)
 	st.ranges.Store(0)
@@ -233,7 +233,7 @@ func TestPackPromotedAfterManyRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &countingStore{Store: dir}
-	big, bigView := testPack(t, st, 200, 2000)
+	big, bigView := testPack(t, st, 200, 4000)
 	p, err := New(Config{Store: st, MaxBytes: 1 << 30, DiskDir: t.TempDir(), DiskBytes: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestLoadsShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	small, smallView := testPack(t, dir, 5, 200)
-	big, bigView := testPack(t, dir, 200, 2000)
+	big, bigView := testPack(t, dir, 200, 4000)
 	st := &gatedStore{countingStore: countingStore{Store: dir}, started: make(chan struct{}, 64), gate: make(chan struct{})}
 	p, err := New(Config{Store: st, MaxBytes: 1 << 30, WholeFirst: true})
 	if err != nil {
