@@ -43,8 +43,9 @@ func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
 // from it: tens of megabytes a second that paced the collector.
 var fetched sync.Pool // *[]byte
 
-// fetchRoom is the least a buffer in fetched holds: 98 % of a catalogue's
-// packs (67,000 of the scale benchmark's) are at most 256 KiB.
+// fetchRoom is the least a buffer in fetched holds: 98 % of the scale
+// benchmark's 67,000 packs are at most 256 KiB; a larger pack takes a
+// buffer its size (at most wholeMax).
 const fetchRoom = 256 << 10
 
 // warm is Warm, returning the pack's bytes when it fetched them; the
