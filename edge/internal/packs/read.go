@@ -43,9 +43,10 @@ func (p *Packs) Warm(ctx context.Context, ref publish.PackRef) error {
 // from it: tens of megabytes a second that paced the collector.
 var fetched sync.Pool // *[]byte
 
-// fetchRoom is the least a buffer in fetched holds: 98 % of the scale
-// benchmark's 67,000 packs are at most 256 KiB; a larger pack takes a
-// buffer its size (at most wholeMax).
+// fetchRoom is the least a buffer in fetched holds (or wholeMax, when
+// less: release keeps no larger one): 98 % of the scale benchmark's 67,000
+// packs are at most 256 KiB; a larger pack takes a buffer its size (at
+// most wholeMax).
 const fetchRoom = 256 << 10
 
 // warm is Warm, returning the pack's bytes when it fetched them; the
@@ -62,7 +63,7 @@ func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
 		if int64(cap(buf)) < ref.Size {
 			// Room for most packs fetched so: a buffer sized to its
 			// first pack was grown again for each larger one.
-			buf = make([]byte, 0, max(ref.Size, fetchRoom))
+			buf = make([]byte, 0, max(ref.Size, min(fetchRoom, p.wholeMax)))
 		}
 	}
 	data, err := publish.AppendGet(ctx, p.store, ref.Key, buf[:0])
