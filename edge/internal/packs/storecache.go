@@ -397,15 +397,11 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 		return res, nil, err
 	}
 
-	lctx, cancel := p.loadContext()
-	src := &source{Store: p.store, p: p, whole: whole}
 	re := new(rangedEntry)
 	re.v.res = &re.res
-	c.Err = readEntry(lctx, src, v, &e, groups, buf, &re.res)
-	cancel()
+	c.Err = p.readEntry(v, &e, groups, whole, buf, &re.res)
 	if c.Err == nil {
 		c.Val = &re.res
-		src.count(&p.tiers.ranged)
 		// In the tier before the flight ends, so that a request either
 		// joins the flight or finds the entry. The cache counts the key,
 		// which is the buffer's first bytes: the rest of it is the entry's.
@@ -466,14 +462,10 @@ func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups
 	if int64(cap(l.buf)) < n {
 		l.buf = make([]byte, 0, max(n, lentMin))
 	}
-	lctx, cancel := p.loadContext()
-	defer cancel()
-	src := &source{Store: p.store, p: p, whole: whole}
-	if err := readEntry(lctx, src, v, e, groups, l.buf[:0], &l.res); err != nil {
+	if err := p.readEntry(v, e, groups, whole, l.buf[:0], &l.res); err != nil {
 		p.GiveBack(l)
 		return nil, err
 	}
-	src.count(&p.tiers.ranged)
 	p.fetchedFrom(v.partial)
 	return l, nil
 }
@@ -515,11 +507,16 @@ func entryRanges(e *publish.Entry) (groups []span, n int64) {
 	return groups, n
 }
 
-// readEntry reads every coding of one entry, in its ranges (entryRanges),
-// into buf past its length (buf has room for them all), and prepares it in
-// r as a one-entry pack (publish.WithBodies), so that the resource is
-// prepared by the same code as a whole pack's.
-func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry, groups []span, buf []byte, r *represent.Resource) error {
+// readEntry reads every coding of one entry of the pack whose header is v,
+// in its ranges (entryRanges), from whole when set (source), into buf past
+// its length (buf has room for them all), and prepares it in r as a
+// one-entry pack (publish.WithBodies), so that the resource is prepared by
+// the same code as a whole pack's. The read is one load (loadContext),
+// counted as a ranged one.
+func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf []byte, r *represent.Resource) error {
+	ctx, cancel := p.loadContext()
+	defer cancel()
+	src := &source{Store: p.store, p: p, whole: whole}
 	ref := v.partial.ref
 	base := len(buf)
 	starts := make([]int64, len(groups)) // where each range lands in the bodies
@@ -546,5 +543,6 @@ func readEntry(ctx context.Context, src *source, v *View, e *publish.Entry, grou
 	}
 	one := pk.At(0)
 	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
+	src.count(&p.tiers.ranged)
 	return nil
 }
