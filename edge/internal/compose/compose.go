@@ -41,13 +41,18 @@ func newCodecs(brLevel, gzLevel int) *Codecs {
 }
 
 var (
-	// Composed ranges and catalogue answers are kept long and asked for
-	// again: brotli 5 compresses about as well as gzip 9 at a fraction of
-	// brotli 9's cost.
+	// Catalogue answers and the edge's own pages are few, kept long and
+	// asked for again: brotli 5 compresses about as well as gzip 9 at a
+	// fraction of brotli 9's cost.
 	Kept = newCodecs(5, 6)
-	// Search answers are computed for every query not in the answer cache
-	// and are about a kilobyte, where higher levels gain a few bytes for
-	// several times the CPU.
+	// Search answers and composed verse ranges are computed for every
+	// query or range not in their cache (at catalogue scale most are asked
+	// for once) and are about a kilobyte, where higher levels gain a few
+	// bytes for several times the CPU: a range of the scale mix (914 bytes
+	// on average) takes 22 us in brotli 2 and 85 us in brotli 5, for 471
+	// bytes against 414, in one TCP segment with its header either way. A
+	// range has these codings however it is made (the edge's answer or
+	// an export's file).
 	Quick = newCodecs(2, 4)
 )
 

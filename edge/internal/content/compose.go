@@ -57,7 +57,7 @@ func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bib
 		respond.Fail(ctx, s.log, problem.Unavailable, "compose", err)
 		return
 	}
-	a := compose.NewAnswer(body, publish.JSON, mod, compose.Kept)
+	a := compose.NewAnswer(body, publish.JSON, mod, compose.Quick)
 	a.ServeFirst(ctx, private)
 	s.composed.Add(key, a, a.Size())
 }
@@ -70,7 +70,7 @@ func (s *Routes) Compose(ctx context.Context, bv *site.Bible, r bible.Ref, html,
 	if err != nil {
 		return nil, err
 	}
-	return compose.NewResource(body, publish.JSON, mod, compose.Kept), nil
+	return compose.NewResource(body, publish.JSON, mod, compose.Quick), nil
 }
 
 // passageBody is the JSON body of the passages refs put together as one
