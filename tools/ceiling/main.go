@@ -9,6 +9,12 @@
 // limiter behind them, on connections handled as the edge's are
 // (edge.Listener). What the edge spends beyond this is its own work; what this spends beyond the ceiling is fasthttp's for that
 // answer's shape and the edge's connection handling.
+//
+// With -answers FILE as well, it answers each request with the edge's own
+// body for its target and coding, all held in memory (FILE is written by
+// -fetch from a running edge): the least any server of those answers
+// does, a lookup and a write, for a mix of any size (docs/edge.md, "What
+// a server with every answer in memory makes of the scale mix").
 package main
 
 import (
@@ -16,6 +22,7 @@ import (
 	"flag"
 	"log"
 	"net"
+	"runtime/debug"
 
 	"github.com/bibleplatform/platform/edge"
 	"github.com/valyala/fasthttp"
@@ -24,7 +31,27 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8091", "address")
 	edgeAnswer := flag.Bool("edge-answer", false, "read and answer with the edge's header fields")
+	answersFile := flag.String("answers", "", "with -edge-answer: answer with the bodies in this file (-fetch)")
+	fetch := flag.String("fetch", "", "write to -answers what the edge at this base URL answers for the targets in the path files (arguments), and exit")
+	key := flag.String("key", "", "with -fetch: the App Key")
 	flag.Parse()
+	if *fetch != "" {
+		if err := fetchAnswers(*fetch, *key, *answersFile, flag.Args()); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	var held *answers
+	if *answersFile != "" {
+		var err error
+		if held, err = loadAnswers(*answersFile); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("ceiling: %d answers, %d MB", len(held.at), len(held.bodies)>>20)
+		// Serving allocates nothing: a collection would only walk the
+		// map's keys.
+		debug.SetGCPercent(-1)
+	}
 	body := bytes.Repeat([]byte("x"), 1024)
 	handler := func(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("application/json")
@@ -35,7 +62,7 @@ func main() {
 		log.Fatal(err)
 	}
 	if *edgeAnswer {
-		handler = edgeShaped(body)
+		handler = edgeShaped(body, held)
 		ln = edge.Listener(ln)
 	}
 	s := &fasthttp.Server{
@@ -47,8 +74,9 @@ func main() {
 }
 
 // edgeShaped answers like a hit of the edge's (a passage, br), with the
-// header fields written as the edge writes them, in its order.
-func edgeShaped(body []byte) fasthttp.RequestHandler {
+// header fields written as the edge writes them, in its order; with held,
+// the body is the edge's for the request's target and coding.
+func edgeShaped(body []byte, held *answers) fasthttp.RequestHandler {
 	kv := func(s string) []byte { return []byte(s) }
 	var (
 		limit, remaining, reset = kv("X-Ratelimit-Limit"), kv("X-Ratelimit-Remaining"), kv("X-Ratelimit-Reset")
@@ -66,13 +94,15 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 	)
 	// The fields fixed per representation, as the edge keeps them: a
 	// prepared block copied into each answer (edge/resource.go).
-	var block fasthttp.ResponseHeader
-	block.SetContentTypeBytes(ctype)
-	block.SetContentEncodingBytes(br)
-	block.SetCanonical(lastMod, lastModV)
-	block.SetCanonical(vary, varyV)
-	block.SetCanonical(ranges, bytesV)
-	block.SetCanonical(cc, ccV)
+	var block, gzBlock fasthttp.ResponseHeader
+	for b, enc := range map[*fasthttp.ResponseHeader][]byte{&block: br, &gzBlock: kv("gzip")} {
+		b.SetContentTypeBytes(ctype)
+		b.SetContentEncodingBytes(enc)
+		b.SetCanonical(lastMod, lastModV)
+		b.SetCanonical(vary, varyV)
+		b.SetCanonical(ranges, bytesV)
+		b.SetCanonical(cc, ccV)
+	}
 	return func(ctx *fasthttp.RequestCtx) {
 		// The App Key as the edge reads it (respond.RequestField): under
 		// the name fasthttp stores, normalised.
@@ -85,9 +115,21 @@ func edgeShaped(body []byte) fasthttp.RequestHandler {
 		// parse; the least any reader of a query field does.
 		bytes.Index(ctx.URI().QueryString(), formatName)
 		h := &ctx.Response.Header
-		block.CopyTo(h)
+		b, blk := body, &block
+		if held != nil {
+			coding := byte('b')
+			if !bytes.Contains(ctx.Request.Header.Peek("Accept-Encoding"), br) {
+				coding, blk = 'g', &gzBlock
+			}
+			var kb [512]byte
+			if b = held.find(kb[:0], ctx.RequestURI(), coding); b == nil {
+				ctx.SetStatusCode(fasthttp.StatusNotFound)
+				return
+			}
+		}
+		blk.CopyTo(h)
 		h.SetCanonical(etag, etagV)
-		ctx.Response.SetBodyRaw(body)
+		ctx.Response.SetBodyRaw(b)
 		h.SetCanonical(limit, limitV)
 		h.SetCanonical(remaining, remainingV)
 		h.SetCanonical(reset, resetV)
