@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,6 +53,13 @@ func appendRecord(rec []byte, target string, coding byte, body []byte) []byte {
 	return append(rec, body...)
 }
 
+// The longest target and body a file of answers may hold: more is a file
+// of something else, refused before it is allocated.
+const (
+	maxTarget = 64 << 10
+	maxBody   = 64 << 20
+)
+
 // loadAnswers reads a file fetchAnswers wrote: records of the target, the
 // coding byte and the body, each length a uvarint.
 func loadAnswers(path string) (*answers, error) {
@@ -70,6 +78,9 @@ func loadAnswers(path string) (*answers, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n > maxTarget {
+			return nil, fmt.Errorf("%s: a target of %d bytes: not a file -fetch wrote", path, n)
+		}
 		rec := make([]byte, n+1)
 		if _, err := io.ReadFull(r, rec); err != nil {
 			return nil, err
@@ -78,8 +89,11 @@ func loadAnswers(path string) (*answers, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m > maxBody {
+			return nil, fmt.Errorf("%s: a body of %d bytes: not a file -fetch wrote", path, m)
+		}
 		off := len(a.bodies)
-		a.bodies = append(a.bodies, make([]byte, m)...)
+		a.bodies = slices.Grow(a.bodies, int(m))[:off+int(m)]
 		if _, err := io.ReadFull(r, a.bodies[off:]); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,5 +45,22 @@ func TestAnswersRoundTrip(t *testing.T) {
 	}
 	if _, err := loadAnswers(path); err == nil {
 		t.Error("a file cut short loaded")
+	}
+}
+
+// TestAnswersRefusesOtherFiles: a length no file of answers holds is an
+// error, not an allocation of that size.
+func TestAnswersRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "answers")
+	for _, b := range [][]byte{
+		binary.AppendUvarint(nil, 1<<40),
+		append(append(binary.AppendUvarint(nil, 2), "/x"...), append([]byte{'b'}, binary.AppendUvarint(nil, 1<<40)...)...),
+	} {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadAnswers(path); err == nil {
+			t.Errorf("%x loaded", b)
+		}
 	}
 }
