@@ -14,7 +14,11 @@
 # more than a tenth), up to BENCH_WARMUP_MAX: a disk cache fed from MinIO
 # takes minutes to fill, and an edge measured while it fills is not warm.
 # The scale mix is one long sequence that each run continues (never
-# replays), so its rare requests stay rare. Prints
+# replays), so its rare requests stay rare. The floor's turn ("floor" in
+# STORES) runs the same rounds against tools/ceiling holding every answer of
+# both mixes in memory (fetched once from an edge of the directory store,
+# kept in SCALE_DIR): what a server with nothing to miss makes of them.
+# Prints
 # a line per run and ends with one summary line; every figure is the median
 # of the rounds.
 #
@@ -41,7 +45,7 @@ BENCH_WARMUP=${BENCH_WARMUP:-30}
 BENCH_WARMUP_MAX=${BENCH_WARMUP_MAX:-180}
 BENCH_CONNS=${BENCH_CONNS:-64}
 SCALE_REQUESTS=${SCALE_REQUESTS:-12000000}
-STORES=${STORES:-dir minio}
+STORES=${STORES:-dir minio floor}
 # EDGE_ARGS: more edge serve flags (split on spaces), to measure another
 # setting than the defaults, e.g. "--whole-pack-max 1".
 EDGE_ARGS=${EDGE_ARGS:-}
@@ -98,10 +102,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# wait_ready [PORT]: the edge's /readyz answers 200 (the floor's turn: an
+# answer of the hot mix does).
 wait_ready() {
+	local port=${1:-$EDGE_PORT} ask=(/readyz)
+	[ "$store" != floor ] || ask=(-H "X-SVC-App-Key: $key" -H "Accept-Encoding: br" "$(head -1 "$dir/hot.paths")")
+	ask[-1]=http://127.0.0.1:$port${ask[-1]}
 	for _ in $(seq 300); do
 		kill -0 "$edge_pid" 2>/dev/null || { echo "bench-scale: the edge exited: $(tail -1 "$dir/edge.$store.log")" >&2; exit 1; }
-		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EDGE_PORT/readyz")" = 200 ] && return
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "${ask[@]}")" = 200 ] && return
 		sleep 0.1
 	done
 	echo "bench-scale: the edge did not become ready (log: $dir/edge.$store.log)" >&2
@@ -191,6 +200,29 @@ med() { # PREFIX COLUMN: median of a column over the runs whose label starts wit
 	awk -v p="$1" -v c="$2" 'index($1, p) == 1 {print $c}' "$dir/runs.txt" | median
 }
 
+# fetch_answers: every answer of both mixes, in the two codings the mix
+# asks for, from an edge of the directory store with room for all of it,
+# into answers.bin for the floor (tools/ceiling -fetch); again when the mix
+# or the tool changed.
+fetch_answers() {
+	local fstamp port
+	fstamp="$stamp $(cat tools/ceiling/*.go | sha256sum | cut -c1-16)"
+	[ "$(cat "$dir/answers.build" 2>/dev/null)" != "$fstamp" ] || [ ! -s "$dir/answers.bin" ] || return 0
+	echo "fetching every answer of the mixes for the floor (once; minutes)" >&2
+	port=$(free_port)
+	"$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache.json" \
+		--listen "127.0.0.1:$port" --public-url "http://127.0.0.1:$port" --no-access-log \
+		--pack-cache 4294967296 --compose-cache 1073741824 2>"$dir/edge.fetch.log" &
+	edge_pid=$!
+	wait_ready "$port"
+	"$dir/ceiling" -fetch "http://127.0.0.1:$port" -key "$key" -answers "$dir/answers.bin.new" "$dir/scale.paths" "$dir/hot.paths"
+	kill "$edge_pid"
+	wait "$edge_pid" 2>/dev/null || true
+	edge_pid=""
+	mv "$dir/answers.bin.new" "$dir/answers.bin"
+	echo "$fstamp" >"$dir/answers.build"
+}
+
 rm -f "$dir/runs.txt" "$dir/ratios.txt"
 summary=()
 for store in $STORES; do
@@ -207,36 +239,52 @@ for store in $STORES; do
 		url="s3://bench/scale?endpoint=$S3_TEST_ENDPOINT&secure=false"
 		go run ./tools/storecopy -from "$dir/store" -to "$url"
 		;;
-	*) echo "bench-scale: unknown store $store (dir or minio)" >&2; exit 2 ;;
+	floor)
+		go build -o "$dir/ceiling" ./tools/ceiling
+		url=floor
+		store=fetch fetch_answers
+		;;
+	*) echo "bench-scale: unknown store $store (dir, minio or floor)" >&2; exit 2 ;;
 	esac
 	# Cold: an empty disk cache and a new process. The page cache keeps
 	# what the system read before (the store was written or read lately).
 	remove_output "$dir/disk-cache"
-	GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
-		--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
-		--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
-		--no-access-log $EDGE_ARGS 2>"$dir/edge.$store.log" &
+	if [ "$store" = floor ]; then
+		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
+			-listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
+	else
+		GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
+			--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
+			--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" \
+			--no-access-log $EDGE_ARGS 2>"$dir/edge.$store.log" &
+	fi
 	edge_pid=$!
 	wait_ready
 	# The bound the edge set itself: a soft memory limit of --pack-cache +
 	# 2 × --compose-cache (composed ranges and search answers) +
 	# --search-index-cache-size + 256 MiB, which it logs.
-	limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
+	[ "$store" = floor ] || limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
 	pos=0 hot_pos=0
-	measure "$store.cold" "$dir/scale.paths" $pos "$BENCH_SECONDS"
-	pos=$((pos + sent))
-	measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_WARMUP"
-	pos=$((pos + sent))
+	if [ "$store" = floor ]; then
+		# Nothing to warm but the processor's caches and the client.
+		measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_SECONDS"
+		pos=$((pos + sent))
+	else
+		measure "$store.cold" "$dir/scale.paths" $pos "$BENCH_SECONDS"
+		pos=$((pos + sent))
+		measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_WARMUP"
+		pos=$((pos + sent))
+	fi
 	warmed=$BENCH_WARMUP label=$store.warmup
-	while [ "$warmed" -lt "$BENCH_WARMUP_MAX" ]; do
+	while [ "$store" != floor ] && [ "$warmed" -lt "$BENCH_WARMUP_MAX" ]; do
 		prev=$(store_reads_per_request "$label")
 		label=$store.warmup.$warmed
 		measure "$label" "$dir/scale.paths" $pos 10
 		pos=$((pos + sent)) warmed=$((warmed + 10))
 		awk -v a="$prev" -v b="$(store_reads_per_request "$label")" 'BEGIN {exit !(b >= 0.9 * a)}' && break
 	done
-	echo "$store: warm after ${warmed}s of the scale mix (store reads a request: $(store_reads_per_request "$label"))" >&2
+	[ "$store" = floor ] || echo "$store: warm after ${warmed}s of the scale mix (store reads a request: $(store_reads_per_request "$label"))" >&2
 	for r in $(seq "$BENCH_ROUNDS"); do
 		warm_hot
 		measure "$store.hot.$r" "$dir/hot.paths" "$hot_pos" "$BENCH_SECONDS"
@@ -257,11 +305,16 @@ for store in $STORES; do
 		scripts/minio.sh stop "$dir/minio" >/dev/null
 		minio_up=""
 	fi
-	du -sm "$dir/disk-cache" | awk -v s="$store" '{print s " disk cache after the run: " $1 " MiB"}' >&2
+	[ ! -d "$dir/disk-cache" ] || du -sm "$dir/disk-cache" | awk -v s="$store" '{print s " disk cache after the run: " $1 " MiB"}' >&2
 	rm -rf "$dir/disk-cache"
 
 	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
 	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
+	if [ "$store" = floor ]; then
+		summary+=("$(printf 'floor_scale_rps=%s floor_scale_vs_hot=%s floor_scale_p99_ms=%s floor_hot_rps=%s floor_scale_cpu_us=%s floor_hot_cpu_us=%s' \
+			"$(med floor.scale. 2)" "$vs" "$(med floor.scale. 3)" "$(med floor.hot. 2)" "$(med floor.scale. 11)" "$(med floor.hot. 11)")")
+		continue
+	fi
 	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s %sscale_cpu_us=%s %shot_cpu_us=%s %sscale_disk_read_mb_s=%s' \
 		"$p" "$(med "$store.scale." 2)" "$p" "$vs" "$p" "$(med "$store.scale." 3)" "$p" "$(med "$store.scale." 6)" \
 		"$p" "$(med "$store.scale." 7)" "$p" "$(med "$store.scale." 8)" "$p" "$peak" "$p" "$(med "$store.hot." 2)" \
