@@ -264,7 +264,11 @@ for store in $STORES; do
 	# 2 × --compose-cache (composed ranges and search answers) +
 	# --search-index-cache-size + 256 MiB, which it logs.
 	[ "$store" = floor ] || limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
-	echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
+	if [ "$store" = floor ]; then
+		echo "== floor: every answer of both mixes in memory ($dir/answers.bin)" >&2
+	else
+		echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
+	fi
 	pos=0 hot_pos=0
 	if [ "$store" = floor ]; then
 		# Nothing to warm but the processor's caches and the client.
