@@ -15,7 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Answers is every answer of a mix as the edge sent it, by request target
+// answers is every answer of a mix as the edge sent it, by request target
 // and coding, for the floor that answers from memory alone (-answers): one
 // buffer of bodies without pointers and a map of where each is.
 type answers struct {
