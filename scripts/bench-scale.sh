@@ -105,12 +105,14 @@ trap cleanup EXIT INT TERM
 # wait_ready [PORT]: the edge's /readyz answers 200 (the floor's turn: an
 # answer of the hot mix does).
 wait_ready() {
-	local port=${1:-$EDGE_PORT} ask=(/readyz)
-	[ "$store" != floor ] || ask=(-H "X-SVC-App-Key: $key" -H "Accept-Encoding: br" "$(head -1 "$dir/hot.paths")")
-	ask[-1]=http://127.0.0.1:$port${ask[-1]}
+	local url=http://127.0.0.1:${1:-$EDGE_PORT}/readyz fields=()
+	if [ "$store" = floor ]; then
+		url=http://127.0.0.1:$EDGE_PORT$(head -1 "$dir/hot.paths")
+		fields=(-H "X-SVC-App-Key: $key" -H "Accept-Encoding: br")
+	fi
 	for _ in $(seq 300); do
 		kill -0 "$edge_pid" 2>/dev/null || { echo "bench-scale: the edge exited: $(tail -1 "$dir/edge.$store.log")" >&2; exit 1; }
-		[ "$(curl -s -o /dev/null -w '%{http_code}' "${ask[@]}")" = 200 ] && return
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "${fields[@]}" "$url")" = 200 ] && return
 		sleep 0.1
 	done
 	echo "bench-scale: the edge did not become ready (log: $dir/edge.$store.log)" >&2
@@ -263,10 +265,10 @@ for store in $STORES; do
 	# The bound the edge set itself: a soft memory limit of --pack-cache +
 	# 2 × --compose-cache (composed ranges and search answers) +
 	# --search-index-cache-size + 256 MiB, which it logs.
-	[ "$store" = floor ] || limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 	if [ "$store" = floor ]; then
 		echo "== floor: every answer of both mixes in memory ($dir/answers.bin)" >&2
 	else
+		limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 		echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
 	fi
 	pos=0 hot_pos=0

@@ -94,19 +94,22 @@ func edgeShaped(body []byte, held *answers) fasthttp.RequestHandler {
 	)
 	// The fields fixed per representation, as the edge keeps them: a
 	// prepared block copied into each answer (edge/resource.go).
-	var block, gzBlock fasthttp.ResponseHeader
-	for b, enc := range map[*fasthttp.ResponseHeader][]byte{&block: br, &gzBlock: kv("gzip")} {
+	blockOf := func(enc []byte) *fasthttp.ResponseHeader {
+		b := new(fasthttp.ResponseHeader)
 		b.SetContentTypeBytes(ctype)
 		b.SetContentEncodingBytes(enc)
 		b.SetCanonical(lastMod, lastModV)
 		b.SetCanonical(vary, varyV)
 		b.SetCanonical(ranges, bytesV)
 		b.SetCanonical(cc, ccV)
+		return b
 	}
+	brBlock, gzBlock := blockOf(br), blockOf(kv("gzip"))
 	return func(ctx *fasthttp.RequestCtx) {
 		// The App Key as the edge reads it (respond.RequestField): under
 		// the name fasthttp stores, normalised.
-		if len(ctx.Request.Header.PeekCanonical(appKey)) == 0 || len(ctx.Request.Header.Peek("Accept-Encoding")) == 0 {
+		ae := ctx.Request.Header.Peek("Accept-Encoding")
+		if len(ctx.Request.Header.PeekCanonical(appKey)) == 0 || len(ae) == 0 {
 			ctx.SetStatusCode(fasthttp.StatusBadRequest)
 			return
 		}
@@ -115,11 +118,11 @@ func edgeShaped(body []byte, held *answers) fasthttp.RequestHandler {
 		// parse; the least any reader of a query field does.
 		bytes.Index(ctx.URI().QueryString(), formatName)
 		h := &ctx.Response.Header
-		b, blk := body, &block
+		b, blk := body, brBlock
 		if held != nil {
 			coding := byte('b')
-			if !bytes.Contains(ctx.Request.Header.Peek("Accept-Encoding"), br) {
-				coding, blk = 'g', &gzBlock
+			if !bytes.Contains(ae, br) {
+				coding, blk = 'g', gzBlock
 			}
 			var kb [512]byte
 			if b = held.find(kb[:0], ctx.RequestURI(), coding); b == nil {
