@@ -189,13 +189,13 @@ func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[
 	if err != nil {
 		return nil, err
 	}
-	e, ok := h.Entry(publish.NameWords)
-	if !ok || len(e.Reps) == 0 {
-		return nil, fmt.Errorf("search pack %s without words", ref.Key)
-	}
-	body, err := st.GetRange(ctx, ref.Key, h.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
+	pk, err := h.ReadEntry(ctx, st, ref.Key, publish.NameWords)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("search pack %s: %w", ref.Key, err)
+	}
+	body, err := pk.Raw(publish.NameWords)
+	if err != nil {
+		return nil, fmt.Errorf("search pack %s: %w", ref.Key, err)
 	}
 	return decodeWords(body)
 }
