@@ -64,9 +64,12 @@ dir=$(cd "$SCALE_DIR" && pwd)
 key=$(sed -n 's/.*"app_key": *"\([^"]*\)".*/\1/p' fixtures/demo-keys.json)
 
 # The catalogue: bench-catalogue's 50 Bibles (scripts/catalogue.sh), built
-# once into a directory store and kept between runs (8.7 GB).
-if [ ! -s "$dir/store/CURRENT" ]; then
-	echo "building the 50-Bible store in $dir/store (once; minutes)" >&2
+# once into a directory store and kept between runs (7 GB), and built again
+# when what a build writes has changed: the pack format (publish's
+# packFormat) or the rendering (build's renderVersion).
+format=$(grep -h -e '^const packFormat' -e '^const renderVersion' publish/pack.go build/build.go | sha256sum | cut -c1-16)
+if [ ! -s "$dir/store/CURRENT" ] || [ "$(cat "$dir/store.format" 2>/dev/null)" != "$format" ]; then
+	echo "building the 50-Bible store in $dir/store (once for this pack format; minutes)" >&2
 	rm -rf "$dir/imported" "$dir/content" "$dir/store"
 	PUBLISH=$BIN/publish
 	. scripts/catalogue.sh
@@ -74,6 +77,7 @@ if [ ! -s "$dir/store/CURRENT" ]; then
 	catalogue_content "$dir/imported" "$dir/content" 10
 	"$BIN/publish" build --content "$dir/content" --store "$dir/store" >&2
 	rm -rf "$dir/imported" "$dir/content"
+	echo "$format" >"$dir/store.format"
 fi
 build=$(cat "$dir/store/CURRENT")
 # The mix is made again when the build, its size or the tool that writes it
