@@ -8,7 +8,8 @@ import (
 )
 
 // Header is a pack's header as read, for ranged reads of the pack's
-// entries: checked whole once (NewHeader), then each entry asked for is
+// entries: checked once (NewHeader: a BPK2 header whole, a BPK3 header's
+// rows; Open checks the record it reads), then each entry asked for is
 // found (Find), read, and made into a pack of one entry (Open), the rest
 // never decoded. An edge holds many of them (one per pack it reads by
 // ranges), so it is one buffer without pointers: the header's bytes and,

@@ -140,7 +140,7 @@ func decodeRecords(h, bodies []byte) (*Pack, error) {
 	var prev []byte
 	for _, r := range rows {
 		hash, off, ln := r[0], r[1], r[2]
-		if _, err := s.record(bodies[off:off+ln], off); err != nil {
+		if _, err := s.record(bodies[int(off):int(off)+int(ln)], off); err != nil {
 			return nil, err
 		}
 		e := s.e

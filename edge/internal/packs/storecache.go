@@ -15,12 +15,13 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// Ranged reads and admission. A pack's header (its entries with their
-// offsets) comes first, so an edge can read it with one GetRange and then
-// each entry it needs with another, rather than the whole pack.
+// Ranged reads and admission. A pack's header (where its entries are) comes
+// first, so an edge can read it with one GetRange and then each entry it
+// needs with another, rather than the whole pack.
 //
 // The memory tier holds entries, not whole packs: a pack missed is read so,
-// its header (6 KiB for the median chapter pack of 100 KiB) and the entry
+// its header (1.8 KiB for the median chapter pack of 100 KiB, a BPK3
+// pack's; 6 KiB for a BPK2 one's, which describes every entry) and the entry
 // asked for, and each entry read is kept in memory on its own, while it is
 // asked for. Over a large catalogue most distinct requests are rare (Zipf),
 // popularity says nothing of a verse's neighbours, and a chapter pack held
@@ -39,9 +40,11 @@ const (
 	// benchmark's 67,000 packs (256 KiB left out 1,582, whose misses were
 	// nearly every store read from MinIO: 160-173 a second against 7-9).
 	DefaultWholeMax = 1 << 20
-	// headerProbe is the first ranged read: the prefix and, for most
-	// packs, the whole header (the 90th percentile of the catalogue's is
-	// 10 KiB). A longer header takes one more read.
+	// headerProbe is the first ranged read: the prefix and, for nearly
+	// every pack, the whole header (a BPK3 pack's is 12.5 KiB at most over
+	// the catalogue, a BPK2 pack's 10 KiB at the 90th percentile). A
+	// longer header takes one more read. (A probe of 4 KiB cost the same
+	// CPU a request over BPK3 packs.)
 	headerProbe = 16 << 10
 	// promoteAfter entries read by range from one pack make it worth
 	// holding whole in memory, loaded in the background (and kept on
@@ -49,11 +52,12 @@ const (
 	promoteAfter = 16
 	// headerShare: the headers of packs read by range are held in
 	// 1/headerShare of the memory tier's bound. A chapter's header, held
-	// as read (publish.Header), is about 7 KiB, the size of a few verse
-	// entries, and saves only the header's read on its pack's next miss;
-	// but under the scale mix nearly every entry missed is its pack's
-	// first in a while, and a quarter saved a fifth of the header reads
-	// that a sixteenth made.
+	// as read (publish.Header), is about 2 KiB (BPK3; 7 KiB for BPK2),
+	// the size of a verse entry, and saves only the header's read on its
+	// pack's next miss; but under the scale mix nearly every entry missed
+	// is its pack's first in a while, and with BPK2 packs a quarter saved
+	// a fifth of the header reads that a sixteenth made. A quarter holds
+	// every BPK3 header of the 50-Bible catalogue (124 MB).
 	headerShare = 4
 	// openPacks is how many pack files of a directory store, and of the
 	// disk cache, stay open between reads. Most of what it saves is the
@@ -234,8 +238,8 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 // just fetched onto it), a header is held in memory only from its second
 // read within a while (headerSeen). Over a large catalogue most packs
 // missed are missed once in a long while: their headers, held on their
-// first read, were most of what the tier allocated (a chapter's is 7
-// KiB; 37 % of the scale mix's allocated bytes), and a header let go
+// first read, were most of what the tier allocated (a BPK2 chapter's is
+// 7 KiB; 37 % of the scale mix's allocated bytes), and a header let go
 // unread paced the collector for nothing, where reading it again from the
 // page cache costs a read.
 func (p *Packs) scratchHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
