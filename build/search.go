@@ -189,13 +189,13 @@ func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[
 	if err != nil {
 		return nil, err
 	}
-	pk, err := h.ReadEntry(ctx, st, ref.Key, publish.NameWords)
-	if err != nil {
-		return nil, fmt.Errorf("search pack %s: %w", ref.Key, err)
+	e, ok := h.Entry(publish.NameWords)
+	if !ok || len(e.Reps) == 0 {
+		return nil, fmt.Errorf("search pack %s without words", ref.Key)
 	}
-	body, err := pk.Raw(publish.NameWords)
+	body, err := st.GetRange(ctx, ref.Key, h.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
 	if err != nil {
-		return nil, fmt.Errorf("search pack %s: %w", ref.Key, err)
+		return nil, err
 	}
 	return decodeWords(body)
 }

@@ -20,13 +20,11 @@ import (
 // metadata, a book, a chapter) into one object, so that a store holds
 // thousands of objects rather than millions and the edge caches whole packs.
 //
-// Layout: the magic "BPK3", a little-endian uint32 header length, the
-// header (where each entry is, records.go), then the bodies, each entry's
-// description beside its own. Offsets are from the start of the bodies,
-// so an edge can read the header with one ranged read and each entry with
-// another. Packs of the earlier formats are still read: "BPK2", whose
-// binary header describes every entry (packheader.go), and "BPK1", whose
-// header is JSON.
+// Layout: the magic "BPK2", a little-endian uint32 header length, the
+// binary header (the entries, packheader.go), then the bodies. Offsets are
+// from the start of the bodies, so an edge can read the header with one
+// ranged read and each body with another. Packs of the first format
+// ("BPK1", a JSON header) are still read.
 const (
 	packMagic     = "BPK2"
 	packMagicJSON = "BPK1"
@@ -216,63 +214,33 @@ func (p *Pack) BodyOffset() int64 { return p.bodyOff }
 
 // DecodePack decodes a whole pack object. The decoded pack keeps data.
 func DecodePack(data []byte) (*Pack, error) {
-	if packMagicOf(data) == packMagicRecords {
-		end, err := packHeaderEnd(data, int64(len(data)))
-		if err != nil {
-			return nil, err
-		}
-		p, err := decodeRecords(data[packHeaderPrefix:end:end], data[end:])
-		if err != nil {
-			return nil, err
-		}
-		p.bodies, p.bodyOff = data[end:], end
-		return p, nil
-	}
 	p, err := decodePackHeaderOf(data, int64(len(data)))
 	if err != nil {
 		return nil, err
 	}
 	p.bodies = data[p.bodyOff:]
-	p.inData = packMagicOf(data) == packMagic
+	p.inData = string(data[:len(packMagic)]) == packMagic
 	return p, nil
 }
 
-// packMagicOf is the format a pack's first bytes name.
-func packMagicOf(head []byte) string { return string(head[:min(len(head), len(packMagic))]) }
-
-// packHeaderEnd is where the header of a pack of size bytes ends, from
-// its first bytes head, which hold all of the header.
-func packHeaderEnd(head []byte, size int64) (int64, error) {
-	n, err := packHeaderLen(head)
-	if err != nil {
-		return 0, err
-	}
-	end := int64(packHeaderPrefix) + n
-	if end > size || end > int64(len(head)) {
-		return 0, fmt.Errorf("publish: pack header of %d bytes in %d read of a pack of %d", n, len(head), size)
-	}
-	return end, nil
-}
-
-// decodePackHeaderOf decodes the header of a BPK1 or BPK2 pack of size
-// bytes from its first bytes (prefix and header, at least
-// packHeaderPrefix+n where n is packHeaderLen), checking that every entry
-// lies within the pack. (A BPK3 header says where entries are, not what
-// they are: DecodePack reads them from the bodies.)
+// decodePackHeaderOf decodes the header of a pack of size bytes from its
+// first bytes (prefix and header, at least packHeaderPrefix+n where n is
+// packHeaderLen), checking that every entry lies within the pack.
 func decodePackHeaderOf(head []byte, size int64) (*Pack, error) {
-	end, err := packHeaderEnd(head, size)
+	n, err := packHeaderLen(head)
 	if err != nil {
 		return nil, err
 	}
+	end := int64(packHeaderPrefix) + n
+	if end > size || end > int64(len(head)) {
+		return nil, fmt.Errorf("publish: pack header of %d bytes in %d read of a pack of %d", n, len(head), size)
+	}
 	h := head[packHeaderPrefix:end:end]
 	var p *Pack
-	switch packMagicOf(head) {
-	case packMagicJSON:
+	if string(head[:len(packMagic)]) == packMagicJSON {
 		p, err = decodeJSONHeader(h)
-	case packMagic:
+	} else {
 		p, err = decodeHeader(h)
-	default:
-		return nil, fmt.Errorf("publish: a %s pack's header read without its bodies", packMagicOf(head))
 	}
 	if err != nil {
 		return nil, err
@@ -310,7 +278,7 @@ func packHeaderLen(prefix []byte) (int64, error) {
 	if len(prefix) < packHeaderPrefix {
 		return 0, errors.New("publish: not a pack")
 	}
-	if m := packMagicOf(prefix); m != packMagic && m != packMagicJSON && m != packMagicRecords {
+	if m := string(prefix[:len(packMagic)]); m != packMagic && m != packMagicJSON {
 		return 0, errors.New("publish: not a pack")
 	}
 	return int64(binary.LittleEndian.Uint32(prefix[len(packMagic):packHeaderPrefix])), nil
@@ -354,7 +322,7 @@ func (w *PackWriter) Size() int64 { return w.size }
 
 // packFormat changes whenever the bytes Bytes makes for the same entries
 // would change (layout, encoder settings), so that keys change with them.
-const packFormat = "BPK3 br5 gz6 no-cache-control\n"
+const packFormat = "BPK2 br5 gz6 no-cache-control\n"
 
 func (w *PackWriter) sort() {
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].name < w.pending[j].name })
@@ -391,55 +359,17 @@ func (w *PackWriter) Key() string {
 
 // Bytes compresses and lays out the pack. Entries are sorted by name so the
 // same content always makes the same bytes. A body repeated within the pack
-// (a passage whose variants agree) is compressed once, and stored once
-// where the layout allows (recordsLayout); what is remembered for that goes
-// with the call, so a build's memory does not grow with what it has
-// written. The bodies are copied once, into the result: a pack in the
-// making holds its entries, their encodings and the pack, no other copy.
-//
-// The pack is laid out as BPK3 (records.go), or as BPK2 when two of its
-// names have the same hash.
+// (a passage whose variants agree) is compressed and stored once; what is
+// remembered for that goes with the call, so a build's memory does not
+// grow with what it has written. The bodies are copied once, into the
+// result: a pack in the making holds its entries, their encodings and the
+// pack, no other copy.
 func (w *PackWriter) Bytes(enc *Encoder) []byte {
 	w.sort()
-	encoded := make(map[[32]byte][]compressed)
-	entries := make([]codedEntry, 0, len(w.pending))
-	for _, p := range w.pending {
-		e := codedEntry{name: p.name, ctype: p.ctype, sum: sha256.Sum256(p.body)}
-		e.bodies = append(e.bodies, compressed{Identity, p.body})
-		if !p.raw {
-			cs, ok := encoded[e.sum]
-			if !ok {
-				cs = enc.encode(p.body)
-				encoded[e.sum] = cs
-			}
-			e.bodies = append(e.bodies, cs...)
-		}
-		entries = append(entries, e)
-	}
-	if out, ok := recordsLayout(entries); ok {
-		return out
-	}
-	return headerLayout(entries)
-}
-
-// codedEntry is an entry to lay out: its identity body first, then each
-// coding worth storing; sum is the identity body's SHA-256, which its
-// entity tags are made of.
-type codedEntry struct {
-	name, ctype string
-	sum         [32]byte
-	bodies      []compressed
-}
-
-// sha256Sum is the SHA-256 of b.
-func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
-
-// headerLayout lays out entries as a BPK2 pack: the header, then each
-// body once.
-func headerLayout(entries []codedEntry) []byte {
 	var bodies [][]byte // in order, each stored once
 	var size int64
 	seen := make(map[[32]byte]Rep)
+	encoded := make(map[[32]byte][]compressed)
 	put := func(encoding, etag string, data []byte) Rep {
 		sum := sha256.Sum256(data)
 		if r, ok := seen[sum]; ok {
@@ -452,15 +382,24 @@ func headerLayout(entries []codedEntry) []byte {
 		seen[sum] = r
 		return r
 	}
-	es := make([]Entry, 0, len(entries))
-	for _, c := range entries {
-		e := Entry{Name: c.name, Type: c.ctype}
-		for _, b := range c.bodies {
-			e.Reps = append(e.Reps, put(b.Encoding, ETag(&c.sum, b.Encoding), b.Data))
+	entries := make([]Entry, 0, len(w.pending))
+	for _, p := range w.pending {
+		e := Entry{Name: p.name, Type: p.ctype}
+		sum := sha256.Sum256(p.body)
+		e.Reps = append(e.Reps, put(Identity, ETag(&sum, Identity), p.body))
+		if !p.raw {
+			cs, ok := encoded[sum]
+			if !ok {
+				cs = enc.encode(p.body)
+				encoded[sum] = cs
+			}
+			for _, c := range cs {
+				e.Reps = append(e.Reps, put(c.Encoding, ETag(&sum, c.Encoding), c.Data))
+			}
 		}
-		es = append(es, e)
+		entries = append(entries, e)
 	}
-	hp, err := packOf(es)
+	hp, err := packOf(entries)
 	if err != nil {
 		panic(err) // sorted, distinct names whose tags ETag made
 	}

@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,6 @@ func TestPackReader(t *testing.T) {
 
 	// The header alone, then one entry's codings read into a buffer of
 	// their own, read like the whole pack.
-	data = headerPack(t, data)
 	h, err := decodePackHeaderOf(data, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +94,8 @@ func TestLoadHeader(t *testing.T) {
 				t.Errorf("%T, probe %d: %d entries at %d, want %d at %d", st, probe, h.Len(), h.BodyOffset(), whole.Len(), whole.BodyOffset())
 			}
 			for i := range whole.Len() {
-				if one, err := found(&h, data, whole.Name(i)); err != nil || !sameEntry(whole, i, one) {
-					t.Errorf("%T, probe %d: entry %q found as %v, %v", st, probe, whole.Name(i), one, err)
+				if e, ok := h.Entry(whole.Name(i)); !ok || !reflect.DeepEqual(e, whole.At(i)) {
+					t.Errorf("%T, probe %d: Entry(%q) = %+v, %v", st, probe, whole.Name(i), e, ok)
 				}
 			}
 		}

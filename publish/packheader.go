@@ -39,9 +39,6 @@ const etagHash = 12
 // made with it must fit MaxETag.
 const maxCoding = MaxETag - 3 - 2*etagHash
 
-// minDescribed is the fewest bytes an entry described in a header takes.
-const minDescribed = 15
-
 // errHeader is the error of a malformed binary header.
 var errHeader = errors.New("publish: pack header malformed")
 
@@ -143,15 +140,14 @@ type headerScan struct {
 	reps             [math.MaxUint8]repRec // e's, reps[:e.nReps]
 }
 
-func (s *headerScan) init(h []byte, minEntry int) {
+func (s *headerScan) init(h []byte) {
 	s.r = headerReader{b: h}
 	s.nTypes = s.r.table(math.MaxUint8, "content types")
 	s.codingsAt = s.r.pos
 	s.nCodings = s.r.table(maxCoding, "content codings")
-	// An entry takes minEntry bytes at least (15 described, 12 a row):
-	// what the header can hold bounds what is allocated for its entries
-	// before they are read.
-	s.n = s.r.uint(uint64(len(h)/minEntry), "entries")
+	// An entry takes 15 bytes at least: what the header can hold bounds
+	// what is allocated for its entries before they are read.
+	s.n = s.r.uint(uint64(len(h))/15, "entries")
 	s.left = s.n
 }
 
@@ -247,7 +243,7 @@ func (s *headerScan) err() error {
 // decodeHeader decodes a binary header. The pack's names stay in h.
 func decodeHeader(h []byte) (*Pack, error) {
 	var s headerScan
-	s.init(h, minDescribed)
+	s.init(h)
 	p := &Pack{strs: h}
 	if s.r.err == nil {
 		p.types = tableStrings(h, 0, s.nTypes)
@@ -270,76 +266,29 @@ func decodeHeader(h []byte) (*Pack, error) {
 
 // appendHeader appends p's binary header to b.
 func (p *Pack) appendHeader(b []byte) []byte {
-	b = appendTables(b, p.types, p.codings)
-	b = binary.AppendUvarint(b, uint64(len(p.ents)))
-	for i, e := range p.ents {
-		b = appendEntry(b, p.Name(i), e.typ, &e.tag, p.reps[e.rep:e.rep+uint32(e.nReps)])
-	}
-	return b
-}
-
-// appendTables appends a header's tables of content types and codings.
-func appendTables(b []byte, types, codings []string) []byte {
-	for _, ss := range [][]string{types, codings} {
+	table := func(ss []string) {
 		b = binary.AppendUvarint(b, uint64(len(ss)))
 		for _, s := range ss {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
 	}
-	return b
-}
-
-// appendEntry appends an entry as a header describes it: its name, type,
-// tag and codings.
-func appendEntry(b []byte, name string, typ uint8, tag *[etagHash]byte, reps []repRec) []byte {
-	b = binary.AppendUvarint(b, uint64(len(name)))
-	b = append(b, name...)
-	b = binary.AppendUvarint(b, uint64(typ))
-	b = append(b, tag[:]...)
-	b = binary.AppendUvarint(b, uint64(len(reps)))
-	for _, r := range reps {
-		b = binary.AppendUvarint(b, uint64(r.coding))
-		b = binary.AppendUvarint(b, uint64(r.off))
-		b = binary.AppendUvarint(b, uint64(r.len))
-	}
-	return b
-}
-
-// packTables are the content types and codings of entries being laid
-// out, each at the index of its first use.
-type packTables struct{ types, codings []string }
-
-func newPackTables(entries []codedEntry) *packTables {
-	t := &packTables{}
-	for _, e := range entries {
-		t.typ(e.ctype)
-		for _, c := range e.bodies {
-			t.coding(c.Encoding)
+	table(p.types)
+	table(p.codings)
+	b = binary.AppendUvarint(b, uint64(len(p.ents)))
+	for i, e := range p.ents {
+		b = binary.AppendUvarint(b, uint64(e.nameN))
+		b = append(b, p.Name(i)...)
+		b = binary.AppendUvarint(b, uint64(e.typ))
+		b = append(b, e.tag[:]...)
+		b = binary.AppendUvarint(b, uint64(e.nReps))
+		for _, r := range p.reps[e.rep : e.rep+uint32(e.nReps)] {
+			b = binary.AppendUvarint(b, uint64(r.coding))
+			b = binary.AppendUvarint(b, uint64(r.off))
+			b = binary.AppendUvarint(b, uint64(r.len))
 		}
 	}
-	return t
-}
-
-func (t *packTables) typ(s string) uint8    { return tableIndex(&t.types, s) }
-func (t *packTables) coding(s string) uint8 { return tableIndex(&t.codings, s) }
-
-// fits says whether every index fits a byte.
-func (t *packTables) fits() bool {
-	return len(t.types) <= math.MaxUint8+1 && len(t.codings) <= math.MaxUint8+1
-}
-
-func (t *packTables) append(b []byte) []byte { return appendTables(b, t.types, t.codings) }
-
-// tableIndex is s's index in table, appending it when it is not there.
-func tableIndex(table *[]string, s string) uint8 {
-	for i, x := range *table {
-		if x == s {
-			return uint8(i)
-		}
-	}
-	*table = append(*table, s)
-	return uint8(len(*table) - 1)
+	return b
 }
 
 // decodeJSONHeader decodes the JSON header of format "BPK1".

@@ -188,7 +188,7 @@ func BenchmarkDecodePackHeader(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"records", bin}, {"binary", headerPack(b, bin)}, {"json", jsonPack(b, bin)}} {
+	}{{"binary", bin}, {"json", jsonPack(b, bin)}} {
 		b.Run(c.name, func(b *testing.B) {
 			n, _ := packHeaderLen(c.data)
 			b.ReportMetric(float64(n), "header-bytes")

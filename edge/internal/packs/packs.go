@@ -209,9 +209,8 @@ func New(cfg Config) (*Packs, error) {
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
 	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
-	// As many headers back as the headers' share holds of a chapter's
-	// (2 KiB, a BPK3 pack's; a BPK2 one's is 7).
-	p.headerSeen = newDoorkeeper(int(hb / (2 << 10)))
+	// As many headers back as the headers' share holds of a chapter's.
+	p.headerSeen = newDoorkeeper(int(hb / (8 << 10)))
 	// And as many entries back as the tier holds of a verse's (about 2
 	// KiB, with its codings and what the tier counts besides).
 	p.entrySeen = newDoorkeeper(int((cfg.MaxBytes - hb) / (2 << 10)))

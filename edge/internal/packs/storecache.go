@@ -3,8 +3,8 @@ package packs
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -15,13 +15,12 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// Ranged reads and admission. A pack's header (where its entries are) comes
-// first, so an edge can read it with one GetRange and then each entry it
-// needs with another, rather than the whole pack.
+// Ranged reads and admission. A pack's header (its entries with their
+// offsets) comes first, so an edge can read it with one GetRange and then
+// each entry it needs with another, rather than the whole pack.
 //
 // The memory tier holds entries, not whole packs: a pack missed is read so,
-// its header (1.8 KiB for the median chapter pack of 100 KiB, a BPK3
-// pack's; 6 KiB for a BPK2 one's, which describes every entry) and the entry
+// its header (6 KiB for the median chapter pack of 100 KiB) and the entry
 // asked for, and each entry read is kept in memory on its own, while it is
 // asked for. Over a large catalogue most distinct requests are rare (Zipf),
 // popularity says nothing of a verse's neighbours, and a chapter pack held
@@ -40,11 +39,9 @@ const (
 	// benchmark's 67,000 packs (256 KiB left out 1,582, whose misses were
 	// nearly every store read from MinIO: 160-173 a second against 7-9).
 	DefaultWholeMax = 1 << 20
-	// headerProbe is the first ranged read: the prefix and, for nearly
-	// every pack, the whole header (a BPK3 pack's is 12.5 KiB at most over
-	// the catalogue, a BPK2 pack's 10 KiB at the 90th percentile). A
-	// longer header takes one more read. (A probe of 4 KiB cost the same
-	// CPU a request over BPK3 packs.)
+	// headerProbe is the first ranged read: the prefix and, for most
+	// packs, the whole header (the 90th percentile of the catalogue's is
+	// 10 KiB). A longer header takes one more read.
 	headerProbe = 16 << 10
 	// promoteAfter entries read by range from one pack make it worth
 	// holding whole in memory, loaded in the background (and kept on
@@ -52,13 +49,16 @@ const (
 	promoteAfter = 16
 	// headerShare: the headers of packs read by range are held in
 	// 1/headerShare of the memory tier's bound. A chapter's header, held
-	// as read (publish.Header), is about 2 KiB (BPK3; 7 KiB for BPK2),
-	// the size of a verse entry, and saves only the header's read on its
-	// pack's next miss; but under the scale mix nearly every entry missed
-	// is its pack's first in a while, and with BPK2 packs a quarter saved
-	// a fifth of the header reads that a sixteenth made. A quarter holds
-	// every BPK3 header of the 50-Bible catalogue (124 MB).
+	// as read (publish.Header), is about 7 KiB, the size of a few verse
+	// entries, and saves only the header's read on its pack's next miss;
+	// but under the scale mix nearly every entry missed is its pack's
+	// first in a while, and a quarter saved a fifth of the header reads
+	// that a sixteenth made.
 	headerShare = 4
+	// mergeGap: codings of one entry are stored next to each other, but
+	// identical bodies are stored once and may sit elsewhere. Ranges less
+	// than this apart are read together.
+	mergeGap = 4 << 10
 	// openPacks is how many pack files of a directory store, and of the
 	// disk cache, stay open between reads. Most of what it saves is the
 	// second open of a miss (its header, then its entry): over the scale
@@ -238,8 +238,8 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 // just fetched onto it), a header is held in memory only from its second
 // read within a while (headerSeen). Over a large catalogue most packs
 // missed are missed once in a long while: their headers, held on their
-// first read, were most of what the tier allocated (a BPK2 chapter's is
-// 7 KiB; 37 % of the scale mix's allocated bytes), and a header let go
+// first read, were most of what the tier allocated (a chapter's is 7
+// KiB; 37 % of the scale mix's allocated bytes), and a header let go
 // unread paced the collector for nothing, where reading it again from the
 // page cache costs a read.
 func (p *Packs) scratchHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
@@ -363,17 +363,17 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // lent for this request.
 func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
 	pp := v.partial
-	pl, ok := v.hdr.Find(string(name))
+	e, ok := v.hdr.Entry(string(name))
 	if !ok {
 		return nil, nil, nil
 	}
-	n := pl.N
+	groups, n := entryRanges(&e)
 	if lend {
 		var kb [160]byte
 		k := entryKey(kb[:0], pp.ref.Key, name)
 		if !p.entrySeen.seen(unsafe.String(unsafe.SliceData(k), len(k))) {
-			l, err := p.lendEntry(ctx, v, &pl, name, whole)
-			if err != nil || l == nil {
+			l, err := p.lendEntry(ctx, v, &e, groups, n, whole)
+			if err != nil {
 				return nil, nil, err
 			}
 			return &l.res, l, nil
@@ -399,12 +399,8 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 
 	re := new(rangedEntry)
 	re.v.res = &re.res
-	c.Err = p.readEntry(v, &pl, name, whole, buf, &re.res)
-	if errors.Is(c.Err, publish.ErrNoEntry) {
-		// The record found by the name's hash is another entry's: the
-		// pack has none of this name.
-		c.Err = nil
-	} else if c.Err == nil {
+	c.Err = p.readEntry(v, &e, groups, whole, buf, &re.res)
+	if c.Err == nil {
 		c.Val = &re.res
 		// In the tier before the flight ends, so that a request either
 		// joins the flight or finds the entry. The cache counts the key,
@@ -415,7 +411,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	delete(p.entries, ek)
 	p.mu.Unlock()
 	c.Land()
-	if c.Val != nil {
+	if c.Err == nil {
 		p.fetchedFrom(pp)
 	}
 	return c.Val, nil, c.Err
@@ -447,8 +443,8 @@ const (
 	lentMax = 64 << 10
 )
 
-// lendEntry reads entry name of the pack whose header is v, found at pl,
-// into a lent entry; nil when the pack has no such entry after all.
+// lendEntry reads entry e of the pack whose header is v, n bytes in the
+// ranges groups, into a lent entry.
 //
 // The memory tier takes an entry in from its second read within a while
 // (entrySeen): over a large catalogue most entries missed are first
@@ -457,20 +453,17 @@ const (
 // collector soon after. An entry lent is read from the disk (its pack's
 // header was: scratchHeader) or the store again if it is asked again
 // soon; the tier then holds it.
-func (p *Packs) lendEntry(ctx context.Context, v *View, pl *publish.Place, name, whole []byte) (*Loan, error) {
+func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups []span, n int64, whole []byte) (*Loan, error) {
 	l, _ := lentEntries.Get().(*Loan)
 	if l == nil {
 		l = new(Loan)
 	}
 	l.res = represent.Resource{}
-	if int64(cap(l.buf)) < pl.N {
-		l.buf = make([]byte, 0, max(pl.N, lentMin))
+	if int64(cap(l.buf)) < n {
+		l.buf = make([]byte, 0, max(n, lentMin))
 	}
-	if err := p.readEntry(v, pl, name, whole, l.buf[:0], &l.res); err != nil {
+	if err := p.readEntry(v, e, groups, whole, l.buf[:0], &l.res); err != nil {
 		p.GiveBack(l)
-		if errors.Is(err, publish.ErrNoEntry) {
-			return nil, nil
-		}
 		return nil, err
 	}
 	p.fetchedFrom(v.partial)
@@ -490,31 +483,66 @@ func (p *Packs) GiveBack(l *Loan) {
 	lentEntries.Put(l)
 }
 
-// readEntry reads entry name of the pack whose header is v, found at pl,
-// from whole when set (source), into buf past its length (buf has room
-// for it), and prepares it in r as a one-entry pack (publish.Header.Open),
-// so that the resource is prepared by the same code as a whole pack's. The
-// read is one load (loadContext), counted as a ranged one.
-// publish.ErrNoEntry when the pack has no such entry after all.
-func (p *Packs) readEntry(v *View, pl *publish.Place, name, whole, buf []byte, r *represent.Resource) error {
+// span is a range of a pack's bodies: [off, end) from the body offset.
+type span struct{ off, end int64 }
+
+// entryRanges are the ranges every coding of one entry is read in, as few
+// as their layout allows, and their total length.
+func entryRanges(e *publish.Entry) (groups []span, n int64) {
+	spans := make([]span, 0, len(e.Reps))
+	for _, r := range e.Reps {
+		spans = append(spans, span{r.Off, r.Off + r.Len})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].off < spans[j].off })
+	for _, s := range spans {
+		if k := len(groups) - 1; k >= 0 && s.off <= groups[k].end+mergeGap {
+			groups[k].end = max(groups[k].end, s.end)
+			continue
+		}
+		groups = append(groups, s)
+	}
+	for _, g := range groups {
+		n += g.end - g.off
+	}
+	return groups, n
+}
+
+// readEntry reads every coding of one entry of the pack whose header is v,
+// in its ranges (entryRanges), from whole when set (source), into buf past
+// its length (buf has room for them all), and prepares it in r as a
+// one-entry pack (publish.WithBodies), so that the resource is prepared by
+// the same code as a whole pack's. The read is one load (loadContext),
+// counted as a ranged one.
+func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf []byte, r *represent.Resource) error {
 	ctx, cancel := p.loadContext()
 	defer cancel()
 	src := &source{Store: p.store, p: p, whole: whole}
 	ref := v.partial.ref
 	base := len(buf)
-	for _, g := range pl.Spans {
+	starts := make([]int64, len(groups)) // where each range lands in the bodies
+	for i, g := range groups {
 		at := len(buf)
-		buf = buf[:at+int(g.End-g.Off)]
-		if err := src.ReadRange(ctx, ref.Key, v.hdr.BodyOffset()+g.Off, buf[at:]); err != nil {
-			return fmt.Errorf("read %s of pack %s: %w", string(name), ref.Key, err)
+		buf = buf[:at+int(g.end-g.off)]
+		if err := src.ReadRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, buf[at:]); err != nil {
+			return fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
+		}
+		starts[i] = int64(at - base)
+	}
+	offs := make([]int64, len(e.Reps))
+	for i, x := range e.Reps {
+		for k, g := range groups {
+			if g.off <= x.Off && x.Off+x.Len <= g.end {
+				offs[i] = starts[k] + x.Off - g.off
+				break
+			}
 		}
 	}
-	src.count(&p.tiers.ranged)
-	pk, err := v.hdr.Open(pl, string(name), buf[base:])
+	pk, err := publish.WithBodies(e, buf[base:], offs)
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", ref.Key, err)
 	}
 	one := pk.At(0)
-	represent.InitResource(r, pk, &one, represent.SharedHead(one.Type, ref.Modified))
+	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
+	src.count(&p.tiers.ranged)
 	return nil
 }
