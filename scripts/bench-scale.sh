@@ -67,7 +67,13 @@ key=$(sed -n 's/.*"app_key": *"\([^"]*\)".*/\1/p' fixtures/demo-keys.json)
 # once into a directory store and kept between runs (7 GB), and built again
 # when what a build writes has changed: the pack format (publish's
 # packFormat) or the rendering (build's renderVersion).
-format=$(grep -h -e '^const packFormat' -e '^const renderVersion' publish/pack.go build/build.go | sha256sum | cut -c1-16)
+format=$(grep -h -e '^const packFormat' -e '^const renderVersion' publish/pack.go build/build.go)
+# Both lines, or the stamp would stop changing with them.
+[ "$(printf '%s\n' "$format" | wc -l)" = 2 ] || {
+	echo "bench-scale: packFormat or renderVersion not found in publish/pack.go, build/build.go" >&2
+	exit 2
+}
+format=$(printf '%s\n' "$format" | sha256sum | cut -c1-16)
 if [ ! -s "$dir/store/CURRENT" ] || [ "$(cat "$dir/store.format" 2>/dev/null)" != "$format" ]; then
 	echo "building the 50-Bible store in $dir/store (once for this pack format; minutes)" >&2
 	rm -rf "$dir/imported" "$dir/content" "$dir/store"
@@ -248,6 +254,7 @@ for store in $STORES; do
 	floor)
 		go build -o "$dir/ceiling" ./tools/ceiling
 		url=floor
+		# (store=fetch for wait_ready: the fetching edge's log is edge.fetch.log)
 		store=fetch fetch_answers
 		;;
 	*) echo "bench-scale: unknown store $store (dir, minio or floor)" >&2; exit 2 ;;
@@ -332,6 +339,8 @@ for store in $STORES; do
 		"$p" "$(med "$store.hot." 11)" "$p" "$(med "$store.scale." 12)")")
 done
 rm -f "$dir/ratios.txt"
-echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak; the edge's memory limit is ${limit_mb:-unknown} MiB)"
+limit_note=""
+[ -z "${limit_mb:-}" ] || limit_note="; the edge's memory limit is $limit_mb MiB"
+echo "(medians of $BENCH_ROUNDS rounds of ${BENCH_SECONDS}s, $BENCH_CONNS connections; rss_mb is the peak$limit_note)"
 echo "${summary[*]}"
 bench_machine_after
