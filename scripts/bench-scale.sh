@@ -18,7 +18,12 @@
 # STORES) runs the same rounds against tools/ceiling holding every answer of
 # both mixes in memory (fetched once from an edge of the directory store,
 # kept in SCALE_DIR): what a server with nothing to miss makes of them.
-# Prints
+# The bounded floor's turn ("bounded") runs the same server holding at most
+# the edge's default --pack-cache of those bodies, each from its second
+# request within a while, and reading any other with one pread from the
+# file of answers: what a server of the same answers within the edge's
+# memory makes of the scale mix, from a cold start and warmed as the edge
+# is. Prints
 # a line per run and ends with one summary line; every figure is the median
 # of the rounds.
 #
@@ -45,7 +50,7 @@ BENCH_WARMUP=${BENCH_WARMUP:-30}
 BENCH_WARMUP_MAX=${BENCH_WARMUP_MAX:-180}
 BENCH_CONNS=${BENCH_CONNS:-64}
 SCALE_REQUESTS=${SCALE_REQUESTS:-12000000}
-STORES=${STORES:-dir minio floor}
+STORES=${STORES:-dir minio floor bounded}
 # EDGE_ARGS: more edge serve flags (split on spaces), to measure another
 # setting than the defaults, e.g. "--whole-pack-max 1".
 EDGE_ARGS=${EDGE_ARGS:-}
@@ -112,11 +117,14 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# wait_ready [PORT]: the edge's /readyz answers 200 (the floor's turn: an
+# floorish: the turn is a floor's (tools/ceiling), not an edge's.
+floorish() { [ "$store" = floor ] || [ "$store" = bounded ]; }
+
+# wait_ready [PORT]: the edge's /readyz answers 200 (a floor's turn: an
 # answer of the hot mix does).
 wait_ready() {
 	local url=http://127.0.0.1:${1:-$EDGE_PORT}/readyz fields=()
-	if [ "$store" = floor ]; then
+	if floorish; then
 		url=http://127.0.0.1:$EDGE_PORT$(head -1 "$dir/hot.paths")
 		fields=(-H "X-SVC-App-Key: $key" -H "Accept-Encoding: br")
 	fi
@@ -251,13 +259,13 @@ for store in $STORES; do
 		url="s3://bench/scale?endpoint=$S3_TEST_ENDPOINT&secure=false"
 		go run ./tools/storecopy -from "$dir/store" -to "$url"
 		;;
-	floor)
+	floor | bounded)
 		go build -o "$dir/ceiling" ./tools/ceiling
-		url=floor
+		url=$store
 		# (store=fetch for wait_ready: the fetching edge's log is edge.fetch.log)
 		store=fetch fetch_answers
 		;;
-	*) echo "bench-scale: unknown store $store (dir, minio or floor)" >&2; exit 2 ;;
+	*) echo "bench-scale: unknown store $store (dir, minio, floor or bounded)" >&2; exit 2 ;;
 	esac
 	# Cold: an empty disk cache and a new process. The page cache keeps
 	# what the system read before (the store was written or read lately).
@@ -265,6 +273,13 @@ for store in $STORES; do
 	if [ "$store" = floor ]; then
 		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
 			-listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
+	elif [ "$store" = bounded ]; then
+		# The edge's default memory tier, and a doorkeeper of about as many
+		# keys as the edge's (which remembers a tier's worth of 2 KiB
+		# entries: 288,000).
+		bound=$("$BIN/edge" serve --help | sed -n 's/.*--pack-cache=\([0-9]*\).*/\1/p')
+		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
+			-answers-bound "$bound" -doorkeeper 524288 -listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
 	else
 		GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
 			--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
@@ -278,6 +293,8 @@ for store in $STORES; do
 	# --search-index-cache-size + 256 MiB, which it logs.
 	if [ "$store" = floor ]; then
 		echo "== floor: every answer of both mixes in memory ($dir/answers.bin)" >&2
+	elif [ "$store" = bounded ]; then
+		echo "== bounded floor: at most $((bound >> 20)) MiB of the answers in $dir/answers.bin held, the rest read from it" >&2
 	else
 		limit_mb=$(sed -n 's/.*"memory limit","bytes":\([0-9]*\).*/\1/p' "$dir/edge.$store.log" | awk '{print int($1 / 1048576)}' | head -1)
 		echo "== $store store: $url (memory limit ${limit_mb:-unknown} MiB)" >&2
@@ -290,18 +307,21 @@ for store in $STORES; do
 	else
 		measure "$store.cold" "$dir/scale.paths" $pos "$BENCH_SECONDS"
 		pos=$((pos + sent))
-		measure "$store.warmup" "$dir/scale.paths" $pos "$BENCH_WARMUP"
+		# The bounded floor warms as long as the directory store's edge did
+		# in this run (its warm-up goes on while the store reads fall).
+		measure "$store.warmup" "$dir/scale.paths" $pos "$([ "$store" = bounded ] && echo "${dir_warmed:-$BENCH_WARMUP}" || echo "$BENCH_WARMUP")"
 		pos=$((pos + sent))
 	fi
 	warmed=$BENCH_WARMUP label=$store.warmup
-	while [ "$store" != floor ] && [ "$warmed" -lt "$BENCH_WARMUP_MAX" ]; do
+	while ! floorish && [ "$warmed" -lt "$BENCH_WARMUP_MAX" ]; do
 		prev=$(store_reads_per_request "$label")
 		label=$store.warmup.$warmed
 		measure "$label" "$dir/scale.paths" $pos 10
 		pos=$((pos + sent)) warmed=$((warmed + 10))
 		awk -v a="$prev" -v b="$(store_reads_per_request "$label")" 'BEGIN {exit !(b >= 0.9 * a)}' && break
 	done
-	[ "$store" = floor ] || echo "$store: warm after ${warmed}s of the scale mix (store reads a request: $(store_reads_per_request "$label"))" >&2
+	[ "$store" != dir ] || dir_warmed=$warmed
+	floorish || echo "$store: warm after ${warmed}s of the scale mix (store reads a request: $(store_reads_per_request "$label"))" >&2
 	for r in $(seq "$BENCH_ROUNDS"); do
 		warm_hot
 		measure "$store.hot.$r" "$dir/hot.paths" "$hot_pos" "$BENCH_SECONDS"
@@ -327,9 +347,10 @@ for store in $STORES; do
 
 	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
 	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
-	if [ "$store" = floor ]; then
-		summary+=("$(printf 'floor_scale_rps=%s floor_scale_vs_hot=%s floor_scale_p99_ms=%s floor_hot_rps=%s floor_scale_cpu_us=%s floor_hot_cpu_us=%s' \
-			"$(med floor.scale. 2)" "$vs" "$(med floor.scale. 3)" "$(med floor.hot. 2)" "$(med floor.scale. 11)" "$(med floor.hot. 11)")")
+	if floorish; then
+		summary+=("$(printf '%s_scale_rps=%s %s_scale_vs_hot=%s %s_scale_p99_ms=%s %s_hot_rps=%s %s_scale_cpu_us=%s %s_hot_cpu_us=%s %s_rss_mb=%s' \
+			"$store" "$(med "$store.scale." 2)" "$store" "$vs" "$store" "$(med "$store.scale." 3)" "$store" "$(med "$store.hot." 2)" \
+			"$store" "$(med "$store.scale." 11)" "$store" "$(med "$store.hot." 11)" "$store" "$peak")")
 		continue
 	fi
 	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s %sscale_cpu_us=%s %shot_cpu_us=%s %sscale_disk_read_mb_s=%s' \

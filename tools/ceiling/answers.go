@@ -60,6 +60,38 @@ const (
 	maxBody   = 64 << 20
 )
 
+// recordHead reads a record's target and coding (its key, answerKey) and
+// its body's length, leaving the body next in r; io.EOF at the end of the
+// file.
+func recordHead(r *bufio.Reader, path string) (key []byte, m uint64, err error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	if n > maxTarget {
+		return nil, 0, fmt.Errorf("%s: a target of %d bytes: not a file -fetch wrote", path, n)
+	}
+	rec := make([]byte, n+1)
+	if _, err := io.ReadFull(r, rec); err != nil {
+		return nil, 0, noEOF(err)
+	}
+	if m, err = binary.ReadUvarint(r); err != nil {
+		return nil, 0, noEOF(err)
+	}
+	if m > maxBody {
+		return nil, 0, fmt.Errorf("%s: a body of %d bytes: not a file -fetch wrote", path, m)
+	}
+	return answerKey(nil, rec[:n], rec[n]), m, nil
+}
+
+// noEOF: a record cut short is an error, not the end of the file.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
 // loadAnswers reads a file fetchAnswers wrote: records of the target, the
 // coding byte and the body, each length a uvarint.
 func loadAnswers(path string) (*answers, error) {
@@ -71,33 +103,19 @@ func loadAnswers(path string) (*answers, error) {
 	r := bufio.NewReaderSize(f, 1<<20)
 	a := &answers{at: make(map[string]uint64)}
 	for {
-		n, err := binary.ReadUvarint(r)
+		key, m, err := recordHead(r, path)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if n > maxTarget {
-			return nil, fmt.Errorf("%s: a target of %d bytes: not a file -fetch wrote", path, n)
-		}
-		rec := make([]byte, n+1)
-		if _, err := io.ReadFull(r, rec); err != nil {
-			return nil, err
-		}
-		m, err := binary.ReadUvarint(r)
-		if err != nil {
-			return nil, err
-		}
-		if m > maxBody {
-			return nil, fmt.Errorf("%s: a body of %d bytes: not a file -fetch wrote", path, m)
-		}
 		off := len(a.bodies)
 		a.bodies = slices.Grow(a.bodies, int(m))[:off+int(m)]
 		if _, err := io.ReadFull(r, a.bodies[off:]); err != nil {
-			return nil, err
+			return nil, noEOF(err)
 		}
-		a.at[string(answerKey(nil, rec[:n], rec[n]))] = uint64(off)<<32 | m
+		a.at[string(key)] = uint64(off)<<32 | m
 	}
 	if len(a.bodies) >= 1<<32 {
 		return nil, fmt.Errorf("%s: %d bytes of answers, more than the 4 GiB the floor addresses", path, len(a.bodies))

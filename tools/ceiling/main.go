@@ -15,6 +15,9 @@
 // -fetch from a running edge): the least any server of those answers
 // does, a lookup and a write, for a mix of any size (docs/edge.md, "What
 // a server with every answer in memory makes of the scale mix").
+// -answers-bound BYTES holds at most that much of them instead, and reads
+// any other from FILE (bounded.go): what a server of those answers makes
+// of a mix within a given memory.
 package main
 
 import (
@@ -34,6 +37,8 @@ func main() {
 	answersFile := flag.String("answers", "", "with -edge-answer: answer with the bodies in this file (-fetch)")
 	fetch := flag.String("fetch", "", "write to -answers what the edge at this base URL answers for the targets in the path files (arguments), and exit")
 	key := flag.String("key", "", "with -fetch: the App Key")
+	bound := flag.Int64("answers-bound", 0, "with -answers: hold at most this many bytes of bodies in memory, reading the others from the file (0: hold all)")
+	door := flag.Int("doorkeeper", 1<<20, "with -answers-bound: a body is held from its second request within about this many keys asked (0: from its first)")
 	flag.Parse()
 	if *fetch != "" {
 		if err := fetchAnswers(*fetch, *key, *answersFile, flag.Args()); err != nil {
@@ -42,7 +47,15 @@ func main() {
 		return
 	}
 	var held *answers
-	if *answersFile != "" {
+	var bnd *bounded
+	if *answersFile != "" && *bound > 0 {
+		var err error
+		if bnd, err = loadBounded(*answersFile, *bound, *door); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("ceiling: %d answers indexed, at most %d MiB of bodies held", len(bnd.at), *bound>>20)
+		go bnd.report()
+	} else if *answersFile != "" {
 		var err error
 		if held, err = loadAnswers(*answersFile); err != nil {
 			log.Fatal(err)
@@ -62,7 +75,7 @@ func main() {
 		log.Fatal(err)
 	}
 	if *edgeAnswer {
-		handler = edgeShaped(body, held)
+		handler = edgeShaped(body, held, bnd)
 		ln = edge.Listener(ln)
 	}
 	s := &fasthttp.Server{
@@ -75,8 +88,9 @@ func main() {
 
 // edgeShaped answers like a hit of the edge's (a passage, br), with the
 // header fields written as the edge writes them, in its order; with held,
-// the body is the edge's for the request's target and coding.
-func edgeShaped(body []byte, held *answers) fasthttp.RequestHandler {
+// the body is the edge's for the request's target and coding, and so with
+// bnd, held or read.
+func edgeShaped(body []byte, held *answers, bnd *bounded) fasthttp.RequestHandler {
 	kv := func(s string) []byte { return []byte(s) }
 	var (
 		limit, remaining, reset = kv("X-Ratelimit-Limit"), kv("X-Ratelimit-Remaining"), kv("X-Ratelimit-Reset")
@@ -119,20 +133,36 @@ func edgeShaped(body []byte, held *answers) fasthttp.RequestHandler {
 		bytes.Index(ctx.URI().QueryString(), formatName)
 		h := &ctx.Response.Header
 		b, blk := body, brBlock
-		if held != nil {
+		var lent *[]byte // a body read for this answer alone (bnd)
+		if held != nil || bnd != nil {
 			coding := byte('b')
 			if !bytes.Contains(ae, br) {
 				coding, blk = 'g', gzBlock
 			}
 			var kb [512]byte
-			if b = held.find(kb[:0], ctx.RequestURI(), coding); b == nil {
+			if held != nil {
+				b = held.find(kb[:0], ctx.RequestURI(), coding)
+			} else {
+				var err error
+				if b, lent, err = bnd.find(kb[:0], ctx.RequestURI(), coding); err != nil {
+					log.Print(err)
+					ctx.SetStatusCode(fasthttp.StatusInternalServerError)
+					return
+				}
+			}
+			if b == nil {
 				ctx.SetStatusCode(fasthttp.StatusNotFound)
 				return
 			}
 		}
 		blk.CopyTo(h)
 		h.SetCanonical(etag, etagV)
-		ctx.Response.SetBodyRaw(b)
+		if lent != nil {
+			ctx.Response.SetBody(b) // a copy: the buffer serves the next read
+			bnd.giveBack(lent)
+		} else {
+			ctx.Response.SetBodyRaw(b)
+		}
 		h.SetCanonical(limit, limitV)
 		h.SetCanonical(remaining, remainingV)
 		h.SetCanonical(reset, resetV)
