@@ -278,6 +278,7 @@ for store in $STORES; do
 		# keys as the edge's (which remembers a tier's worth of 2 KiB
 		# entries: 288,000).
 		bound=$("$BIN/edge" serve --help | sed -n 's/.*--pack-cache=\([0-9]*\).*/\1/p')
+		[ -n "$bound" ] || { echo "bench-scale: no --pack-cache default in $BIN/edge serve --help" >&2; exit 2; }
 		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
 			-answers-bound "$bound" -doorkeeper 524288 -listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
 	else
