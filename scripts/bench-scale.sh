@@ -270,17 +270,18 @@ for store in $STORES; do
 	# Cold: an empty disk cache and a new process. The page cache keeps
 	# what the system read before (the store was written or read lately).
 	remove_output "$dir/disk-cache"
-	if [ "$store" = floor ]; then
-		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
+	if floorish; then
+		bounds=()
+		if [ "$store" = bounded ]; then
+			# The edge's default memory tier, and a doorkeeper of about as
+			# many keys as the edge's (which remembers a tier's worth of 2
+			# KiB entries: 288,000).
+			bound=$("$BIN/edge" serve --help | sed -n 's/.*--pack-cache=\([0-9]*\).*/\1/p')
+			[ -n "$bound" ] || { echo "bench-scale: no --pack-cache default in $BIN/edge serve --help" >&2; exit 2; }
+			bounds=(-answers-bound "$bound" -doorkeeper 524288)
+		fi
+		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" "${bounds[@]}" \
 			-listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
-	elif [ "$store" = bounded ]; then
-		# The edge's default memory tier, and a doorkeeper of about as many
-		# keys as the edge's (which remembers a tier's worth of 2 KiB
-		# entries: 288,000).
-		bound=$("$BIN/edge" serve --help | sed -n 's/.*--pack-cache=\([0-9]*\).*/\1/p')
-		[ -n "$bound" ] || { echo "bench-scale: no --pack-cache default in $BIN/edge serve --help" >&2; exit 2; }
-		GOMAXPROCS=1 "${srv_pin[@]}" "$dir/ceiling" -edge-answer -answers "$dir/answers.bin" \
-			-answers-bound "$bound" -doorkeeper 524288 -listen "127.0.0.1:$EDGE_PORT" 2>"$dir/edge.$store.log" &
 	else
 		GOMAXPROCS=1 "${srv_pin[@]}" "$BIN/edge" serve --store "$url" --access "$dir/access.json" \
 			--access-cache "$dir/access-cache.json" --disk-cache "$dir/disk-cache" \
@@ -310,7 +311,9 @@ for store in $STORES; do
 		pos=$((pos + sent))
 		# The bounded floor warms as long as the directory store's edge did
 		# in this run (its warm-up goes on while the store reads fall).
-		measure "$store.warmup" "$dir/scale.paths" $pos "$([ "$store" = bounded ] && echo "${dir_warmed:-$BENCH_WARMUP}" || echo "$BENCH_WARMUP")"
+		warmup=$BENCH_WARMUP
+		[ "$store" != bounded ] || warmup=${dir_warmed:-$BENCH_WARMUP}
+		measure "$store.warmup" "$dir/scale.paths" $pos "$warmup"
 		pos=$((pos + sent))
 	fi
 	warmed=$BENCH_WARMUP label=$store.warmup

@@ -10,8 +10,6 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // bounded is the floor with a bound on the bodies it holds in memory
@@ -24,8 +22,7 @@ import (
 // the scale mix bounds what any server of those answers within the same
 // memory can make of it.
 type bounded struct {
-	f  *os.File // kept: its finalizer would close fd
-	fd int
+	f  *os.File          // the file of answers, read by offset
 	at map[string]uint64 // key (answerKey): file offset<<24 | length
 
 	mu   sync.Mutex
@@ -98,14 +95,19 @@ func (d *doorkeeper) seen(key []byte) bool {
 
 // loadBounded indexes the file of answers path (loadAnswers' format) and
 // keeps it open for reads.
-func loadBounded(path string, maxBytes int64, doorkeeperSize int) (*bounded, error) {
+func loadBounded(path string, maxBytes int64, doorkeeperSize int) (_ *bounded, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	cf := &counted{r: f}
 	r := bufio.NewReaderSize(cf, 1<<20)
-	b := &bounded{at: make(map[string]uint64), held: make(map[string]int32), max: maxBytes,
+	b := &bounded{f: f, at: make(map[string]uint64), held: make(map[string]int32), max: maxBytes,
 		seen: newDoorkeeper(doorkeeperSize)}
 	for {
 		key, m, err := recordHead(r, path)
@@ -113,23 +115,19 @@ func loadBounded(path string, maxBytes int64, doorkeeperSize int) (*bounded, err
 			break
 		}
 		if err != nil {
-			f.Close()
 			return nil, err
 		}
 		// The body starts at what was read of the file less what the
 		// reader holds unread.
 		off := cf.n - int64(r.Buffered())
 		if m >= 1<<24 || off >= 1<<40 {
-			f.Close()
 			return nil, fmt.Errorf("%s: a body of %d bytes at %d, more than the bounded floor addresses", path, m, off)
 		}
 		b.at[string(key)] = uint64(off)<<24 | m
 		if _, err := r.Discard(int(m)); err != nil {
-			f.Close()
 			return nil, noEOF(err)
 		}
 	}
-	b.f, b.fd = f, int(f.Fd())
 	return b, nil
 }
 
@@ -176,9 +174,9 @@ func (b *bounded) find(kb []byte, target []byte, coding byte) (body []byte, lent
 		}
 		lent, buf = bp, (*bp)[:n]
 	}
-	if got, err := unix.Pread(b.fd, buf, off); err != nil || got != n {
+	if _, err := b.f.ReadAt(buf, off); err != nil {
 		b.giveBack(lent)
-		return nil, nil, fmt.Errorf("read %d bytes at %d of the answers: %d, %v", n, off, got, err)
+		return nil, nil, fmt.Errorf("read %d bytes at %d of the answers: %w", n, off, err)
 	}
 	if admit {
 		b.add(string(k), buf)
