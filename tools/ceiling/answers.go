@@ -92,6 +92,40 @@ func noEOF(err error) error {
 	return err
 }
 
+// records calls fn for each record of the file of answers f (path): its
+// key, its body's length m and where the body starts in the file; fn reads
+// or discards the body from r.
+func records(f io.Reader, path string, fn func(r *bufio.Reader, key []byte, m uint64, off int64) error) error {
+	cf := &counted{r: f}
+	r := bufio.NewReaderSize(cf, 1<<20)
+	for {
+		key, m, err := recordHead(r, path)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The body starts at what was read of the file less what the
+		// reader holds unread.
+		if err := fn(r, key, m, cf.n-int64(r.Buffered())); err != nil {
+			return err
+		}
+	}
+}
+
+// counted counts the bytes read through it.
+type counted struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // loadAnswers reads a file fetchAnswers wrote: records of the target, the
 // coding byte and the body, each length a uvarint.
 func loadAnswers(path string) (*answers, error) {
@@ -100,22 +134,18 @@ func loadAnswers(path string) (*answers, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
 	a := &answers{at: make(map[string]uint64)}
-	for {
-		key, m, err := recordHead(r, path)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = records(f, path, func(r *bufio.Reader, key []byte, m uint64, _ int64) error {
 		off := len(a.bodies)
 		a.bodies = slices.Grow(a.bodies, int(m))[:off+int(m)]
 		if _, err := io.ReadFull(r, a.bodies[off:]); err != nil {
-			return nil, noEOF(err)
+			return noEOF(err)
 		}
 		a.at[string(key)] = uint64(off)<<32 | m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(a.bodies) >= 1<<32 {
 		return nil, fmt.Errorf("%s: %d bytes of answers, more than the 4 GiB the floor addresses", path, len(a.bodies))

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"log"
 	"math/bits"
 	"os"
@@ -105,42 +104,20 @@ func loadBounded(path string, maxBytes int64, doorkeeperSize int) (_ *bounded, e
 			f.Close()
 		}
 	}()
-	cf := &counted{r: f}
-	r := bufio.NewReaderSize(cf, 1<<20)
 	b := &bounded{f: f, at: make(map[string]uint64), held: make(map[string]int32), max: maxBytes,
 		seen: newDoorkeeper(doorkeeperSize)}
-	for {
-		key, m, err := recordHead(r, path)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		// The body starts at what was read of the file less what the
-		// reader holds unread.
-		off := cf.n - int64(r.Buffered())
+	err = records(f, path, func(r *bufio.Reader, key []byte, m uint64, off int64) error {
 		if m >= 1<<24 || off >= 1<<40 {
-			return nil, fmt.Errorf("%s: a body of %d bytes at %d, more than the bounded floor addresses", path, m, off)
+			return fmt.Errorf("%s: a body of %d bytes at %d, more than the bounded floor addresses", path, m, off)
 		}
 		b.at[string(key)] = uint64(off)<<24 | m
-		if _, err := r.Discard(int(m)); err != nil {
-			return nil, noEOF(err)
-		}
+		_, err := r.Discard(int(m))
+		return noEOF(err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
-}
-
-// counted counts the bytes read through it.
-type counted struct {
-	r io.Reader
-	n int64
-}
-
-func (c *counted) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // find is the body of target in coding, nil when there is none: held in
