@@ -189,7 +189,10 @@ func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[
 	if err != nil {
 		return nil, err
 	}
-	e, ok := h.Entry(publish.NameWords)
+	e, ok, err := h.Entry(publish.NameWords)
+	if err != nil {
+		return nil, fmt.Errorf("search pack %s: %w", ref.Key, err)
+	}
 	if !ok || len(e.Reps) == 0 {
 		return nil, fmt.Errorf("search pack %s without words", ref.Key)
 	}

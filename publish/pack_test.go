@@ -94,8 +94,8 @@ func TestLoadHeader(t *testing.T) {
 				t.Errorf("%T, probe %d: %d entries at %d, want %d at %d", st, probe, h.Len(), h.BodyOffset(), whole.Len(), whole.BodyOffset())
 			}
 			for i := range whole.Len() {
-				if e, ok := h.Entry(whole.Name(i)); !ok || !reflect.DeepEqual(e, whole.At(i)) {
-					t.Errorf("%T, probe %d: Entry(%q) = %+v, %v", st, probe, whole.Name(i), e, ok)
+				if e, ok, err := h.Entry(whole.Name(i)); !ok || err != nil || !reflect.DeepEqual(e, whole.At(i)) {
+					t.Errorf("%T, probe %d: Entry(%q) = %+v, %v, %v", st, probe, whole.Name(i), e, ok, err)
 				}
 			}
 		}

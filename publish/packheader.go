@@ -133,6 +133,7 @@ type headerScan struct {
 	r                headerReader
 	nTypes, nCodings int
 	codingsAt        int    // where the codings table starts
+	countAt          int    // where the entries' count starts (the tables end)
 	n, left          uint64 // entries, and how many are left to read
 	at               int    // where the entry next read starts
 	prev             []byte // the name of the entry read before
@@ -145,6 +146,7 @@ func (s *headerScan) init(h []byte) {
 	s.nTypes = s.r.table(math.MaxUint8, "content types")
 	s.codingsAt = s.r.pos
 	s.nCodings = s.r.table(maxCoding, "content codings")
+	s.countAt = s.r.pos
 	// An entry takes 15 bytes at least: what the header can hold bounds
 	// what is allocated for its entries before they are read.
 	s.n = s.r.uint(uint64(len(h))/15, "entries")

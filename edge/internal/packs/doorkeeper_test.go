@@ -79,8 +79,8 @@ func serve(p *Packs, ref publish.PackRef, view *View, name, codings string, c in
 	return ctx, nil
 }
 
-// From a directory store a pack's header is held from its second read:
-// its first read is for its request alone.
+// From a directory store a pack's header is held from its second read,
+// indexed: its first read is for its request alone.
 func TestLocalHeaderHeldFromSecondRead(t *testing.T) {
 	p, big, bigView := dirPacks(t, 1<<30)
 	for i, want := range []struct {
@@ -93,9 +93,12 @@ func TestLocalHeaderHeldFromSecondRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameResource(t, name, got, bigView.index.find([]byte(name)))
-		_, held := p.headers.Peek(big.Key)
+		v, held := p.headers.Peek(big.Key)
 		if reads := p.tiers.header.Load(); reads != want.reads || held != want.held {
 			t.Errorf("entry %d: %d header reads, held %v; want %d, %v", i+1, reads, held, want.reads, want.held)
+		}
+		if held && !v.hdr.Indexed() {
+			t.Errorf("entry %d: header held as read, not indexed", i+1)
 		}
 	}
 }

@@ -50,9 +50,9 @@ type View struct {
 
 	hdr publish.Header // the pack's header, when partial
 
-	// 192 bytes in all, an allocation size class of whole cache lines, so
-	// that the view starts a line and its first line is the hit's one.
-	_ [8]byte
+	// 192 bytes in all (no padding needed), an allocation size class of
+	// whole cache lines, so that the view starts a line and its first
+	// line is the hit's one.
 }
 
 // Slot keeps a whole pack in memory for the requests of one chapter,

@@ -3,10 +3,12 @@ package packs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/bibleplatform/platform/edge/internal/cache"
@@ -30,7 +32,8 @@ import (
 // miss, without decoding it: one store read instead of two ranged ones
 // (header, entry), and its later misses are local reads. (Not from a
 // directory store, whose reads are local already.) A pack with
-// promoteAfter of its entries read is evidently read widely: it is then
+// promoteAfter of its entries read within a few seconds (promoteWindow)
+// is evidently read widely: it is then
 // held whole in memory (its chapter's requests then skip the cache's lock
 // through the Slot).
 const (
@@ -47,10 +50,20 @@ const (
 	// holding whole in memory, loaded in the background (and kept on
 	// disk): it is evidently being read widely.
 	promoteAfter = 16
+	// promoteWindow: the promoteAfter entries are read within this
+	// while of each other (counted afresh after a longer gap). A pack's
+	// count lives with its header in the memory tier, and headers held
+	// indexed live there long enough for a pack read now and then over
+	// minutes to reach the count: under the scale mix, 9,464 packs were
+	// loaded whole in 30 s without the window (each read for one or two
+	// of its entries since, and evicting a hundred entries' worth of
+	// memory), and none with it.
+	promoteWindow = 2 * time.Second
 	// headerShare: the headers of packs read by range are held in
 	// 1/headerShare of the memory tier's bound. A chapter's header, held
-	// as read (publish.Header), is about 7 KiB, the size of a few verse
-	// entries, and saves only the header's read on its pack's next miss;
+	// indexed (publish.Header.Index), is about 3.5 KiB, the size of a
+	// verse entry or two, and saves only the header's read (and its
+	// indexing) on its pack's next miss;
 	// but under the scale mix nearly every entry missed is its pack's
 	// first in a while, and a quarter saved a fifth of the header reads
 	// that a sixteenth made.
@@ -83,6 +96,7 @@ type tierCounters struct {
 type partialPack struct {
 	ref      publish.PackRef
 	fetched  atomic.Int32
+	since    atomic.Int64 // when fetched was last counted afresh (Unix ns)
 	promoted atomic.Bool
 	// scratch: the header was read for one request and is not held; its
 	// buffer goes back to scratchHeaders once the request has read its
@@ -226,9 +240,44 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 		return v, whole, err
 	}
 	v, err = p.load(ctx, ref, "header "+ref.Key, func(ctx context.Context, ref publish.PackRef) (*View, error) {
-		return p.loadHeader(ctx, ref, whole, new(headerEntry))
+		return p.heldHeader(ctx, ref, whole)
 	})
 	return v, whole, err
+}
+
+// heldHeader reads pack ref's header to hold it in the memory tier:
+// indexed (publish.Header.Index), in half the bytes of the header as read
+// and found in with a binary search; as read when it cannot be indexed.
+// It is read into a scratch header's buffer first: the indexed one is
+// held in a buffer of its own size.
+func (p *Packs) heldHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
+	he := scratchHeaderEntry()
+	v, err := p.loadHeader(ctx, ref, whole, he)
+	if err != nil {
+		scratchHeaders.Put(he)
+		return nil, err
+	}
+	held := &headerEntry{pp: partialPack{ref: ref}}
+	held.v.hdr, err = v.hdr.Index()
+	if errors.Is(err, publish.ErrNoIndex) {
+		// Sound, and held as read.
+		he.pp.scratch = false
+		return v, nil
+	}
+	scratchHeaders.Put(he)
+	if err != nil {
+		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
+	}
+	held.v.size, held.v.partial = headerView+held.v.hdr.Size(cache.AllocSize[int64]), &held.pp
+	return &held.v, nil
+}
+
+// scratchHeaderEntry is a scratch header given back, or a new one.
+func scratchHeaderEntry() *headerEntry {
+	if he, _ := scratchHeaders.Get().(*headerEntry); he != nil {
+		return he
+	}
+	return &headerEntry{pp: partialPack{scratch: true}}
 }
 
 // scratchHeader reads pack ref's header for this request's ranged read
@@ -243,10 +292,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 // unread paced the collector for nothing, where reading it again from the
 // page cache costs a read.
 func (p *Packs) scratchHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
-	he, _ := scratchHeaders.Get().(*headerEntry)
-	if he == nil {
-		he = &headerEntry{pp: partialPack{scratch: true}}
-	}
+	he := scratchHeaderEntry()
 	v, err := p.loadHeader(ctx, ref, whole, he)
 	if err != nil {
 		scratchHeaders.Put(he)
@@ -342,9 +388,8 @@ func (s *source) count(store *metrics.Counter) {
 // loadHeader reads a pack's header with one ranged read (two when it is
 // longer than headerProbe), from whole when set, else from the disk cache
 // when it holds the pack, into he (in the buffer of the header it held
-// before, when that has room). The header is held as read
-// (publish.Header), not decoded: a miss looks up the one entry it wants
-// in it.
+// before, when that has room), as read (publish.NewHeader): checked only
+// as far as a lookup of one entry reads it.
 func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byte, he *headerEntry) (*View, error) {
 	src := &source{Store: p.store, p: p, whole: whole}
 	h, err := publish.LoadHeader(ctx, src, ref, headerProbe, he.v.hdr.Buffer())
@@ -363,7 +408,10 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // lent for this request.
 func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
 	pp := v.partial
-	e, ok := v.hdr.Entry(string(name))
+	e, ok, err := v.hdr.Entry(string(name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read pack header %s: %w", pp.ref.Key, err)
+	}
 	if !ok {
 		return nil, nil, nil
 	}
@@ -418,8 +466,13 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 }
 
 // fetchedFrom counts an entry read by range from pack pp: a pack with
-// promoteAfter of them read is loaded whole, in the background.
+// promoteAfter of them read within promoteWindow is loaded whole, in the
+// background.
 func (p *Packs) fetchedFrom(pp *partialPack) {
+	now := time.Now().UnixNano()
+	if s := pp.since.Load(); now-s > int64(promoteWindow) && pp.since.CompareAndSwap(s, now) {
+		pp.fetched.Store(0)
+	}
 	if pp.fetched.Add(1) >= promoteAfter && pp.promoted.CompareAndSwap(false, true) {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
