@@ -140,6 +140,10 @@ func (p *Pack) Entry(name string) *Entry {
 // Body returns a representation's bytes; it does not copy.
 func (p *Pack) Body(r *Rep) []byte { return p.bodies[r.Off : r.Off+r.Len] }
 
+// Bodies is all of the pack's bodies, which its entries' offsets are in
+// (checked when the pack was decoded).
+func (p *Pack) Bodies() []byte { return p.bodies }
+
 // HeaderSize is what the decoded header takes on the heap besides the
 // buffer of its bodies, each allocation rounded by round.
 func (p *Pack) HeaderSize(round func(int64) int64) int64 {
@@ -247,26 +251,6 @@ func decodePackHeaderOf(head []byte, size int64) (*Pack, error) {
 	}
 	p.bodyOff = end
 	if err := p.checkBounds(size - end); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// WithBodies returns a pack of the single entry e whose representations
-// were read into bodies (by ranged reads): offs[i] is where e.Reps[i]
-// starts in bodies. The result reads like a whole pack of one entry.
-func WithBodies(e *Entry, bodies []byte, offs []int64) (*Pack, error) {
-	sub := *e
-	sub.Reps = append([]Rep(nil), e.Reps...)
-	for i := range sub.Reps {
-		sub.Reps[i].Off = offs[i]
-	}
-	p, err := packOf([]Entry{sub})
-	if err != nil {
-		return nil, err
-	}
-	p.bodies = bodies
-	if err := p.checkBounds(int64(len(bodies))); err != nil {
 		return nil, err
 	}
 	return p, nil

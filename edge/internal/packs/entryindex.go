@@ -104,7 +104,7 @@ func newEntryIndex(p *publish.Pack, mod time.Time) entryIndex {
 		if h == nil || string(h.ContentType()) != e.Type {
 			h = represent.SharedHead(e.Type, mod)
 		}
-		represent.InitResource(&x.res[i], p, &e, h)
+		represent.InitResource(&x.res[i], &e, p.Bodies(), h)
 	}
 	return x
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -562,10 +563,10 @@ func entryRanges(e *publish.Entry) (groups []span, n int64) {
 
 // readEntry reads every coding of one entry of the pack whose header is v,
 // in its ranges (entryRanges), from whole when set (source), into buf past
-// its length (buf has room for them all), and prepares it in r as a
-// one-entry pack (publish.WithBodies), so that the resource is prepared by
-// the same code as a whole pack's. The read is one load (loadContext),
-// counted as a ranged one.
+// its length (buf has room for them all), and prepares it in r as a whole
+// pack's entry is (represent.InitResource), its offsets moved to where
+// its codings landed in buf. The read is one load (loadContext), counted
+// as a ranged one.
 func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf []byte, r *represent.Resource) error {
 	ctx, cancel := p.loadContext()
 	defer cancel()
@@ -581,21 +582,13 @@ func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf [
 		}
 		starts[i] = int64(at - base)
 	}
-	offs := make([]int64, len(e.Reps))
-	for i, x := range e.Reps {
-		for k, g := range groups {
-			if g.off <= x.Off && x.Off+x.Len <= g.end {
-				offs[i] = starts[k] + x.Off - g.off
-				break
-			}
-		}
+	for i := range e.Reps {
+		x := &e.Reps[i]
+		// Every coding lies in one range: the ranges are made of them.
+		k := slices.IndexFunc(groups, func(g span) bool { return g.off <= x.Off && x.Off+x.Len <= g.end })
+		x.Off = starts[k] + x.Off - groups[k].off
 	}
-	pk, err := publish.WithBodies(e, buf[base:], offs)
-	if err != nil {
-		return fmt.Errorf("pack %s: %w", ref.Key, err)
-	}
-	one := pk.At(0)
-	represent.InitResource(r, pk, &one, represent.SharedHead(e.Type, ref.Modified))
+	represent.InitResource(r, e, buf[base:], represent.SharedHead(e.Type, ref.Modified))
 	src.count(&p.tiers.ranged)
 	return nil
 }

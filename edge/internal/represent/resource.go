@@ -223,13 +223,15 @@ func CacheControl(private bool) []byte {
 	return ValCachePublic
 }
 
-// InitResource prepares a pack entry for serving in r, with head h.
-func InitResource(r *Resource, p *publish.Pack, e *publish.Entry, h *Head) {
+// InitResource prepares a pack entry for serving in r, with head h: each
+// coding's body is bodies[Off:Off+Len] (a whole pack's bodies, or an
+// entry's read by range), which the caller has checked.
+func InitResource(r *Resource, e *publish.Entry, bodies []byte, h *Head) {
 	for i := range e.Reps {
 		x := &e.Reps[i]
 		// A coding this edge does not know (zstd, later) is skipped.
 		if c := slices.Index(CodingNames[:], x.Encoding); c >= 0 {
-			r.Reps[c].Set(p.Body(x), x.ETag, h)
+			r.Reps[c].Set(bodies[x.Off:x.Off+x.Len], x.ETag, h)
 		}
 	}
 }
