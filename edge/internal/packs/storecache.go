@@ -249,36 +249,27 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 // heldHeader reads pack ref's header to hold it in the memory tier:
 // indexed (publish.Header.Index), in half the bytes of the header as read
 // and found in with a binary search; as read when it cannot be indexed.
-// It is read into a scratch header's buffer first: the indexed one is
-// held in a buffer of its own size.
+// It is read as a scratch header first: the indexed one is held in a
+// buffer of its own size.
 func (p *Packs) heldHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
-	he := scratchHeaderEntry()
-	v, err := p.loadHeader(ctx, ref, whole, he)
+	v, err := p.scratchHeader(ctx, ref, whole)
 	if err != nil {
-		scratchHeaders.Put(he)
 		return nil, err
 	}
-	held := &headerEntry{pp: partialPack{ref: ref}}
-	held.v.hdr, err = v.hdr.Index()
+	ix, err := v.hdr.Index()
 	if errors.Is(err, publish.ErrNoIndex) {
-		// Sound, and held as read.
-		he.pp.scratch = false
+		v.partial.scratch = false // sound, and held as read
 		return v, nil
 	}
-	scratchHeaders.Put(he)
+	// The scratch header goes back: v is the first field of its
+	// headerEntry.
+	scratchHeaders.Put((*headerEntry)(unsafe.Pointer(v)))
 	if err != nil {
 		return nil, fmt.Errorf("read pack header %s: %w", ref.Key, err)
 	}
-	held.v.size, held.v.partial = headerView+held.v.hdr.Size(cache.AllocSize[int64]), &held.pp
+	held := &headerEntry{pp: partialPack{ref: ref}}
+	held.v.hdr, held.v.size, held.v.partial = ix, headerView+ix.Size(cache.AllocSize[int64]), &held.pp
 	return &held.v, nil
-}
-
-// scratchHeaderEntry is a scratch header given back, or a new one.
-func scratchHeaderEntry() *headerEntry {
-	if he, _ := scratchHeaders.Get().(*headerEntry); he != nil {
-		return he
-	}
-	return &headerEntry{pp: partialPack{scratch: true}}
 }
 
 // scratchHeader reads pack ref's header for this request's ranged read
@@ -293,7 +284,10 @@ func scratchHeaderEntry() *headerEntry {
 // unread paced the collector for nothing, where reading it again from the
 // page cache costs a read.
 func (p *Packs) scratchHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
-	he := scratchHeaderEntry()
+	he, _ := scratchHeaders.Get().(*headerEntry)
+	if he == nil {
+		he = &headerEntry{pp: partialPack{scratch: true}}
+	}
 	v, err := p.loadHeader(ctx, ref, whole, he)
 	if err != nil {
 		scratchHeaders.Put(he)
