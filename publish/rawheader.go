@@ -105,9 +105,6 @@ func NewHeader(buf, head []byte, size int64) (Header, error) {
 // buffer of its own size. Its error is ErrNoIndex when x is sound but
 // cannot be indexed; x is then still sound, as read.
 func (x *Header) Index() (Header, error) {
-	if x.hashesAt != 0 {
-		return *x, nil
-	}
 	h := x.buf
 	var s headerScan
 	s.init(h)
@@ -117,10 +114,12 @@ func (x *Header) Index() (Header, error) {
 	if sc == nil {
 		sc = new(scratch)
 	}
-	defer indexScratch.Put(sc)
 	// The tables and records fit in len(h).
 	rows, buf := sc.rows[:0], append(slices.Grow(sc.buf[:0], len(h)), h[:s.countAt]...)
-	defer func() { sc.rows, sc.buf = rows[:0], buf[:0] }()
+	defer func() {
+		sc.rows, sc.buf = rows[:0], buf[:0]
+		indexScratch.Put(sc)
+	}()
 	last := -1 // where the record last kept starts
 	for s.next() {
 		if err := s.inBounds(x.bodies); err != nil {

@@ -169,8 +169,18 @@ func FuzzHeader(f *testing.F) {
 		names := []string{"", "a", "passage/GEN.1.1/html", string(head[min(len(head), 9):min(len(head), 20)])}
 		if perr != nil {
 			for _, name := range names {
-				if e, ok, err := h.Entry(name); ok && (err != nil || e.Name != name) {
+				e, ok, err := h.Entry(name)
+				if !ok {
+					continue
+				}
+				if err != nil || e.Name != name {
 					t.Fatalf("Entry(%q) of a refused header: %+v, %v", name, e, err)
+				}
+				// What it finds lies within the pack.
+				for _, r := range e.Reps {
+					if r.Off+r.Len > size-h.BodyOffset() {
+						t.Fatalf("Entry(%q) of a refused header past the pack's end: %+v", name, e)
+					}
 				}
 			}
 			return
