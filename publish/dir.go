@@ -30,10 +30,11 @@ import (
 // names the old build or the new one, and every object either names is
 // there in full.
 type Dir struct {
-	root  string
-	fs    atomicfile.FS
-	packs diskread.Files // the reads of packs (KeepOpen)
-	files diskread.Files // the reads of other keys
+	root    string
+	objects string // root/objects/, where a key's path starts
+	fs      atomicfile.FS
+	packs   diskread.Files // the reads of packs (KeepOpen)
+	files   diskread.Files // the reads of other keys
 }
 
 // OpenDir opens (creating if needed) a directory store.
@@ -43,7 +44,7 @@ func openDir(root string, fsys atomicfile.FS) (*Dir, error) {
 	if err := fsys.MkdirAll(filepath.Join(root, "objects"), 0o755); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
-	return &Dir{root: root, fs: fsys}, nil
+	return &Dir{root: root, objects: filepath.Join(root, "objects") + string(filepath.Separator), fs: fsys}, nil
 }
 
 // Root is the directory the store lives in.
@@ -53,7 +54,10 @@ func (d *Dir) path(key string) (string, error) {
 	if err := CheckKey(key); err != nil {
 		return "", fmt.Errorf("%w: %q", err, key)
 	}
-	return filepath.Join(d.root, "objects", filepath.FromSlash(key)), nil
+	// A checked key is clean (no empty, "." or ".." segment, no '/' at
+	// either end): it is joined as it is, where filepath.Join cleaned it
+	// again on every read of a pack.
+	return d.objects + filepath.FromSlash(key), nil
 }
 
 func (d *Dir) Put(ctx context.Context, key string, data []byte) error {

@@ -371,7 +371,12 @@ func parseETag(t, enc string) (tag [etagHash]byte, ok bool) {
 // enc (see ETag).
 func etagOf(tag *[etagHash]byte, enc string) string {
 	var b [MaxETag]byte
-	t := append(b[:0], '"')
+	return string(appendETag(b[:0], tag, enc))
+}
+
+// appendETag appends etagOf's tag to t.
+func appendETag(t []byte, tag *[etagHash]byte, enc string) []byte {
+	t = append(t, '"')
 	t = hex.AppendEncode(t, tag[:])
 	switch enc {
 	case Identity:
@@ -380,5 +385,5 @@ func etagOf(tag *[etagHash]byte, enc string) string {
 	default:
 		t = append(append(t, '-'), enc...)
 	}
-	return string(append(t, '"'))
+	return append(t, '"')
 }

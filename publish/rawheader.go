@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -217,19 +218,30 @@ func (x *Header) Entry(name string) (Entry, bool, error) {
 func (x *Header) indexedEntry(name string) (Entry, bool, error) {
 	h := hashName(unsafe.Slice(unsafe.StringData(name), len(name))) &^ rowAt
 	rows := x.buf[x.hashesAt : x.hashesAt+8*x.n]
-	lo, hi := 0, int(x.n)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if binary.LittleEndian.Uint64(rows[8*m:]) < h {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == int(x.n) {
+	row := func(i int) uint64 { return binary.LittleEndian.Uint64(rows[8*i:]) }
+	// The hashes are spread evenly (a keyed hash), so a name's row is
+	// near where its hash says among n (h*n/2^64): the search starts
+	// there and steps to the first row not below h, a line or two of the
+	// rows where a binary search touched five (most headers looked in are
+	// not in the processor's caches).
+	n := int(x.n)
+	if n == 0 {
 		return Entry{}, false, nil
 	}
-	r := binary.LittleEndian.Uint64(rows[8*lo:])
+	guess, _ := bits.Mul64(h, uint64(n))
+	i := int(guess)
+	if row(i) < h {
+		for i++; i < n && row(i) < h; i++ {
+		}
+	} else {
+		for i > 0 && row(i-1) >= h {
+			i--
+		}
+	}
+	if i == n {
+		return Entry{}, false, nil
+	}
+	r := row(i)
 	if r&^rowAt != h {
 		return Entry{}, false, nil
 	}
@@ -247,16 +259,40 @@ func (x *Header) uvarint(at *int) int {
 // the header, checked) starts at at.
 func (x *Header) record(at int, name string) Entry {
 	h := x.buf
-	e := Entry{Name: name, Type: string(tableString(h, 0, x.uvarint(&at)))}
+	e := Entry{Name: name, Type: typeName(tableString(h, 0, x.uvarint(&at)))}
 	tag := (*[etagHash]byte)(h[at : at+etagHash])
 	at += etagHash
 	e.Reps = make([]Rep, x.uvarint(&at))
+	// The codings' tags are made in one buffer and are one string, of
+	// which each tag is a part: an entry read by a miss costs one
+	// allocation for them, not one a coding.
+	var tb [3 * MaxETag]byte
+	tags, ends := tb[:0], [3]int{}
 	for k := range e.Reps {
 		enc := codingName(tableString(h, int(x.codingsAt), x.uvarint(&at)))
 		off := x.uvarint(&at)
-		e.Reps[k] = Rep{Encoding: enc, Off: int64(off), Len: int64(x.uvarint(&at)), ETag: etagOf(tag, enc)}
+		e.Reps[k] = Rep{Encoding: enc, Off: int64(off), Len: int64(x.uvarint(&at))}
+		if k < len(ends) {
+			tags = appendETag(tags, tag, enc)
+			ends[k] = len(tags)
+		} else {
+			e.Reps[k].ETag = etagOf(tag, enc)
+		}
+	}
+	all, start := string(tags), 0
+	for k := range min(len(e.Reps), len(ends)) {
+		e.Reps[k].ETag, start = all[start:ends[k]], ends[k]
 	}
 	return e
+}
+
+// typeName is the content type named c, without allocating for the one
+// nearly every entry has.
+func typeName(c []byte) string {
+	if string(c) == JSON {
+		return JSON
+	}
+	return string(c)
 }
 
 // codingName is the coding named c, without allocating for the codings

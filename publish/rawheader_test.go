@@ -3,6 +3,7 @@ package publish
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -130,6 +131,42 @@ func TestHeaderNameHash(t *testing.T) {
 	p, _ := DecodePack(data)
 	if e, ok, err := h.Entry(p.Name(3)); !ok || err != nil || !reflect.DeepEqual(e, p.At(3)) {
 		t.Errorf("as read after a failed Index: %+v, %v, %v", e, ok, err)
+	}
+}
+
+// TestHeaderSkewedHashes: an indexed lookup starts where an evenly spread
+// hash would lie, and still finds every name, and no other, when the
+// hashes are bunched at either end of their range (it then walks far up
+// or down from where it starts).
+func TestHeaderSkewedHashes(t *testing.T) {
+	data := chapterPack(t)
+	p, _ := DecodePack(data)
+	defer func(f func([]byte) uint64) { hashName = f }(hashName)
+	for _, tc := range []struct {
+		name string
+		hash func(uint64) uint64
+	}{
+		{"low", func(x uint64) uint64 { return x >> 12 }},
+		{"high", func(x uint64) uint64 { return ^(x >> 12) }},
+		{"middle", func(x uint64) uint64 { return 1<<63 + x>>20 }},
+	} {
+		hashName = func(b []byte) uint64 { return tc.hash(maphash.Bytes(nameSeed, b)) }
+		h, err := NewHeader(nil, data, int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := h.Index()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i := range p.Len() {
+			if e, ok, err := ix.Entry(p.Name(i)); !ok || err != nil || !reflect.DeepEqual(e, p.At(i)) {
+				t.Fatalf("%s: %s: %+v, %v, %v", tc.name, p.Name(i), e, ok, err)
+			}
+			if _, ok, _ := ix.Entry(p.Name(i) + "x"); ok {
+				t.Fatalf("%s: %sx found", tc.name, p.Name(i))
+			}
+		}
 	}
 }
 

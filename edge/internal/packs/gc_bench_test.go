@@ -18,10 +18,8 @@ import (
 // headers of their packs and the test's own included). Run it with -cpu 1,
 // as the edge is benchmarked.
 func BenchmarkGCHeldEntries(b *testing.B) {
-	const (
-		perPack   = promoteAfter - 1 // read by range, never promoted
-		gcEntries = 60000
-	)
+	perPack := int(promoteAfter - 1) // read by range, never promoted
+	const gcEntries = 60000
 	ctx := context.Background()
 	dir, err := publish.OpenDir(b.TempDir())
 	if err != nil {

@@ -2,11 +2,11 @@ package packs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,10 +47,6 @@ const (
 	// packs, the whole header (the 90th percentile of the catalogue's is
 	// 10 KiB). A longer header takes one more read.
 	headerProbe = 16 << 10
-	// promoteAfter entries read by range from one pack make it worth
-	// holding whole in memory, loaded in the background (and kept on
-	// disk): it is evidently being read widely.
-	promoteAfter = 16
 	// promoteWindow: the promoteAfter entries are read within this
 	// while of each other (counted afresh after a longer gap). A pack's
 	// count lives with its header in the memory tier, and headers held
@@ -80,6 +76,12 @@ const (
 	// only 39 %.
 	openPacks = 256
 )
+
+// promoteAfter entries read by range from one pack make it worth holding
+// whole in memory, loaded in the background (and kept on disk): it is
+// evidently being read widely. (A variable for a benchmark of misses
+// alone, BenchmarkEntryMiss.)
+var promoteAfter int32 = 16
 
 // tierCounters count which tier answered a pack lookup.
 type tierCounters struct {
@@ -410,7 +412,8 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	if !ok {
 		return nil, nil, nil
 	}
-	groups, n := entryRanges(&e)
+	var gb [3]span
+	groups, n := entryRanges(gb[:0], &e)
 	if lend {
 		var kb [160]byte
 		k := entryKey(kb[:0], pp.ref.Key, name)
@@ -534,14 +537,17 @@ func (p *Packs) GiveBack(l *Loan) {
 // span is a range of a pack's bodies: [off, end) from the body offset.
 type span struct{ off, end int64 }
 
-// entryRanges are the ranges every coding of one entry is read in, as few
-// as their layout allows, and their total length.
-func entryRanges(e *publish.Entry) (groups []span, n int64) {
-	spans := make([]span, 0, len(e.Reps))
+// entryRanges appends to groups the ranges every coding of one entry is
+// read in, as few as their layout allows, and says their total length.
+// (A caller's groups of room for three, the codings an entry has, keeps
+// a miss from allocating for them.)
+func entryRanges(groups []span, e *publish.Entry) (_ []span, n int64) {
+	var sb [3]span
+	spans := sb[:0]
 	for _, r := range e.Reps {
 		spans = append(spans, span{r.Off, r.Off + r.Len})
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].off < spans[j].off })
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.off, b.off) })
 	for _, s := range spans {
 		if k := len(groups) - 1; k >= 0 && s.off <= groups[k].end+mergeGap {
 			groups[k].end = max(groups[k].end, s.end)
@@ -567,14 +573,15 @@ func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf [
 	src := &source{Store: p.store, p: p, whole: whole}
 	ref := v.partial.ref
 	base := len(buf)
-	starts := make([]int64, len(groups)) // where each range lands in the bodies
-	for i, g := range groups {
+	var sb [3]int64
+	starts := sb[:0] // where each range lands in the bodies
+	for _, g := range groups {
 		at := len(buf)
 		buf = buf[:at+int(g.end-g.off)]
 		if err := src.ReadRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, buf[at:]); err != nil {
 			return fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
 		}
-		starts[i] = int64(at - base)
+		starts = append(starts, int64(at-base))
 	}
 	for i := range e.Reps {
 		x := &e.Reps[i]
