@@ -28,7 +28,7 @@ import (
 // One directory belongs to one edge process: two processes sharing it
 // would each count only their own files against the bound.
 type diskCache struct {
-	dir string
+	dir string // with a separator at its end (file)
 	max int64
 
 	// The index holds no pointer a file but its name (the map's key, and
@@ -89,7 +89,7 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("disk cache: %w", err)
 	}
-	d := &diskCache{dir: dir, max: maxBytes, items: make(map[string]int32), head: -1, tail: -1}
+	d := &diskCache{dir: filepath.Clean(dir) + string(filepath.Separator), max: maxBytes, items: make(map[string]int32), head: -1, tail: -1}
 	d.files.KeepOpen(openPacks)
 	type found struct {
 		name string
@@ -121,6 +121,11 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 	d.evictLocked(0, false)
 	return d, nil
 }
+
+// file is the path of the cache's file name (one component, which
+// fileName makes or the directory listed): joined as it is, where
+// filepath.Join cleaned it again on every read.
+func (d *diskCache) file(name string) string { return d.dir + name }
 
 // fileName maps a store key to a file name. Keys are made of
 // [A-Za-z0-9._-] segments joined by "/" (publish.CheckKey); "+" is none of
@@ -197,7 +202,7 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	}
 	defer d.done(it)
 	name := it.name
-	path := filepath.Join(d.dir, name)
+	path := d.file(name)
 	data, err := d.files.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -242,7 +247,7 @@ func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 // read reads len(b) bytes of the cached file name at off into b; a file
 // gone or shorter than that is forgotten.
 func (d *diskCache) read(name string, off int64, b []byte) bool {
-	n, err := d.files.ReadFileAt(filepath.Join(d.dir, name), b, off)
+	n, err := d.files.ReadFileAt(d.file(name), b, off)
 	if err != nil || n < len(b) {
 		// Gone, or shorter than the build says: damaged.
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -269,7 +274,7 @@ func (d *diskCache) put(key string, data []byte) error {
 		return nil
 	}
 	name := fileName(key)
-	path := filepath.Join(d.dir, name)
+	path := d.file(name)
 	d.mu.Lock()
 	if _, ok := d.items[name]; ok {
 		d.mu.Unlock()
@@ -329,8 +334,8 @@ func (d *diskCache) evictLocked(n int64, spare bool) (path string) {
 		// A name of its own: the same pack may be evicted again, put
 		// back meanwhile, before this file is written over.
 		d.spares++
-		tmp := filepath.Join(d.dir, diskTemp+strconv.FormatUint(d.spares, 10)+"-"+it.name)
-		if err := os.Rename(filepath.Join(d.dir, it.name), tmp); err != nil {
+		tmp := d.file(diskTemp + strconv.FormatUint(d.spares, 10) + "-" + it.name)
+		if err := os.Rename(d.file(it.name), tmp); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				d.errs.Inc()
 			}
@@ -364,7 +369,7 @@ func (d *diskCache) addLocked(name string, size int64) {
 // pack's (evictLocked), which a read through it would then return.
 func (d *diskCache) forgetLocked(i int32) diskItem {
 	it := d.slots[i]
-	d.files.Forget(filepath.Join(d.dir, it.name))
+	d.files.Forget(d.file(it.name))
 	d.unlinkListLocked(i)
 	delete(d.items, it.name)
 	d.used -= it.size
@@ -410,7 +415,7 @@ func (d *diskCache) unlinkListLocked(i int32) {
 
 // removeFile deletes the cache's file name.
 func (d *diskCache) removeFile(name string) {
-	if err := os.Remove(filepath.Join(d.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(d.file(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.errs.Inc()
 	}
 }
