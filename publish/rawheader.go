@@ -22,10 +22,11 @@ import (
 //     one lookup and lets them go, so checking all of a header it will not
 //     read again cost as much as reading it.
 //   - Indexed (Index): checked whole once, then held in half the bytes,
-//     found in by a binary search. The names are not kept: each is the
-//     top 48 bits of a 64-bit hash, seeded anew in each process
-//     (nameSeed), so that no name can be chosen to share the hash of
-//     another. A name not in the pack is found with the chance of one in
+//     found in from where a name's hash says among the hashes (they are
+//     spread evenly) rather than by a binary search. The names are not
+//     kept: each is the top 48 bits of a 64-bit hash, seeded anew in each
+//     process (nameSeed), so that no name can be chosen to share the hash
+//     of another. A name not in the pack is found with the chance of one in
 //     2^48 for each name of the pack (about 5e-13 for a chapter's 150),
 //     and a pack two of whose names share a hash is not indexed. What an
 //     entry is after its name (its type, tag and codings) is kept once

@@ -250,7 +250,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 
 // heldHeader reads pack ref's header to hold it in the memory tier:
 // indexed (publish.Header.Index), in half the bytes of the header as read
-// and found in with a binary search; as read when it cannot be indexed.
+// and found in by its names' hashes; as read when it cannot be indexed.
 // It is read as a scratch header first: the indexed one is held in a
 // buffer of its own size.
 func (p *Packs) heldHeader(ctx context.Context, ref publish.PackRef, whole []byte) (*View, error) {
