@@ -268,21 +268,18 @@ func (x *Header) record(at int, name string) Entry {
 	// which each tag is a part: an entry read by a miss costs one
 	// allocation for them, not one a coding.
 	var tb [3 * MaxETag]byte
-	tags, ends := tb[:0], [3]int{}
+	var eb [3]int
+	tags, ends := tb[:0], eb[:0]
 	for k := range e.Reps {
 		enc := codingName(tableString(h, int(x.codingsAt), x.uvarint(&at)))
 		off := x.uvarint(&at)
 		e.Reps[k] = Rep{Encoding: enc, Off: int64(off), Len: int64(x.uvarint(&at))}
-		if k < len(ends) {
-			tags = appendETag(tags, tag, enc)
-			ends[k] = len(tags)
-		} else {
-			e.Reps[k].ETag = etagOf(tag, enc)
-		}
+		tags = appendETag(tags, tag, enc)
+		ends = append(ends, len(tags))
 	}
 	all, start := string(tags), 0
-	for k := range min(len(e.Reps), len(ends)) {
-		e.Reps[k].ETag, start = all[start:ends[k]], ends[k]
+	for k, end := range ends {
+		e.Reps[k].ETag, start = all[start:end], end
 	}
 	return e
 }
