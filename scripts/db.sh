@@ -18,13 +18,14 @@
 #   scripts/db.sh stop     stop the private cluster
 #   scripts/db.sh crash    stop it the way a crash would (immediate: no
 #                          checkpoint, recovery from the WAL on next start)
+#   scripts/db.sh status   exit 0 if the private cluster runs, 1 if not
 #
 # PG_STATE names another state directory than .cache/pg: a cluster of its
 # own, for a test that stops and crashes its server (the fault test) without
 # touching the one every other test shares. DATABASE_URL is ignored then.
 set -euo pipefail
 
-if [[ -n "${DATABASE_URL:-}" && -z "${PG_STATE:-}" && "${1:-}" != stop && "${1:-}" != crash ]]; then
+if [[ -n "${DATABASE_URL:-}" && -z "${PG_STATE:-}" && "${1:-}" != stop && "${1:-}" != crash && "${1:-}" != status ]]; then
 	printf '%s\n' "$DATABASE_URL"
 	exit 0
 fi
@@ -78,6 +79,11 @@ if [[ ! -e "$data" ]]; then
 	fi
 fi
 data=$(readlink -f "$data")
+
+if [[ "${1:-}" == status ]]; then
+	as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 && exit 0
+	exit 1
+fi
 
 if [[ "${1:-}" == stop || "${1:-}" == crash ]]; then
 	mode=fast
