@@ -80,15 +80,18 @@ if [[ ! -e "$data" ]]; then
 fi
 data=$(readlink -f "$data")
 
+# running: the cluster in $data is up.
+running() { as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; }
+
 if [[ "${1:-}" == status ]]; then
-	as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 && exit 0
+	running && exit 0
 	exit 1
 fi
 
 if [[ "${1:-}" == stop || "${1:-}" == crash ]]; then
 	mode=fast
 	[[ $1 == crash ]] && mode=immediate
-	if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+	if running; then
 		as_owner "$bindir/pg_ctl" -D "$data" -m "$mode" -w stop >&2
 	fi
 	exit 0
@@ -119,7 +122,7 @@ fi
 
 port_of() { sed -n 4p "$data/postmaster.pid" 2>/dev/null; }
 
-if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+if ! running; then
 	port=$(cat "$state/port" 2>/dev/null || echo "${DB_PORT:-55432}")
 	# Take the first free port from the preferred one (another checkout's
 	# cluster may hold it).
