@@ -6,6 +6,7 @@
 package cache
 
 import (
+	"hash/maphash"
 	"sync"
 	"unsafe"
 
@@ -21,10 +22,19 @@ import (
 // every pointer at each cycle, where a chunk is one object and an index
 // no pointer. Slots let go are reused first, so the chunks hold as many
 // nodes as the cache ever held at once.
+//
+// For the same reason the map finds a node by its key's hash, not by the
+// key: a map of strings is one pointer a key for the collector to follow,
+// where a map of integers is not scanned at all. A node whose key's hash
+// another key shares is let go when that key is added (a cache may drop
+// what it holds; with 64-bit hashes, seeded by the cache, it does not
+// happen in practice), and a lookup compares the node's key with its own.
 type LRU[V comparable] struct {
 	mu         sync.Mutex
 	max, used  int64
-	items      map[string]int32 // the index of each key's node
+	seed       maphash.Seed
+	mask       uint64           // of a key's hash: every bit, but in a test of keys that collide
+	items      map[uint64]int32 // the index of each key's node, by its hash (hash)
 	chunks     []*[chunkLen]node[V]
 	next       int32  // the first index never handed out (0 is no node)
 	free       int32  // the first slot let go, chained through next; 0: none
@@ -59,7 +69,19 @@ const (
 
 // New returns a cache holding at most maxBytes of entries, each counted as cost says.
 func New[V comparable](maxBytes int64) *LRU[V] {
-	return &LRU[V]{max: maxBytes, items: make(map[string]int32)}
+	return &LRU[V]{max: maxBytes, seed: maphash.MakeSeed(), mask: ^uint64(0), items: make(map[uint64]int32)}
+}
+
+// hash is key's hash, as the map holds it.
+func (c *LRU[V]) hash(key string) uint64 { return maphash.String(c.seed, key) & c.mask }
+
+// find returns the index of key's node, whose hash is h; 0 when there is
+// none.
+func (c *LRU[V]) find(h uint64, key string) int32 {
+	if i, ok := c.items[h]; ok && c.at(i).key == key {
+		return i
+	}
+	return 0
 }
 
 // at is the node of index i.
@@ -91,8 +113,10 @@ func (c *LRU[V]) release(i int32) {
 // Get returns the value under key. The key may be a string converted from
 // bytes at the call site: the map index does not allocate.
 func (c *LRU[V]) Get(key string) (V, bool) {
+	h := c.hash(key)
 	c.mu.Lock()
-	i, ok := c.items[key]
+	i := c.find(h, key)
+	ok := i != 0
 	var v V
 	if ok {
 		n := c.at(i)
@@ -112,8 +136,10 @@ func (c *LRU[V]) Get(key string) (V, bool) {
 // caller that looks before it knows whether the request is one the cache
 // serves, and counts the miss itself (Missed) once it does.
 func (c *LRU[V]) Find(key []byte) (V, bool) {
+	h := maphash.Bytes(c.seed, key) & c.mask
 	c.mu.Lock()
-	i, ok := c.items[string(key)]
+	i := c.find(h, unsafe.String(unsafe.SliceData(key), len(key)))
+	ok := i != 0
 	var v V
 	if ok {
 		n := c.at(i)
@@ -149,12 +175,17 @@ func (c *LRU[V]) cost(key string, size int64) int64 {
 // cache is not kept: it would only evict everything else.
 func (c *LRU[V]) Add(key string, val V, size int64) {
 	size = c.cost(key, size)
+	h := c.hash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
-	if i, ok := c.items[key]; ok {
+	if i, ok := c.items[h]; ok && c.at(i).key != key {
+		// Another key of the same hash: it goes.
+		c.remove(i, h)
+	}
+	if i := c.find(h, key); i != 0 {
 		n := c.at(i)
 		c.used += size - n.size
 		old := n.val
@@ -167,7 +198,7 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 		i := c.alloc()
 		n := c.at(i)
 		n.key, n.val, n.size = key, val, size
-		c.items[key] = i
+		c.items[h] = i
 		c.used += size
 		c.pushFront(i, n)
 	}
@@ -188,23 +219,30 @@ func (c *LRU[V]) evict() {
 			c.pushFront(i, old)
 			continue
 		}
-		c.unlink(old)
-		delete(c.items, old.key)
-		c.used -= old.size
-		val := old.val
-		c.release(i)
-		if c.Dropped != nil {
-			c.Dropped(val)
-		}
+		c.remove(i, c.hash(old.key))
+	}
+}
+
+// remove lets node i go, whose key's hash is h, telling Dropped.
+func (c *LRU[V]) remove(i int32, h uint64) {
+	n := c.at(i)
+	c.unlink(n)
+	delete(c.items, h)
+	c.used -= n.size
+	val := n.val
+	c.release(i)
+	if c.Dropped != nil {
+		c.Dropped(val)
 	}
 }
 
 // Peek returns the value under key without counting a hit or a miss or
 // changing its recency: for a loader checking again under its own lock.
 func (c *LRU[V]) Peek(key string) (V, bool) {
+	h := c.hash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if i, ok := c.items[key]; ok {
+	if i := c.find(h, key); i != 0 {
 		return c.at(i).val, true
 	}
 	var zero V
@@ -215,10 +253,11 @@ func (c *LRU[V]) Peek(key string) (V, bool) {
 // entry still holds that value (is says so): a value that has been
 // replaced or evicted meanwhile is not put back.
 func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
+	h := c.hash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok := c.items[key]
-	if !ok {
+	i := c.find(h, key)
+	if i == 0 {
 		return
 	}
 	n := c.at(i)
@@ -251,7 +290,7 @@ func (c *LRU[V]) SetMax(maxBytes int64) {
 func (c *LRU[V]) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items = make(map[string]int32)
+	c.items = make(map[uint64]int32)
 	c.chunks = nil
 	c.next, c.free, c.head, c.tail, c.used = 0, 0, 0, 0, 0
 }
@@ -296,9 +335,9 @@ func (c *LRU[V]) unlink(n *node[V]) {
 	n.prev, n.next = 0, 0
 }
 
-// MapEntryCost is a map slot of a string key and a node index, with the
+// MapEntryCost is a map slot of a key's hash and a node index, with the
 // spare room a map keeps.
-const MapEntryCost = 48
+const MapEntryCost = 32
 
 // AllocSize is about what the allocator takes for n bytes: small objects
 // are rounded up to a size class, large ones to pages. What the caches

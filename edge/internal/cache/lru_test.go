@@ -99,3 +99,56 @@ func TestLRUNodesReused(t *testing.T) {
 		t.Errorf("after Clear, Get(x) = %d %v", v, ok)
 	}
 }
+
+// TestLRUKeysThatCollide: keys whose hashes collide are never mistaken
+// for each other. The later one added takes the map's slot, the earlier
+// one is let go (Dropped is told), and what is counted follows.
+func TestLRUKeysThatCollide(t *testing.T) {
+	per := New[int](0).cost("00", 10)
+	c := New[int](100 * per)
+	c.mask = 0 // every key hashes to 0
+	var dropped []int
+	c.Dropped = func(v int) { dropped = append(dropped, v) }
+	c.Add("10", 10, 10)
+	if v, ok := c.Get("10"); !ok || v != 10 {
+		t.Fatalf("Get(10) = %d, %v", v, ok)
+	}
+	for _, k := range []string{"11", "12"} {
+		if _, ok := c.Get(k); ok {
+			t.Fatalf("Get(%s) found 10's node", k)
+		}
+		if _, ok := c.Find([]byte(k)); ok {
+			t.Fatalf("Find(%s) found 10's node", k)
+		}
+		if _, ok := c.Peek(k); ok {
+			t.Fatalf("Peek(%s) found 10's node", k)
+		}
+	}
+	c.Resize("11", 50, func(int) bool { return true })
+	if _, b := c.Stats(); b != per {
+		t.Fatalf("Resize of another key changed what is counted: %d, want %d", b, per)
+	}
+	c.Add("11", 11, 10)
+	if _, ok := c.Get("10"); ok {
+		t.Fatal("10 still held after 11, of the same hash, was added")
+	}
+	if v, ok := c.Find([]byte("11")); !ok || v != 11 {
+		t.Fatalf("Find(11) = %d, %v", v, ok)
+	}
+	if n, b := c.Stats(); n != 1 || b != per {
+		t.Fatalf("Stats = %d entries, %d bytes; want 1, %d", n, b, per)
+	}
+	if len(dropped) != 1 || dropped[0] != 10 {
+		t.Fatalf("dropped %v, want [10]", dropped)
+	}
+	// The nodes let go are reused, and the list stays whole.
+	for i := range 50 {
+		c.Add(fmt.Sprint(20+i), 20+i, 10)
+	}
+	if n, _ := c.Stats(); n != 1 || c.next > 3 {
+		t.Fatalf("%d entries, %d nodes handed out; want 1 and at most 2", n, c.next-1)
+	}
+	if c.head == 0 || c.head != c.tail || c.at(c.head).key != "69" {
+		t.Fatalf("list head %d tail %d, want the one node of 69", c.head, c.tail)
+	}
+}
