@@ -136,9 +136,10 @@ func (c *LRU[V]) Get(key string) (V, bool) {
 // caller that looks before it knows whether the request is one the cache
 // serves, and counts the miss itself (Missed) once it does.
 func (c *LRU[V]) Find(key []byte) (V, bool) {
-	h := maphash.Bytes(c.seed, key) & c.mask
+	k := unsafe.String(unsafe.SliceData(key), len(key)) // not kept
+	h := c.hash(k)
 	c.mu.Lock()
-	i := c.find(h, unsafe.String(unsafe.SliceData(key), len(key)))
+	i := c.find(h, k)
 	ok := i != 0
 	var v V
 	if ok {
@@ -181,11 +182,13 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
-	if i, ok := c.items[h]; ok && c.at(i).key != key {
+	i, ok := c.items[h]
+	if ok && c.at(i).key != key {
 		// Another key of the same hash: it goes.
 		c.remove(i, h)
+		ok = false
 	}
-	if i := c.find(h, key); i != 0 {
+	if ok {
 		n := c.at(i)
 		c.used += size - n.size
 		old := n.val
