@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Publishing to a remote store is many small uploads over a network that
@@ -22,7 +24,11 @@ import (
 
 // SyncOptions tune uploads. Zero values take the defaults.
 type SyncOptions struct {
-	Parallel   int           // uploads in flight; default 16
+	Parallel int // uploads in flight; default 16
+	// MaxBytes bounds the bytes of the uploads in flight, which the
+	// Uploader holds until they land; default 64 MiB. An object larger
+	// than it is uploaded alone.
+	MaxBytes   int64
 	Attempts   int           // tries per object; default 5
 	Backoff    time.Duration // wait after the first failure, doubled after each; default 200ms
 	MaxBackoff time.Duration // cap on one wait; default 5s
@@ -31,6 +37,9 @@ type SyncOptions struct {
 func (o *SyncOptions) defaults() {
 	if o.Parallel <= 0 {
 		o.Parallel = 16
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 20
 	}
 	if o.Attempts <= 0 {
 		o.Attempts = 5
@@ -70,10 +79,11 @@ func (r SyncReport) String() string {
 //	rep, err := u.Wait(ctx)
 type Uploader struct {
 	Store
-	ctx context.Context // bounds every upload
-	opt SyncOptions
-	sem chan struct{}
-	wg  sync.WaitGroup
+	ctx   context.Context // bounds every upload
+	opt   SyncOptions
+	sem   chan struct{}
+	bytes *semaphore.Weighted // of opt.MaxBytes
+	wg    sync.WaitGroup
 
 	mu      sync.Mutex
 	pending map[string][]byte
@@ -87,7 +97,8 @@ type Uploader struct {
 // worker's context as soon as its own part is done).
 func NewUploader(ctx context.Context, s Store, opt SyncOptions) *Uploader {
 	opt.defaults()
-	return &Uploader{Store: s, ctx: ctx, opt: opt, sem: make(chan struct{}, opt.Parallel), pending: map[string][]byte{}}
+	return &Uploader{Store: s, ctx: ctx, opt: opt, sem: make(chan struct{}, opt.Parallel),
+		bytes: semaphore.NewWeighted(opt.MaxBytes), pending: map[string][]byte{}}
 }
 
 // Put queues an upload. It fails at once for a bad key, a cancelled
@@ -105,12 +116,17 @@ func (u *Uploader) Put(ctx context.Context, key string, data []byte) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	n := min(int64(len(data)), u.opt.MaxBytes)
+	if err := u.bytes.Acquire(ctx, n); err != nil {
+		<-u.sem
+		return err
+	}
 	u.mu.Lock()
 	u.pending[key] = data
 	u.mu.Unlock()
 	u.wg.Add(1)
 	go func() {
-		defer func() { <-u.sem; u.wg.Done() }()
+		defer func() { u.bytes.Release(n); <-u.sem; u.wg.Done() }()
 		_, err := retry(u.ctx, u.opt, u.countRetry, func() (struct{}, error) {
 			return struct{}{}, u.Store.Put(u.ctx, key, data)
 		})

@@ -284,3 +284,31 @@ func TestUploaderOutlivesPutContext(t *testing.T) {
 		}
 	})
 }
+
+// TestUploaderBoundsBytes: the uploads in flight hold at most MaxBytes
+// (one larger object alone), however many slots are free.
+func TestUploaderBoundsBytes(t *testing.T) {
+	d, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inflight, peak atomic.Int64
+	slow := &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: &inflight, peak: &peak}
+	ctx := context.Background()
+	u := publish.NewUploader(ctx, slow, publish.SyncOptions{Parallel: 16, MaxBytes: 3 << 10})
+	for i := range 8 {
+		if err := u.Put(ctx, fmt.Sprintf("packs/%d", i), make([]byte, 1<<10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := u.Put(ctx, "packs/large", make([]byte, 8<<10)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := u.Wait(ctx)
+	if err != nil || rep.Uploaded != 9 {
+		t.Fatalf("Wait = %v, %v; want 9 uploaded", rep, err)
+	}
+	if got := peak.Load(); got < 2 || got > 3 {
+		t.Errorf("peak uploads in flight = %d; want 2 or 3 of 1 KiB within 3 KiB", got)
+	}
+}
