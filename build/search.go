@@ -184,7 +184,7 @@ func searchPartSource(lang, bookSource string) string {
 // publishedWords reads the words of a book's published part of a search
 // index, by range: the index beside them is of no use here.
 func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[string]int, error) {
-	st := b.opt.Store
+	st := publish.StorePacks(b.opt.Store)
 	h, err := publish.LoadHeader(ctx, st, ref, 4096, nil)
 	if err != nil {
 		return nil, err
@@ -196,8 +196,8 @@ func (b *builder) publishedWords(ctx context.Context, ref publish.PackRef) (map[
 	if !ok || len(e.Reps) == 0 {
 		return nil, fmt.Errorf("search pack %s without words", ref.Key)
 	}
-	body, err := st.GetRange(ctx, ref.Key, h.BodyOffset()+e.Reps[0].Off, e.Reps[0].Len)
-	if err != nil {
+	body := make([]byte, e.Reps[0].Len)
+	if err := st.ReadPack(ctx, &ref, h.BodyOffset()+e.Reps[0].Off, body); err != nil {
 		return nil, err
 	}
 	return decodeWords(body)

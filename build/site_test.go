@@ -30,11 +30,7 @@ func TestCatalogBibles(t *testing.T) {
 	}
 	entry := func(ref publish.PackRef, name string) []byte {
 		t.Helper()
-		data, err := store.Get(ctx, ref.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := publish.DecodePack(data)
+		p, err := publish.LoadPack(ctx, store, ref)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,11 +61,7 @@ func TestSearchIndexCache(t *testing.T) {
 	sizes := map[string]int64{}
 	for _, id := range []int32{9001, 9002} {
 		x, err := search.Load(e.srv.site.Load().Bibles[id].Entry.Search, func(ref publish.PackRef) ([]byte, error) {
-			data, err := e.store.Get(context.Background(), ref.Key)
-			if err != nil {
-				return nil, err
-			}
-			p, err := publish.DecodePack(data)
+			p, err := publish.LoadPack(context.Background(), e.store, ref)
 			if err != nil {
 				return nil, err
 			}

@@ -85,6 +85,27 @@ func packSet(m *Manifest) map[string]PackRef {
 	return set
 }
 
+// object is what a build needs of one object of the store: a pack of its
+// own, Size bytes, or a volume at least Size bytes long.
+type object struct {
+	Size   int64
+	Volume bool
+}
+
+// objects are the store's objects that m's packs are in, by key.
+func objects(m *Manifest) map[string]object {
+	set := map[string]object{}
+	m.Packs(func(r *PackRef) {
+		if r.Volume == "" {
+			set[r.Key] = object{Size: r.Size}
+			return
+		}
+		o := set[r.Volume]
+		set[r.Volume] = object{Size: max(o.Size, r.Offset+r.Size), Volume: true}
+	})
+	return set
+}
+
 // Rollback makes build current; with build "" it picks the build that was
 // current before the current one, by the store's history (RecordSwitch),
 // or, when the history does not reach back so far (a store written before
@@ -150,23 +171,26 @@ func previousBuild(ctx context.Context, s Store) (string, error) {
 	return bs[i+1].ID, nil
 }
 
-// checkPacks stats every pack of m, a few at a time.
+// checkPacks stats every object m's packs are in, a few at a time.
 func checkPacks(ctx context.Context, s Store, m *Manifest) error {
-	refs := packSet(m)
 	sem := make(chan struct{}, 16)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
-	for _, r := range refs {
+	for key, o := range objects(m) {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			n, err := s.Stat(ctx, r.Key)
-			if err == nil && n != r.Size {
-				err = fmt.Errorf("pack %s is %d bytes, the manifest says %d", r.Key, n, r.Size)
+			n, err := s.Stat(ctx, key)
+			switch {
+			case err != nil:
+			case o.Volume && n < o.Size:
+				err = fmt.Errorf("volume %s is %d bytes, the manifest names packs up to %d", key, n, o.Size)
+			case !o.Volume && n != o.Size:
+				err = fmt.Errorf("pack %s is %d bytes, the manifest says %d", key, n, o.Size)
 			}
 			if err != nil {
 				mu.Lock()
@@ -191,10 +215,10 @@ type GCOptions struct {
 	// Delete does the deletions; without it GC only reports them (the
 	// CLI's default dry run).
 	Delete bool
-	// Orphans also removes packs that no build names at all. Those are
-	// what an interrupted publish leaves behind and what a publish in
-	// progress has written so far, so this must not run while someone
-	// publishes.
+	// Orphans also removes packs and volumes that no build names at all.
+	// Those are what an interrupted publish leaves behind and what a
+	// publish in progress has written so far, so this must not run while
+	// someone publishes.
 	Orphans bool
 	// TempAge is how old a store's temporary file (one a writer killed in
 	// the middle of a write left) must be for GC to remove it; 0 means
@@ -217,7 +241,7 @@ type TempCollector interface {
 type GCReport struct {
 	Kept           []string // build ids, newest first
 	RemovedBuilds  []string
-	RemovedObjects int // packs (manifests not counted)
+	RemovedObjects int // packs and volumes (manifests not counted)
 	RemovedBytes   int64
 	// RemovedTemps are the store's orphaned temporary files (TempCollector).
 	RemovedTemps     int
@@ -226,7 +250,8 @@ type GCReport struct {
 }
 
 // GC removes builds beyond the newest opt.Keep (never the current one) and
-// the packs that only they named. Manifests go first, so that a build is
+// the objects that only they named: packs of their own, and volumes none
+// of whose packs a kept build names. Manifests go first, so that a build is
 // never listed once its packs may be missing. Like any deletion, it must
 // not race a publish: a publish that reuses a pack of a build being removed
 // would lose it.
@@ -259,7 +284,7 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	}
 	needed := map[string]bool{}
 	for id := range keep {
-		for k := range packSet(ms[id]) {
+		for k := range objects(ms[id]) {
 			needed[k] = true
 		}
 	}
@@ -277,7 +302,7 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	} else {
 		seen := map[string]bool{}
 		for _, id := range rep.RemovedBuilds {
-			for k := range packSet(ms[id]) {
+			for k := range objects(ms[id]) {
 				if !needed[k] && !seen[k] {
 					seen[k] = true
 					doomed = append(doomed, k)
@@ -288,12 +313,16 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	}
 	sizes := map[string]int64{}
 	for _, m := range ms {
-		m.Packs(func(r *PackRef) { sizes[r.Key] = r.Size })
+		m.Packs(func(r *PackRef) {
+			if r.Volume == "" {
+				sizes[r.Key] = r.Size
+			}
+		})
 	}
 	for _, k := range doomed {
 		n, ok := sizes[k]
 		if !ok {
-			// An orphan: no manifest knows its size.
+			// A volume or an orphan: no manifest knows its size.
 			if n, err = s.Stat(ctx, k); err != nil && !IsNotExist(err) {
 				return rep, fmt.Errorf("gc: %w", err)
 			}

@@ -283,3 +283,71 @@ func TestGCTemps(t *testing.T) {
 		t.Errorf("temporary files left: %v; want only the recent one", left)
 	}
 }
+
+// TestGCVolumes: a volume stays while a kept build names a pack in it and
+// goes with the last such build; a rollback refuses a build whose volume
+// is shorter than the packs it names in it.
+func TestGCVolumes(t *testing.T) {
+	backends(t, func(t *testing.T, newStore func(t *testing.T) publish.Store) {
+		ctx := context.Background()
+		s := newStore(t)
+		put := func(key, data string) {
+			if err := s.Put(ctx, key, []byte(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put("packs/v/1", "aaabbb")
+		put("packs/v/2", "cccc")
+		ref := func(key, vol string, off, size int64) publish.PackRef {
+			return publish.PackRef{Key: key, Size: size, Volume: vol, Offset: off}
+		}
+		a, b, c := ref("packs/a", "packs/v/1", 0, 3), ref("packs/b", "packs/v/1", 3, 3), ref("packs/c", "packs/v/2", 0, 4)
+		build := func(n int, refs ...publish.PackRef) string {
+			m := &publish.Manifest{Created: day(n), Files: map[string]publish.PackRef{}}
+			for _, r := range refs {
+				m.Files[r.Key] = r
+			}
+			data, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := m.BuildID()
+			put(publish.ManifestKey(id), string(data))
+			if err := s.SetCurrent(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		b1 := build(1, a, b)
+		build(2, a, c)
+		b3 := build(3, c)
+		if bs, err := publish.Builds(ctx, s); err != nil || bs[0].ID != b3 || bs[0].Packs != 1 || bs[0].Bytes != 4 {
+			t.Errorf("builds: %+v, %v", bs, err)
+		}
+
+		rep, err := publish.GC(ctx, s, publish.GCOptions{Keep: 2, Delete: true})
+		if err != nil || strings.Join(rep.RemovedBuilds, " ") != b1 || rep.RemovedObjects != 0 {
+			t.Errorf("keep 2: %+v, %v; want b1 gone and both volumes kept (b2 names a pack of each)", rep, err)
+		}
+		rep, err = publish.GC(ctx, s, publish.GCOptions{Keep: 1, Delete: true})
+		if err != nil || rep.RemovedObjects != 1 || rep.RemovedBytes != 6 {
+			t.Errorf("keep 1: %+v, %v; want volume 1 (6 bytes) gone", rep, err)
+		}
+		for key, want := range map[string]bool{"packs/v/1": false, "packs/v/2": true} {
+			if _, err := s.Stat(ctx, key); (err == nil) != want {
+				t.Errorf("after GC %s present = %v; want %v", key, err == nil, want)
+			}
+		}
+		rep, err = publish.GC(ctx, s, publish.GCOptions{Keep: 1, Delete: true, Orphans: true})
+		if err != nil || rep.RemovedObjects != 0 {
+			t.Errorf("orphans: %+v, %v; want the named volume kept", rep, err)
+		}
+		if _, err := publish.Rollback(ctx, s, b3); err != nil {
+			t.Errorf("rollback to the kept build: %v", err)
+		}
+		put("packs/v/2", "cc")
+		if _, err := publish.Rollback(ctx, s, b3); err == nil || !strings.Contains(err.Error(), "volume packs/v/2 is 2 bytes") {
+			t.Errorf("rollback to a build whose volume is short: %v", err)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -101,13 +102,27 @@ type ChapterEntry struct {
 	Pack PackRef `json:"pack"` // chapter, verses, verse, passages, segments
 }
 
-// PackRef points at a pack object.
+// PackRef points at a pack: named by its content (Key), it is either an
+// object of its own under that key or Size bytes at Offset of a volume
+// object (Volume), which holds many packs written by one build. Builds
+// before volumes name only packs of their own, and their manifests omit
+// both fields, so that they read, and hash (BuildID), as they did.
 type PackRef struct {
-	Key  string `json:"key"`
-	Size int64  `json:"size"`
+	Key    string `json:"key"`
+	Size   int64  `json:"size"`
+	Volume string `json:"volume,omitempty"`
+	Offset int64  `json:"offset,omitempty"`
 	// Modified is when this content was first published; it survives
 	// rebuilds that do not change the pack (Last-Modified).
 	Modified time.Time `json:"modified"`
+}
+
+// Object is the object that holds the pack and the pack's offset in it.
+func (r *PackRef) Object() (key string, off int64) {
+	if r.Volume == "" {
+		return r.Key, 0
+	}
+	return r.Volume, r.Offset
 }
 
 // Bible returns the entry for id, or nil.
@@ -120,15 +135,18 @@ func (m *Manifest) Bible(id int32) *BibleEntry {
 }
 
 // Packs calls fn for every pack the manifest names. r points into m (a
-// copy for the packs of its maps), so that a caller can index a large
-// manifest's packs without copying each reference; fn must not change it.
+// copy, written back when fn returns, for the packs of its maps), so that
+// a caller can index a large manifest's packs without copying each
+// reference, and the build can say where the packs it wrote lie; a
+// pointer kept past fn's return is one into m only for packs not of a map.
 func (m *Manifest) Packs(fn func(r *PackRef)) {
 	if m.Site != nil {
 		fn(m.Site)
 	}
 	for _, refs := range []map[string]PackRef{m.Files, m.Topics, m.Suggestions} {
-		for _, f := range refs {
+		for k, f := range refs {
 			fn(&f)
+			refs[k] = f
 		}
 	}
 	for i := range m.Bibles {
@@ -187,11 +205,60 @@ func LoadCurrent(ctx context.Context, s Store) (*Manifest, string, error) {
 
 // LoadPack reads and decodes a whole pack.
 func LoadPack(ctx context.Context, s Store, ref PackRef) (*Pack, error) {
-	b, err := s.Get(ctx, ref.Key)
+	b, err := GetPack(ctx, s, &ref)
 	if err != nil {
 		return nil, err
 	}
 	return DecodePack(b)
+}
+
+// GetPack reads a whole pack: its own object, or its range of its volume.
+func GetPack(ctx context.Context, s Store, ref *PackRef) ([]byte, error) {
+	if ref.Volume == "" {
+		return s.Get(ctx, ref.Key)
+	}
+	return s.GetRange(ctx, ref.Volume, ref.Offset, ref.Size)
+}
+
+// AppendPack appends a whole pack's bytes to dst (AppendGet, or a ranged
+// read of its volume into dst), growing it when the pack does not fit.
+func AppendPack(ctx context.Context, s Store, ref *PackRef, dst []byte) ([]byte, error) {
+	if ref.Volume == "" {
+		return AppendGet(ctx, s, ref.Key, dst)
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, int(ref.Size))[:n+int(ref.Size)]
+	if err := ReadRange(ctx, s, ref.Volume, ref.Offset, dst[n:]); err != nil {
+		return dst[:n], err
+	}
+	return dst, nil
+}
+
+// PackReader reads a pack by ranges (LoadHeader, an edge's entries).
+type PackReader interface {
+	// ReadPack reads len(b) bytes of pack ref at off, from the pack's
+	// start, into b. Reading past the pack's end is an error.
+	ReadPack(ctx context.Context, ref *PackRef, off int64, b []byte) error
+}
+
+// StorePacks reads packs from the store s.
+func StorePacks(s Store) PackReader { return storePacks{s} }
+
+type storePacks struct{ s Store }
+
+func (p storePacks) ReadPack(ctx context.Context, ref *PackRef, off int64, b []byte) error {
+	return ReadPackRange(ctx, p.s, ref, off, b)
+}
+
+// ReadPackRange reads len(b) bytes of pack ref at off into b, from the
+// object that holds it (Object): within the pack, so that a read of a
+// volume never strays into a neighbour's bytes.
+func ReadPackRange(ctx context.Context, s Store, ref *PackRef, off int64, b []byte) error {
+	if off < 0 || off+int64(len(b)) > ref.Size {
+		return fmt.Errorf("pack %s [%d,+%d): past its %d bytes", ref.Key, off, len(b), ref.Size)
+	}
+	obj, at := ref.Object()
+	return ReadRange(ctx, s, obj, at+off, b)
 }
 
 // probes are LoadHeader's buffers: a header held as read is copied out of
@@ -204,7 +271,7 @@ var probes sync.Pool // *[]byte
 // header is longer. The edge keeps one for each pack it reads by ranges;
 // the build reads a search part's words so. The header is held in buf
 // when it has room (NewHeader).
-func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64, buf []byte) (Header, error) {
+func LoadHeader(ctx context.Context, s PackReader, ref PackRef, probe int64, buf []byte) (Header, error) {
 	bp, _ := probes.Get().(*[]byte)
 	if bp == nil || int64(cap(*bp)) < probe {
 		b := make([]byte, probe)
@@ -212,7 +279,7 @@ func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64, buf []by
 	}
 	defer probes.Put(bp)
 	b := (*bp)[:max(min(ref.Size, probe), 0)]
-	if err := ReadRange(ctx, s, ref.Key, 0, b); err != nil {
+	if err := s.ReadPack(ctx, &ref, 0, b); err != nil {
 		return Header{}, err
 	}
 	b, err := headerRest(ctx, s, ref, b)
@@ -225,18 +292,17 @@ func LoadHeader(ctx context.Context, s Store, ref PackRef, probe int64, buf []by
 // headerRest reads the rest of a pack's header after its first bytes b,
 // when it is longer: b then holds at least up to the end of the header
 // unless the pack is shorter.
-func headerRest(ctx context.Context, s Store, ref PackRef, b []byte) ([]byte, error) {
+func headerRest(ctx context.Context, s PackReader, ref PackRef, b []byte) ([]byte, error) {
 	n, err := packHeaderLen(b)
 	if err != nil {
 		return nil, err
 	}
 	end := min(int64(packHeaderPrefix)+n, ref.Size)
 	if got := int64(len(b)); end > got {
-		rest, err := s.GetRange(ctx, ref.Key, got, end-got)
-		if err != nil {
+		b = append(b[:got:got], make([]byte, end-got)...)
+		if err := s.ReadPack(ctx, &ref, got, b[got:]); err != nil {
 			return nil, err
 		}
-		b = append(b[:got:got], rest...)
 	}
 	return b, nil
 }

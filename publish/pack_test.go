@@ -66,7 +66,7 @@ func TestLoadHeader(t *testing.T) {
 	// does not.
 	for _, st := range []Store{s, struct{ Store }{s}} {
 		for _, probe := range []int64{int64(packHeaderPrefix), 64 << 10, 16} {
-			h, err := LoadHeader(ctx, st, ref, probe, nil)
+			h, err := LoadHeader(ctx, StorePacks(st), ref, probe, nil)
 			if err != nil {
 				t.Fatalf("%T, probe %d: %v", st, probe, err)
 			}
@@ -79,10 +79,10 @@ func TestLoadHeader(t *testing.T) {
 				}
 			}
 		}
-		if _, err := LoadHeader(ctx, st, PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10, nil); err == nil {
+		if _, err := LoadHeader(ctx, StorePacks(st), PackRef{Key: ref.Key, Size: int64(packHeaderPrefix) + 2}, 64<<10, nil); err == nil {
 			t.Errorf("%T: a header past the pack's size accepted", st)
 		}
-		if _, err := LoadHeader(ctx, st, PackRef{Key: ref.Key, Size: int64(len(data)) + 1}, 64<<10, nil); err == nil {
+		if _, err := LoadHeader(ctx, StorePacks(st), PackRef{Key: ref.Key, Size: int64(len(data)) + 1}, 64<<10, nil); err == nil {
 			t.Errorf("%T: a read past the pack's end accepted", st)
 		}
 	}

@@ -217,24 +217,13 @@ func (d *diskCache) get(key string) ([]byte, bool) {
 	return data, true
 }
 
-// getRange reads n bytes at off of the cached pack key: a pack on disk
-// is read by ranges as the store's are, so that the disk tier answers an
-// entry without bringing the whole pack into memory. A file that cannot be
-// read is dropped, and the caller reads the store instead. The file's
-// modification time, the recency a restart reads back, is not touched
-// here: a range is read for every entry, and get touches it on whole reads.
-func (d *diskCache) getRange(key string, off, n int64) ([]byte, bool) {
-	if n < 0 {
-		return nil, false
-	}
-	buf := make([]byte, n)
-	if !d.readRange(key, off, buf) {
-		return nil, false
-	}
-	return buf, true
-}
-
-// readRange reads len(b) bytes of key at off into b, if key is cached.
+// readRange reads len(b) bytes of key at off into b, if key is cached: a
+// pack on disk is read by ranges as the store's are, so that the disk tier
+// answers an entry without bringing the whole pack into memory. A file
+// that cannot be read is dropped, and the caller reads the store instead.
+// The file's modification time, the recency a restart reads back, is not
+// touched here: a range is read for every entry, and get touches it on
+// whole reads.
 func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 	it, ok := d.use(key)
 	if !ok {

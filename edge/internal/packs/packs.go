@@ -220,8 +220,8 @@ func New(cfg Config) (*Packs, error) {
 	if dir && !cfg.CopyLocal {
 		p.local = true
 		// A pack missed is read by ranges, its header and then its
-		// entry, from the same file.
-		d.KeepOpen(openPacks)
+		// entry, from its volume, held open.
+		d.KeepOpen(openVolumes)
 	}
 	if p.wholeMax == 0 {
 		p.wholeMax = DefaultWholeMax
@@ -345,7 +345,7 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 		// Damaged on disk: forget it and fetch it again.
 		p.disk.remove(ref.Key)
 	}
-	data, err := p.store.Get(ctx, ref.Key)
+	data, err := publish.GetPack(ctx, p.store, &ref)
 	if err != nil {
 		return nil, fmt.Errorf("load pack %s: %w", ref.Key, err)
 	}

@@ -66,7 +66,7 @@ func (p *Packs) warm(ctx context.Context, ref publish.PackRef) ([]byte, error) {
 			buf = make([]byte, 0, max(ref.Size, min(fetchRoom, p.wholeMax)))
 		}
 	}
-	data, err := publish.AppendGet(ctx, p.store, ref.Key, buf[:0])
+	data, err := publish.AppendPack(ctx, p.store, &ref, buf[:0])
 	if err != nil {
 		p.release(data)
 		return nil, fmt.Errorf("warm pack %s: %w", ref.Key, err)

@@ -1,7 +1,6 @@
 package packs
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -75,6 +74,11 @@ const (
 	// mix of 67,000 packs 128 files saved 34 % of the opens, and 4,096
 	// only 39 %.
 	openPacks = 256
+	// openVolumes is how many files of a directory store stay open between
+	// reads: all of its volumes (50 Bibles write about 220 of
+	// build.VolumeBytes), so that a miss opens no file; or, from a store
+	// written before volumes, that many of its pack files.
+	openVolumes = 1024
 )
 
 // promoteAfter entries read by range from one pack make it worth holding
@@ -327,10 +331,10 @@ func (p *Packs) toDisk(ctx context.Context, ref publish.PackRef) (whole []byte, 
 	return whole, whole != nil
 }
 
-// source is where a pack's ranges are read (as publish.LoadHeader
-// reads a store): the whole pack just fetched when there is one (copied
-// out, so that nothing kept holds all of it), else the disk cache when it
-// holds the pack, else the store. A read from the pack just fetched is not
+// source is where a pack's ranges are read (publish.PackReader): the
+// whole pack just fetched when there is one (copied out, so that nothing
+// kept holds all of it), else the disk cache when it holds the pack, else
+// the store. A read from the pack just fetched is not
 // counted again: the fetch was.
 type source struct {
 	publish.Store // the observed store
@@ -339,35 +343,22 @@ type source struct {
 	disk          bool // set when a range came from the disk cache
 }
 
-func (s *source) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	if s.whole != nil {
-		if off < 0 || n < 0 || off+n > int64(len(s.whole)) {
-			return nil, fmt.Errorf("pack %s [%d,+%d): past its %d bytes", key, off, n, len(s.whole))
-		}
-		return bytes.Clone(s.whole[off : off+n]), nil
-	}
-	if b, ok := s.p.disk.getRange(key, off, n); ok {
-		s.disk = true
-		return b, nil
-	}
-	return s.Store.GetRange(ctx, key, off, n)
-}
-
-// ReadRange is GetRange into b (publish.RangeReader): a header's probe is
-// read so, into a buffer reused for every header.
-func (s *source) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
+// ReadPack reads a range of pack ref (publish.PackReader): a header's
+// probe is read so, into a buffer reused for every header, and an entry's
+// codings.
+func (s *source) ReadPack(ctx context.Context, ref *publish.PackRef, off int64, b []byte) error {
 	if s.whole != nil {
 		if off < 0 || off+int64(len(b)) > int64(len(s.whole)) {
-			return fmt.Errorf("pack %s [%d,+%d): past its %d bytes", key, off, len(b), len(s.whole))
+			return fmt.Errorf("pack %s [%d,+%d): past its %d bytes", ref.Key, off, len(b), len(s.whole))
 		}
 		copy(b, s.whole[off:])
 		return nil
 	}
-	if s.p.disk.readRange(key, off, b) {
+	if s.p.disk.readRange(ref.Key, off, b) {
 		s.disk = true
 		return nil
 	}
-	return publish.ReadRange(ctx, s.Store, key, off, b)
+	return publish.ReadPackRange(ctx, s.Store, ref, off, b)
 }
 
 // count records which tier answered reads through s (header or ranged
@@ -578,7 +569,7 @@ func (p *Packs) readEntry(v *View, e *publish.Entry, groups []span, whole, buf [
 	for _, g := range groups {
 		at := len(buf)
 		buf = buf[:at+int(g.end-g.off)]
-		if err := src.ReadRange(ctx, ref.Key, v.hdr.BodyOffset()+g.off, buf[at:]); err != nil {
+		if err := src.ReadPack(ctx, &ref, v.hdr.BodyOffset()+g.off, buf[at:]); err != nil {
 			return fmt.Errorf("read %s of pack %s: %w", e.Name, ref.Key, err)
 		}
 		starts = append(starts, int64(at-base))
