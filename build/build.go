@@ -49,6 +49,8 @@ type Options struct {
 	Now      func() time.Time
 	// MaxPackBytes overrides the cap on one pack (MaxPackBytes) when > 0.
 	MaxPackBytes int64
+	// VolumeBytes overrides the size of volumes (VolumeBytes) when > 0.
+	VolumeBytes int64
 	// AllowShrink publishes a build that leaves out more than MaxShrink of
 	// the current build's Bibles; without it such a build is refused
 	// before anything is written.
@@ -71,11 +73,16 @@ type Progress struct {
 type Report struct {
 	Build    string // the build id now current
 	Switched bool   // false when the content was already published
-	Written  int    // objects written
-	Skipped  int    // objects the store already held (unchanged content)
-	Bytes    int64  // bytes written
-	Rendered int    // books rendered
-	Reused   int    // books whose packs were reused without rendering
+	Written  int    // packs written, and the manifest
+	Skipped  int    // packs the store already held (unchanged content)
+	Bytes    int64  // bytes of the packs written, repacked included
+	// Volumes are the volume objects the packs written went into, and
+	// Repacked the packs of earlier builds moved into them from volumes
+	// mostly of dead packs (repack).
+	Volumes  int
+	Repacked int
+	Rendered int // books rendered
+	Reused   int // books whose packs were reused without rendering
 	// Warnings are those of every book of the build, rendered now or
 	// reused from an earlier build.
 	Warnings []error
@@ -113,7 +120,10 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if opt.MaxPackBytes <= 0 {
 		opt.MaxPackBytes = MaxPackBytes
 	}
-	b := &builder{opt: opt, enc: publish.NewEncoder(), now: opt.Now().UTC(), rep: &Report{}}
+	if opt.VolumeBytes <= 0 {
+		opt.VolumeBytes = VolumeBytes
+	}
+	b := &builder{opt: opt, enc: publish.NewEncoder(), now: opt.Now().UTC(), rep: &Report{}, vols: newVolumes(opt.Store, opt.VolumeBytes)}
 	rep, err := b.build(ctx)
 	rep.Duration = time.Since(start)
 	return rep, err
@@ -180,6 +190,9 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	bibles, unread = withoutReferences(opt.Content, bibles, unread)
+	if b.foundKeys, err = b.found(ctx, prev); err != nil {
+		return b.rep, err
+	}
 	m := &publish.Manifest{Created: b.now, Bibles: make([]publish.BibleEntry, len(bibles))}
 	var jobs []*bibleJob
 	for i, cb := range bibles {
@@ -214,6 +227,16 @@ func (b *builder) build(ctx context.Context) (*Report, error) {
 		return b.rep, err
 	}
 	if err := b.languagePacks(ctx, m, topics); err != nil {
+		return b.rep, err
+	}
+	if err := b.repack(ctx, m); err != nil {
+		return b.rep, err
+	}
+	if err := b.vols.flush(ctx); err != nil {
+		return b.rep, fmt.Errorf("build: %w", err)
+	}
+	b.rep.Volumes = b.vols.objects
+	if err := b.vols.place(m); err != nil {
 		return b.rep, err
 	}
 	id := m.BuildID()
@@ -261,6 +284,10 @@ type builder struct {
 	opt Options
 	enc *publish.Encoder
 	now time.Time
+	// vols holds the packs written until their volume is (volume.go), and
+	// foundKeys are the packs of volumes an interrupted build left (found).
+	vols      *volumes
+	foundKeys map[string]publish.PackRef
 	// prevKeys are the previous build's packs by key, pointing into its
 	// manifest: a catalogue's manifest names tens of thousands of packs.
 	prevKeys  map[string]*publish.PackRef
@@ -659,9 +686,11 @@ func (b *builder) biblePack(ctx context.Context, bj *bibleJob) error {
 	return nil
 }
 
-// put publishes a pack unless it is already published, and returns where it
-// is. A pack already named by the previous build keeps its Modified time.
-// what names the pack's content in errors.
+// put publishes a pack unless it is already published, and returns it. A
+// pack already named by the previous build keeps its Modified time and its
+// place; a new one goes into a volume (volumes), and its reference names
+// its place once the build has written the volume (volumes.place). what
+// names the pack's content in errors.
 func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (publish.PackRef, error) {
 	if err := checkPackSize(w, what, b.opt.MaxPackBytes); err != nil {
 		return publish.PackRef{}, err
@@ -671,18 +700,25 @@ func (b *builder) put(ctx context.Context, w *publish.PackWriter, what string) (
 		b.count(func(r *Report) { r.Skipped++ })
 		return *ref, nil
 	}
-	if n, err := b.opt.Store.Stat(ctx, key); err == nil {
+	if ref, ok := b.foundKeys[key]; ok {
 		// Written by an interrupted build: keep it.
 		b.count(func(r *Report) { r.Skipped++ })
-		return publish.PackRef{Key: key, Size: n, Modified: b.now}, nil
-	} else if !publish.IsNotExist(err) {
-		return publish.PackRef{}, err
+		ref.Modified = b.now
+		return ref, nil
 	}
 	data := w.Bytes(b.enc)
-	if err := b.opt.Store.Put(ctx, key, data); err != nil {
-		return publish.PackRef{}, fmt.Errorf("%s: write %s: %w", what, key, err)
+	added, err := b.vols.add(ctx, key, data)
+	if err != nil {
+		return publish.PackRef{}, fmt.Errorf("%s: %w", what, err)
 	}
-	b.count(func(r *Report) { r.Written++; r.Bytes += int64(len(data)) })
+	b.count(func(r *Report) {
+		if added {
+			r.Written++
+			r.Bytes += int64(len(data))
+		} else {
+			r.Skipped++ // the same pack twice in this build
+		}
+	})
 	return publish.PackRef{Key: key, Size: int64(len(data)), Modified: b.now}, nil
 }
 

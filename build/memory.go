@@ -24,6 +24,10 @@ const (
 	// that) and the encoding of the new one at the end of the build: what
 	// grows with the catalogue.
 	memoryPerManifestByte = 2
+	// memoryVolumes is the volume being filled with packs and those being
+	// written: one to a directory store, up to the Uploader's MaxBytes
+	// (two) to a remote one.
+	memoryVolumes = 3 * VolumeBytes
 )
 
 // MemoryBudget is the memory a build with workers workers needs when the
@@ -34,5 +38,5 @@ const (
 // packs, and so the number of Bibles. A build that needs more than its
 // budget still runs, its collector working harder.
 func MemoryBudget(workers int, manifestBytes int64) int64 {
-	return memoryBase + int64(max(workers, 1))*memoryPerWorker + memoryPerManifestByte*manifestBytes
+	return memoryBase + memoryVolumes + int64(max(workers, 1))*memoryPerWorker + memoryPerManifestByte*manifestBytes
 }

@@ -71,11 +71,13 @@ key=$(sed -n 's/.*"app_key": *"\([^"]*\)".*/\1/p' fixtures/demo-keys.json)
 # The catalogue: bench-catalogue's 50 Bibles (scripts/catalogue.sh), built
 # once into a directory store and kept between runs (7 GB), and built again
 # when what a build writes has changed: the pack format (publish's
-# packFormat) or the rendering (build's renderVersion).
-format=$(grep -h -e '^const packFormat' -e '^const renderVersion' publish/pack.go build/build.go)
-# Both lines, or the stamp would stop changing with them.
-[ "$(printf '%s\n' "$format" | wc -l)" = 2 ] || {
-	echo "bench-scale: packFormat or renderVersion not found in publish/pack.go, build/build.go" >&2
+# packFormat), the rendering (build's renderVersion) or the volumes
+# (build's VolumeBytes).
+format=$(grep -h -e '^const packFormat' -e '^const renderVersion' -e '^const VolumeBytes' \
+	publish/pack.go build/build.go build/volume.go)
+# Every line, or the stamp would stop changing with them.
+[ "$(printf '%s\n' "$format" | wc -l)" = 3 ] || {
+	echo "bench-scale: packFormat, renderVersion or VolumeBytes not found in publish/pack.go, build/*.go" >&2
 	exit 2
 }
 format=$(printf '%s\n' "$format" | sha256sum | cut -c1-16)

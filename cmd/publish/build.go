@@ -101,6 +101,15 @@ func summary(rep *build.Report, up publish.SyncReport, listed bool) string {
 	if len(rep.Warnings) > 0 && !listed {
 		b.WriteString(" (--warnings lists them)")
 	}
+	if rep.Volumes > 0 {
+		fmt.Fprintf(&b, "; packs in %d new volume", rep.Volumes)
+		if rep.Volumes > 1 {
+			b.WriteByte('s')
+		}
+		if rep.Repacked > 0 {
+			fmt.Fprintf(&b, ", %d of them moved from volumes mostly of packs no longer published", rep.Repacked)
+		}
+	}
 	if up.Retries > 0 {
 		fmt.Fprintf(&b, "; %d uploads retried", up.Retries)
 	}

@@ -35,10 +35,10 @@ func TestSummary(t *testing.T) {
 	if got != want {
 		t.Errorf("summary =\n%q, want\n%q", got, want)
 	}
-	rep.Switched, rep.Written, rep.Bytes = true, 2, 3<<20
+	rep.Switched, rep.Written, rep.Bytes, rep.Volumes, rep.Repacked = true, 2, 3<<20, 1, 7
 	got = summary(rep, publish.SyncReport{Retries: 3}, true)
 	if !strings.Contains(got, "is now current: 2 objects written (3.0 MiB)") || !strings.Contains(got, "; 3 uploads retried") ||
-		strings.Contains(got, "--warnings") {
+		!strings.Contains(got, "; packs in 1 new volume, 7 of them moved from volumes") || strings.Contains(got, "--warnings") {
 		t.Errorf("summary = %q", got)
 	}
 }
