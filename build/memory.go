@@ -26,7 +26,8 @@ const (
 	memoryPerManifestByte = 2
 	// memoryVolumes is the volume being filled with packs and those being
 	// written: one to a directory store, up to the Uploader's MaxBytes
-	// (two) to a remote one.
+	// (two) to a remote one. With volumes, make bench-catalogue's builds
+	// peaked at 227 MiB of RSS for 5 Bibles and 252 for 50 (1.11).
 	memoryVolumes = 3 * VolumeBytes
 )
 
