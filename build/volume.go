@@ -8,7 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -150,28 +151,25 @@ func (v *volumes) place(m *publish.Manifest) error {
 // kept build names any of them. It reads each live pack (not the whole
 // volume) and adds it to a new volume; place then points m at it.
 func (b *builder) repack(ctx context.Context, m *publish.Manifest) error {
-	live := map[string]int64{}
-	packs := map[string][]publish.PackRef{}
+	packs := map[string][]publish.PackRef{} // by volume
 	seen := map[string]bool{}
 	m.Packs(func(r *publish.PackRef) {
 		if r.Volume == "" || seen[r.Key] {
 			return
 		}
 		seen[r.Key] = true
-		live[r.Volume] += r.Size
 		packs[r.Volume] = append(packs[r.Volume], *r)
 	})
-	keys := make([]string, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, vol := range keys {
+	for _, vol := range slices.Sorted(maps.Keys(packs)) {
 		size, err := b.opt.Store.Stat(ctx, vol)
 		if err != nil {
 			return fmt.Errorf("build: volume %s of the current build: %w", vol, err)
 		}
-		if 2*live[vol] >= size {
+		var live int64
+		for _, r := range packs[vol] {
+			live += r.Size
+		}
+		if 2*live >= size {
 			continue
 		}
 		for _, r := range packs[vol] {

@@ -313,11 +313,11 @@ func GC(ctx context.Context, s Store, opt GCOptions) (GCReport, error) {
 	}
 	sizes := map[string]int64{}
 	for _, m := range ms {
-		m.Packs(func(r *PackRef) {
-			if r.Volume == "" {
-				sizes[r.Key] = r.Size
+		for k, o := range objects(m) {
+			if !o.Volume {
+				sizes[k] = o.Size
 			}
-		})
+		}
 	}
 	for _, k := range doomed {
 		n, ok := sizes[k]

@@ -218,12 +218,7 @@ func TestUploaderHoldsTheSwitch(t *testing.T) {
 func TestUploaderParallel(t *testing.T) {
 	// A store whose Put takes 20 ms: 32 uploads 16 at a time take about
 	// 40 ms, one at a time 640 ms.
-	d, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inflight, peak atomic.Int64
-	slow := &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: &inflight, peak: &peak}
+	slow, peak := newSlowStore(t)
 	ctx := context.Background()
 	u := publish.NewUploader(ctx, slow, publish.SyncOptions{Parallel: 16})
 	for _, o := range objects(32, "p") {
@@ -238,6 +233,18 @@ func TestUploaderParallel(t *testing.T) {
 	if got := peak.Load(); got < 8 || got > 16 {
 		t.Errorf("peak uploads in flight = %d; want between 8 and 16", got)
 	}
+}
+
+// newSlowStore is a directory store whose Put takes 20 ms, and the most
+// Puts it saw at once.
+func newSlowStore(t *testing.T) (*slowStore, *atomic.Int64) {
+	t.Helper()
+	d, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak atomic.Int64
+	return &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: new(atomic.Int64), peak: &peak}, &peak
 }
 
 type slowStore struct {
@@ -288,12 +295,7 @@ func TestUploaderOutlivesPutContext(t *testing.T) {
 // TestUploaderBoundsBytes: the uploads in flight hold at most MaxBytes
 // (one larger object alone), however many slots are free.
 func TestUploaderBoundsBytes(t *testing.T) {
-	d, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inflight, peak atomic.Int64
-	slow := &slowStore{Store: d, delay: 20 * time.Millisecond, inflight: &inflight, peak: &peak}
+	slow, peak := newSlowStore(t)
 	ctx := context.Background()
 	u := publish.NewUploader(ctx, slow, publish.SyncOptions{Parallel: 16, MaxBytes: 3 << 10})
 	for i := range 8 {
