@@ -1,8 +1,11 @@
 package publish_test
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bibleplatform/platform/publish"
 )
@@ -23,6 +26,52 @@ func TestSearchEntryModified(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.entry.Modified(); !got.Equal(tt.want) {
 			t.Errorf("%s: Modified() = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestManifestVolumesShareNames(t *testing.T) {
+	ctx := context.Background()
+	s, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const vol = "packs/v/0123456789abcdef0123"
+	ref := func(key string, off int64) publish.PackRef {
+		return publish.PackRef{Key: key, Size: 10, Volume: vol, Offset: off}
+	}
+	m := publish.Manifest{Bibles: []publish.BibleEntry{{ID: 1, Pack: ref("packs/a", 0), Books: []publish.BookEntry{
+		{Pack: ref("packs/b", 10)}, {Pack: ref("packs/c", 20)},
+	}}}}
+	data, err := json.Marshal(&m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := m.BuildID()
+	if err := s.Put(ctx, publish.ManifestKey(id), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetCurrent(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	got, gotID, err := publish.LoadCurrent(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotID != id || got.BuildID() != id {
+		t.Fatalf("loaded build %s (content %s), want %s", gotID, got.BuildID(), id)
+	}
+	var names []string
+	got.Packs(func(r *publish.PackRef) { names = append(names, r.Volume) })
+	if len(names) != 3 {
+		t.Fatalf("%d references, want 3", len(names))
+	}
+	for _, n := range names {
+		if n != vol {
+			t.Fatalf("volume %q, want %q", n, vol)
+		}
+		if unsafe.StringData(n) != unsafe.StringData(names[0]) {
+			t.Errorf("references to one volume hold separate copies of its name")
 		}
 	}
 }

@@ -56,7 +56,7 @@ type gcCmd struct {
 	Store   string `help:"The store: a directory or s3://…" default:".run/store" env:"STORE"`
 	Keep    int    `help:"Newest builds to keep (the current one is always kept)." default:"5"`
 	Delete  bool   `help:"Delete; without it, only say what would go."`
-	Orphans bool   `help:"Also remove packs no build names (never while someone publishes)."`
+	Orphans bool   `help:"Also remove packs and volumes that no build names (never while someone publishes)."`
 }
 
 func (c *gcCmd) Run(ctx context.Context) error {
