@@ -36,8 +36,8 @@ type Suggester struct {
 
 type suggestCand struct {
 	Suggestion
-	folded string
-	words  []string
+	folded string   // Text when folding leaves it as it is
+	words  []string // a multi-word candidate's words; nil for one word
 }
 
 // NewSuggester prepares candidates; of candidates that fold alike, the
@@ -52,7 +52,18 @@ func NewSuggester(list []Suggestion) *Suggester {
 		if old, ok := byKey[f]; ok && !better(s, old.Suggestion) {
 			continue
 		}
-		byKey[f] = suggestCand{Suggestion: s, folded: f, words: strings.Fields(f)}
+		// An edge keeps every language's suggester for a build's life:
+		// tens of thousands of candidates, most of one word and many
+		// already folded, whose every allocation the collector marks at
+		// each cycle. Those share the text, and hold no words.
+		c := suggestCand{Suggestion: s, folded: f}
+		if f == s.Text {
+			c.folded = s.Text
+		}
+		if strings.IndexByte(f, ' ') >= 0 {
+			c.words = strings.Fields(f)
+		}
+		byKey[f] = c
 	}
 	x := &Suggester{}
 	for _, c := range byKey {
