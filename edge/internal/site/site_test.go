@@ -2,6 +2,7 @@ package site
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,9 +12,12 @@ import (
 
 // A chapter is found by its book and id, and nothing else is.
 func TestChapter(t *testing.T) {
+	long := strings.Repeat("x", 40)
 	m := &publish.Manifest{Bibles: []publish.BibleEntry{{ID: 1, Books: []publish.BookEntry{
 		{ID: "PS2", Chapters: []publish.ChapterEntry{{ID: "1_1"}}},
 		{ID: "JHN", Chapters: []publish.ChapterEntry{{ID: "1"}, {ID: "3"}}},
+		// Longer than a slot of the index holds: found by the whole key.
+		{ID: "LNG", Chapters: []publish.ChapterEntry{{ID: long + "a"}, {ID: long + "b"}}},
 	}}}}
 	bv := New("b1", m).Bibles[1]
 	tests := []struct {
@@ -25,6 +29,10 @@ func TestChapter(t *testing.T) {
 		{"JHN", "2", nil},
 		{"PS2", "1", nil},
 		{"GEN", "1", nil},
+		{"LNG", long + "a", &m.Bibles[0].Books[2].Chapters[0]},
+		{"LNG", long + "b", &m.Bibles[0].Books[2].Chapters[1]},
+		{"LNG", long + "c", nil},
+		{"LNG", long, nil},
 	}
 	for _, tc := range tests {
 		got := bv.Chapter(bible.BookID(tc.book), tc.chapter)
@@ -35,8 +43,8 @@ func TestChapter(t *testing.T) {
 			t.Errorf("%s.%s: got %v, want the manifest's entry", tc.book, tc.chapter, got)
 		}
 	}
-	if n := len(bv.Chapters()); n != 3 {
-		t.Errorf("%d chapters, want 3", n)
+	if n := len(bv.Chapters()); n != 5 {
+		t.Errorf("%d chapters, want 5", n)
 	}
 }
 
