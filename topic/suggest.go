@@ -28,6 +28,9 @@ const MaxSuggestions = 10
 // sourceRank puts topics before book names before Bible words.
 var sourceRank = map[string]int{SourceTopic: 0, SourceBook: 1, SourceVocabulary: 2}
 
+// sourceOf gives each source's name as the constant.
+var sourceOf = map[string]string{SourceTopic: SourceTopic, SourceBook: SourceBook, SourceVocabulary: SourceVocabulary}
+
 // Suggester answers as-you-type queries from one language's candidates.
 type Suggester struct {
 	cands []suggestCand // by folded text
@@ -55,8 +58,12 @@ func NewSuggester(list []Suggestion) *Suggester {
 		// An edge keeps every language's suggester for a build's life:
 		// tens of thousands of candidates, most of one word and many
 		// already folded, whose every allocation the collector marks at
-		// each cycle. Those share the text, and hold no words.
+		// each cycle. Those share the text, and hold no words; a
+		// candidate's source is the constant.
 		c := suggestCand{Suggestion: s, folded: f}
+		if src, ok := sourceOf[s.Source]; ok {
+			c.Source = src // the constant, not the decoder's copy
+		}
 		if f == s.Text {
 			c.folded = s.Text
 		}

@@ -3,6 +3,7 @@ package topic
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestParse(t *testing.T) {
@@ -234,5 +235,34 @@ func TestParseLongLine(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "topics/en.jsonl:2:1048577: the line is longer than 1048576 bytes") {
 		t.Errorf("errors %v; want one for line 2", errs)
+	}
+}
+
+// A suggester keeps what it must for a build's life and no more: a
+// candidate's source is the constant, an already-folded text is not
+// copied, and only a multi-word candidate holds its words.
+func TestSuggesterShares(t *testing.T) {
+	text := strings.Clone("grace")
+	x := NewSuggester([]Suggestion{
+		{Text: text, Source: strings.Clone(SourceVocabulary), Weight: 3},
+		{Text: "Love One Another", Source: strings.Clone(SourceTopic), Weight: 1},
+	})
+	for _, c := range x.cands {
+		if unsafe.StringData(c.Source) != unsafe.StringData(sourceOf[c.Source]) {
+			t.Errorf("%q: its source %q is a copy, not the constant", c.Text, c.Source)
+		}
+		switch c.Text {
+		case text:
+			if unsafe.StringData(c.folded) != unsafe.StringData(text) || c.words != nil {
+				t.Errorf("%q: folded text copied or words held (%q)", c.Text, c.words)
+			}
+		default:
+			if c.folded != "love one another" || len(c.words) != 3 {
+				t.Errorf("%q: folded %q, words %q", c.Text, c.folded, c.words)
+			}
+		}
+	}
+	if got := x.Suggest("one an"); len(got) != 1 || got[0].Text != "Love One Another" {
+		t.Errorf("Suggest(one an) = %v", got)
 	}
 }
