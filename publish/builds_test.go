@@ -30,6 +30,18 @@ func publishBuild(t *testing.T, s publish.Store, created time.Time, packs ...str
 		}
 		m.Files[p] = ref
 	}
+	id := putCurrent(t, s, m)
+	if err := publish.RecordSwitch(ctx, s, id, publish.SwitchBuild); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// putCurrent writes manifest m and makes it the current build; it returns
+// the build id.
+func putCurrent(t *testing.T, s publish.Store, m *publish.Manifest) string {
+	t.Helper()
+	ctx := context.Background()
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +51,6 @@ func publishBuild(t *testing.T, s publish.Store, created time.Time, packs ...str
 		t.Fatal(err)
 	}
 	if err := s.SetCurrent(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if err := publish.RecordSwitch(ctx, s, id, publish.SwitchBuild); err != nil {
 		t.Fatal(err)
 	}
 	return id

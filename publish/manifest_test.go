@@ -2,7 +2,6 @@ package publish_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 	"unsafe"
@@ -43,17 +42,7 @@ func TestManifestVolumesShareNames(t *testing.T) {
 	m := publish.Manifest{Bibles: []publish.BibleEntry{{ID: 1, Pack: ref("packs/a", 0), Books: []publish.BookEntry{
 		{Pack: ref("packs/b", 10)}, {Pack: ref("packs/c", 20)},
 	}}}}
-	data, err := json.Marshal(&m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := m.BuildID()
-	if err := s.Put(ctx, publish.ManifestKey(id), data); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetCurrent(ctx, id); err != nil {
-		t.Fatal(err)
-	}
+	id := putCurrent(t, s, &m)
 	got, gotID, err := publish.LoadCurrent(ctx, s)
 	if err != nil {
 		t.Fatal(err)
