@@ -186,18 +186,27 @@ func loadManifest(ctx context.Context, s Store, build string) (*Manifest, error)
 	if err != nil {
 		return nil, fmt.Errorf("load build %s: %w", build, err)
 	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	m, err := DecodeManifest(b)
+	if err != nil {
 		return nil, fmt.Errorf("load build %s: %w", build, err)
+	}
+	return m, nil
+}
+
+// DecodeManifest decodes a manifest's JSON, its references to one volume
+// sharing one string: the decoder gives each its own, and 50 Bibles'
+// 67,000 references name about 220 volumes. An edge keeps the manifest it
+// serves for the build's life, where each copy was a heap object for the
+// collector to mark.
+func DecodeManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
 	}
 	internVolumes(&m)
 	return &m, nil
 }
 
-// internVolumes makes the references to one volume share one string: the
-// decoder gives each its own, and 50 Bibles' 67,000 references name about
-// 220 volumes. An edge keeps the manifest it serves for the build's life,
-// where each copy was a heap object for the collector to mark.
 func internVolumes(m *Manifest) {
 	names := make(map[string]string)
 	m.Packs(func(r *PackRef) {

@@ -88,11 +88,11 @@ func readSavedBuild(dir string) (string, *publish.Manifest, error) {
 	if hex.EncodeToString(sum[:]) != sb.SHA256 {
 		return "", nil, fmt.Errorf("saved build %s: manifest checksum mismatch", path)
 	}
-	var m publish.Manifest
-	if err := json.Unmarshal(sb.Manifest, &m); err != nil {
+	m, err := publish.DecodeManifest(sb.Manifest)
+	if err != nil {
 		return "", nil, fmt.Errorf("saved build %s: manifest: %w", path, err)
 	}
-	return sb.Build, &m, nil
+	return sb.Build, m, nil
 }
 
 // SaveBuild keeps the build just swapped in, when there is a disk cache.
