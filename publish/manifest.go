@@ -207,6 +207,8 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
+// internVolumes makes m's references to one volume share one string
+// (DecodeManifest says why).
 func internVolumes(m *Manifest) {
 	names := make(map[string]string)
 	m.Packs(func(r *PackRef) {
