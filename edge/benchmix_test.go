@@ -59,7 +59,7 @@ func BenchmarkHandlerMix(b *testing.B) {
 	// again for each b.N.
 	mixOnce.Do(func() {
 		if os.Getenv("EDGE_BENCH_HUGE_PAGES") == "1" {
-			hugepages.Advise(context.Background(), 10*time.Millisecond, slog.New(slog.DiscardHandler))
+			hugepages.Advise(context.Background(), 10*time.Millisecond, 0, slog.New(slog.DiscardHandler))
 		}
 		mix = openBenchMix(b, dir, Config{})
 		// Every resource loaded before measuring, and every composed

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -194,9 +195,9 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 	}
 	setMemoryLimit(memoryBound(c.PackCache, c.ComposeCache, c.SearchIndexCache), log)
 	if c.HugePages {
-		// Before the packs fill the heap, so that the kernel can merge
-		// their pages into huge pages as soon as they are there.
-		hugepages.Advise(ctx, time.Second, log)
+		// Before the packs fill the heap, so that the heap grows into
+		// memory advised for huge pages up to its limit.
+		hugepages.Advise(ctx, time.Second, debug.SetMemoryLimit(-1), log)
 	}
 	var accessLog *slog.Logger
 	if c.AccessLog {

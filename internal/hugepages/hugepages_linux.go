@@ -6,8 +6,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -57,9 +61,18 @@ const thpModeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 // so a heap of 500 MiB takes about five minutes. So each look also asks the
 // kernel to merge at once (MADV_COLLAPSE) every huge-page range of an
 // advised mapping that is nearly all resident (denseMin) and not merged
-// yet. It reports the mode found and logs what it advised and merged;
-// errors are logged, never fatal: huge pages are an optimisation.
-func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string {
+// yet. A merge copies the range's pages while the calling thread waits, 3.5
+// to 17 ms a range on a virtual machine, and that thread is the process's
+// processor for as long (docs/edge.md, "The huge-page advisor's merges
+// stall the edge"). So, when reserve is more than 0 (the heap's limit), the
+// heap is made to map that much at once before it needs it, and the first
+// look advises that mapping before any of it is touched (reserveHeap): the
+// heap then grows into memory the kernel backs with a huge page at its
+// first touch, and the merges are left for what was touched before the
+// advice or split since. It reports the mode found and logs what it
+// advised and merged; errors are logged, never fatal: huge pages are an
+// optimisation.
+func Advise(ctx context.Context, every time.Duration, reserve int64, log *slog.Logger) string {
 	b, err := os.ReadFile(thpModeFile)
 	if err != nil {
 		log.Info("transparent huge pages unknown", "err", err)
@@ -71,8 +84,8 @@ func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string {
 		return mode
 	}
 	a := newAdvisor(log)
-	a.advise()
-	log.Info("huge pages advised for the heap", "bytes", a.bytes, "collapsed_bytes", a.collapsed*hugePageSize)
+	reserved := a.reserveHeap(reserveBytes(reserve))
+	log.Info("huge pages advised for the heap", "bytes", a.bytes, "reserved_bytes", reserved, "collapsed_bytes", a.collapsed*hugePageSize)
 	go func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -110,7 +123,11 @@ type hugeAdvisor struct {
 	log     *slog.Logger
 
 	// merged holds the huge-page ranges (by start) a collapse merged and
-	// that are still all resident; collapsed counts the merges.
+	// that are still all resident; collapsed counts the merges. A range
+	// the kernel gave as a huge page at its first touch is asked once
+	// too, and counts: the kernel answers at once (about 1.3 µs, where a
+	// merge of small pages takes a millisecond or more), and mincore
+	// cannot tell the two apart.
 	merged    map[uintptr]bool
 	collapsed uintptr
 	// noCollapse is set when the kernel has no MADV_COLLAPSE (before 6.1).
@@ -120,6 +137,54 @@ type hugeAdvisor struct {
 
 func newAdvisor(log *slog.Logger) *hugeAdvisor {
 	return &hugeAdvisor{advised: map[[2]uintptr]bool{}, merged: map[uintptr]bool{}, log: log}
+}
+
+// reserveHeap makes the heap map n bytes at once (one allocation, never
+// touched), looks at the mappings (advising that one while none of its
+// pages is resident), and lets the allocation go, its memory returned to
+// the kernel. The Go runtime's page allocator takes the lowest free
+// addresses first, so the heap's later growth reuses that advised range
+// rather than mapping new memory that no look has advised yet, and each
+// 2 MiB of it becomes a huge page at its first touch. Mapped memory that
+// is never touched costs no resident memory. It reports n; with n 0 it
+// only looks.
+func (a *hugeAdvisor) reserveHeap(n uintptr) uintptr {
+	if n == 0 {
+		a.advise()
+		return 0
+	}
+	r := make([]byte, n)
+	a.advise()
+	runtime.KeepAlive(r)
+	r = nil
+	// A collection frees it, and the memory goes back to the kernel
+	// (its pages were never there), so that the runtime counts none of
+	// it against the heap's limit.
+	debug.FreeOSMemory()
+	return n
+}
+
+// reserveBytes is how much of the heap's limit reserveHeap may map at
+// once: the heap's limit (none without one), not more than half the
+// machine's memory, and nothing where the
+// kernel counts every private mapping against a commit limit
+// (vm.overcommit_memory 2), since a mapping it refuses would end the
+// process (the Go runtime cannot recover from a failed heap mapping).
+// Rounded down to whole huge pages.
+func reserveBytes(limit int64) uintptr {
+	if limit <= 0 || limit == math.MaxInt64 { // no limit
+		return 0
+	}
+	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {
+		return 0
+	}
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0
+	}
+	half := uint64(si.Totalram) * uint64(si.Unit) / 2
+	n := min(uint64(limit), half)
+	return uintptr(n) &^ (hugePageSize - 1)
 }
 
 func (a *hugeAdvisor) advise() {

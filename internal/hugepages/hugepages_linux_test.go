@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,7 +78,7 @@ func TestAdvise(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if mode := Advise(ctx, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil))); mode != "madvise" {
+	if mode := Advise(ctx, 10*time.Millisecond, 0, slog.New(slog.NewTextHandler(io.Discard, nil))); mode != "madvise" {
 		t.Fatalf("Advise reported mode %q, want madvise", mode)
 	}
 	if !advised(t, uintptr(unsafe.Pointer(&before[0]))) {
@@ -150,6 +153,72 @@ func TestCollapse(t *testing.T) {
 			t.Errorf("range %#x of the sparse mapping recorded as merged", p)
 		}
 	}
+}
+
+// TestReserveHeap: once reserveHeap has run, the memory the heap takes for
+// small objects comes from the kernel as huge pages at its first touch,
+// with no look (and so no merge) after it; without the reservation the
+// heap grows into mappings no look has advised. Each case runs in a
+// process of its own, for a heap that no other test has grown.
+func TestReserveHeap(t *testing.T) {
+	if n := os.Getenv("HUGEPAGES_RESERVE"); n != "" {
+		reserveChild(t, n)
+		return
+	}
+	b, err := os.ReadFile(thpModeFile)
+	if err != nil || thpMode(b) != "madvise" {
+		t.Skipf("transparent huge pages are not in madvise mode here (%q, %v)", b, err)
+	}
+	huge := func(reserve int) int {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReserveHeap$", "-test.v")
+		cmd.Env = append(os.Environ(), "HUGEPAGES_RESERVE="+strconv.Itoa(reserve))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		_, v, ok := bytes.Cut(out, []byte("anon_huge_kib="))
+		if !ok {
+			t.Fatalf("no anon_huge_kib in %s", out)
+		}
+		f := bytes.Fields(v)
+		n, err := strconv.Atoi(string(f[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	with, without := huge(512<<20), huge(0)
+	t.Logf("after 256 MiB of small objects: %d KiB in huge pages with the reservation, %d without", with, without)
+	if with < 192<<10 {
+		t.Errorf("with a reservation of 512 MiB: %d KiB of the heap's 256 MiB of objects in huge pages, want at least 192 MiB", with>>10)
+	}
+}
+
+// reserveChild is TestReserveHeap's process: it reserves n bytes (a
+// decimal number), then fills 256 MiB of 32 KiB objects, and prints the
+// process's huge pages.
+func reserveChild(t *testing.T, n string) {
+	r, err := strconv.Atoi(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAdvisor(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a.reserveHeap(uintptr(r))
+	keep := make([][]byte, 0, 8192)
+	for range cap(keep) {
+		b := make([]byte, 32<<10)
+		for i := 0; i < len(b); i += os.Getpagesize() {
+			b[i] = 1
+		}
+		keep = append(keep, b)
+	}
+	rollup, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ := bytes.Cut(rollup, []byte("AnonHugePages:"))
+	fmt.Printf("anon_huge_kib=%s\n", bytes.Fields(v)[0])
+	runtime.KeepAlive(keep)
 }
 
 // atLeast reports whether the kernel release rel ("6.18.44-…") is at least

@@ -10,4 +10,6 @@ import (
 
 // Advise does nothing outside Linux, where the kernel decides
 // about huge pages itself.
-func Advise(ctx context.Context, every time.Duration, log *slog.Logger) string { return "" }
+func Advise(ctx context.Context, every time.Duration, reserve int64, log *slog.Logger) string {
+	return ""
+}
