@@ -170,9 +170,10 @@ func (a *hugeAdvisor) reserveHeap(n uintptr) uintptr {
 // kernel counts every private mapping against a commit limit
 // (vm.overcommit_memory 2), since a mapping it refuses would end the
 // process (the Go runtime cannot recover from a failed heap mapping).
-// Rounded down to whole huge pages.
+// Rounded down to whole huge pages. Only on 64-bit platforms: a 32-bit
+// address space may have no free range that large.
 func reserveBytes(limit int64) uintptr {
-	if limit <= 0 || limit == math.MaxInt64 { // no limit
+	if limit <= 0 || limit == math.MaxInt64 || unsafe.Sizeof(uintptr(0)) < 8 {
 		return 0
 	}
 	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {

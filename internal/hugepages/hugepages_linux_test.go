@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -191,6 +192,34 @@ func TestReserveHeap(t *testing.T) {
 	t.Logf("after 256 MiB of small objects: %d KiB in huge pages with the reservation, %d without", with, without)
 	if with < 192<<10 {
 		t.Errorf("with a reservation of 512 MiB: %d KiB of the heap's 256 MiB of objects in huge pages, want at least 192 MiB", with>>10)
+	}
+}
+
+// TestReserveBytes: the reservation is the heap's limit in whole huge
+// pages, none without a limit, and never more than half the machine's
+// memory.
+func TestReserveBytes(t *testing.T) {
+	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {
+		t.Skipf("strict overcommit here (%q, %v): no reservation at all", b, err)
+	}
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		t.Fatal(err)
+	}
+	half := uintptr(uint64(si.Totalram) * uint64(si.Unit) / 2)
+	for _, tc := range []struct {
+		limit int64
+		want  uintptr
+	}{
+		{0, 0},
+		{-1, 0},
+		{math.MaxInt64, 0},
+		{64<<20 + 5, 64 << 20},
+		{1 << 50, half &^ (hugePageSize - 1)},
+	} {
+		if got := reserveBytes(tc.limit); got != tc.want {
+			t.Errorf("reserveBytes(%d) = %d, want %d", tc.limit, got, tc.want)
+		}
 	}
 }
 
