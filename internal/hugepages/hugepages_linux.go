@@ -164,14 +164,12 @@ func (a *hugeAdvisor) reserveHeap(n uintptr) uintptr {
 	return n
 }
 
-// reserveBytes is how much of the heap's limit reserveHeap may map at
-// once: the heap's limit (none without one), not more than half the
-// machine's memory, and nothing where the
-// kernel counts every private mapping against a commit limit
-// (vm.overcommit_memory 2), since a mapping it refuses would end the
-// process (the Go runtime cannot recover from a failed heap mapping).
-// Rounded down to whole huge pages. Only on 64-bit platforms: a 32-bit
-// address space may have no free range that large.
+// reserveBytes is how much reserveHeap may map at once: the heap's limit
+// (nothing without one) in whole huge pages, at most half the machine's
+// memory. Nothing where the kernel counts every private mapping against a
+// commit limit (vm.overcommit_memory 2), since a heap mapping it refused
+// would end the process (the Go runtime cannot recover from one), nor on a
+// 32-bit platform, whose address space may have no free range that large.
 func reserveBytes(limit int64) uintptr {
 	if limit <= 0 || limit == math.MaxInt64 || unsafe.Sizeof(uintptr(0)) < 8 {
 		return 0
