@@ -84,7 +84,7 @@ func Advise(ctx context.Context, every time.Duration, reserve int64, log *slog.L
 		return mode
 	}
 	a := newAdvisor(log)
-	reserved := a.reserveHeap(reserveBytes(reserve))
+	reserved := a.reserveHeap(reserveBytes(reserve, reserveMost()))
 	log.Info("huge pages advised for the heap", "bytes", a.bytes, "reserved_bytes", reserved, "collapsed_bytes", a.collapsed*hugePageSize)
 	go func() {
 		t := time.NewTicker(every)
@@ -155,23 +155,31 @@ func (a *hugeAdvisor) reserveHeap(n uintptr) uintptr {
 	}
 	r := make([]byte, n)
 	a.advise()
+	// Unreachable from here on: a collection frees it, and the memory
+	// goes back to the kernel (its pages were never there), so that the
+	// runtime counts none of it against the heap's limit.
 	runtime.KeepAlive(r)
-	r = nil
-	// A collection frees it, and the memory goes back to the kernel
-	// (its pages were never there), so that the runtime counts none of
-	// it against the heap's limit.
 	debug.FreeOSMemory()
 	return n
 }
 
 // reserveBytes is how much reserveHeap may map at once: the heap's limit
-// (nothing without one) in whole huge pages, at most half the machine's
+// (nothing without one) in whole huge pages, and not more than most
+// (what reserveMost allows).
+func reserveBytes(limit int64, most uintptr) uintptr {
+	if limit <= 0 || limit == math.MaxInt64 {
+		return 0
+	}
+	return uintptr(min(uint64(limit), uint64(most))) &^ (hugePageSize - 1)
+}
+
+// reserveMost is the most this machine lets reserveHeap map: half its
 // memory. Nothing where the kernel counts every private mapping against a
 // commit limit (vm.overcommit_memory 2), since a heap mapping it refused
 // would end the process (the Go runtime cannot recover from one), nor on a
 // 32-bit platform, whose address space may have no free range that large.
-func reserveBytes(limit int64) uintptr {
-	if limit <= 0 || limit == math.MaxInt64 || unsafe.Sizeof(uintptr(0)) < 8 {
+func reserveMost() uintptr {
+	if unsafe.Sizeof(uintptr(0)) < 8 {
 		return 0
 	}
 	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {
@@ -181,9 +189,7 @@ func reserveBytes(limit int64) uintptr {
 	if err := syscall.Sysinfo(&si); err != nil {
 		return 0
 	}
-	half := uint64(si.Totalram) * uint64(si.Unit) / 2
-	n := min(uint64(limit), half)
-	return uintptr(n) &^ (hugePageSize - 1)
+	return uintptr(uint64(si.Totalram) * uint64(si.Unit) / 2)
 }
 
 func (a *hugeAdvisor) advise() {

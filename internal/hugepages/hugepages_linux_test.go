@@ -196,30 +196,38 @@ func TestReserveHeap(t *testing.T) {
 }
 
 // TestReserveBytes: the reservation is the heap's limit in whole huge
-// pages, none without a limit, and never more than half the machine's
-// memory.
+// pages, none without a limit, and never more than the machine allows
+// (reserveMost).
 func TestReserveBytes(t *testing.T) {
-	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(b)) == "2" {
-		t.Skipf("strict overcommit here (%q, %v): no reservation at all", b, err)
-	}
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil {
-		t.Fatal(err)
-	}
-	half := uintptr(uint64(si.Totalram) * uint64(si.Unit) / 2)
+	const most = 1<<30 + 12345
 	for _, tc := range []struct {
 		limit int64
+		most  uintptr
 		want  uintptr
 	}{
-		{0, 0},
-		{-1, 0},
-		{math.MaxInt64, 0},
-		{64<<20 + 5, 64 << 20},
-		{1 << 50, half &^ (hugePageSize - 1)},
+		{0, most, 0},
+		{-1, most, 0},
+		{math.MaxInt64, most, 0},
+		{64<<20 + 5, most, 64 << 20},
+		{1 << 50, most, 1 << 30},
+		{1 << 50, 0, 0},
 	} {
-		if got := reserveBytes(tc.limit); got != tc.want {
-			t.Errorf("reserveBytes(%d) = %d, want %d", tc.limit, got, tc.want)
+		if got := reserveBytes(tc.limit, tc.most); got != tc.want {
+			t.Errorf("reserveBytes(%d, %d) = %d, want %d", tc.limit, tc.most, got, tc.want)
 		}
+	}
+	// What this machine allows: at most half its memory (MemTotal, KiB).
+	info, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ := bytes.Cut(info, []byte("MemTotal:"))
+	kib, err := strconv.ParseUint(string(bytes.Fields(v)[0]), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reserveMost(); uint64(got) > kib<<10/2 {
+		t.Errorf("reserveMost() = %d, more than half of MemTotal (%d KiB)", got, kib)
 	}
 }
 
