@@ -2,6 +2,9 @@ package represent
 
 import (
 	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // FuzzAcceptEncoding checks that negotiation never picks a coding the
@@ -62,6 +65,49 @@ func TestAcceptEncoding(t *testing.T) {
 		a := parseAcceptEncoding([]byte(tt.h), tt.h != "")
 		if got := CodingNames[a.choose(func(c int) bool { return tt.avail&(1<<c) != 0 })]; got != tt.want {
 			t.Errorf("%q: chose %q, want %q", tt.h, got, tt.want)
+		}
+	}
+}
+
+// A request that lists in If-None-Match the tag of a coding it accepts
+// keeps that coding (304), whichever coding it would be given otherwise;
+// one it does not accept, or one the resource lacks, does not count.
+func TestServeHeldCoding(t *testing.T) {
+	h := SharedHead("application/json", time.Unix(1e9, 0))
+	res := new(Resource)
+	res.Reps[CodingIdentity].Set([]byte("identity body"), `"t"`, h)
+	res.Reps[CodingBrotli].Set([]byte("br body"), `"t-br"`, h)
+	res.Reps[CodingGzip].Set([]byte("gzip body"), `"t-gz"`, h)
+	lacksGzip := new(Resource)
+	*lacksGzip = *res
+	lacksGzip.Reps[CodingGzip] = Rep{}
+	for _, tc := range []struct {
+		res        *Resource
+		ae, inm    string
+		wantStatus int
+		wantTag    string
+	}{
+		{res, "br, gzip", `"t-br"`, 304, `"t-br"`},
+		{res, "br, gzip", `"t-gz"`, 304, `"t-gz"`},
+		{res, "br, gzip", `W/"t"`, 304, `"t"`},
+		{res, "br, gzip", `"x", "t-gz"`, 304, `"t-gz"`},
+		{res, "br", `"t-gz"`, 200, `"t-br"`},            // gzip not accepted
+		{res, "br", `"t"`, 304, `"t"`},                  // identity is, unless refused
+		{res, "br, identity;q=0", `"t"`, 200, `"t-br"`}, // refused
+		{res, "", `"t-br"`, 200, `"t"`},                 // no Accept-Encoding: identity only
+		{res, "br, gzip", `"x"`, 200, `"t-br"`},
+		{lacksGzip, "br, gzip", `"t-gz"`, 200, `"t-br"`},
+	} {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.Header.SetMethod("GET")
+		ctx.Request.SetRequestURI("/x")
+		if tc.ae != "" {
+			ctx.Request.Header.Set("Accept-Encoding", tc.ae)
+		}
+		ctx.Request.Header.Set("If-None-Match", tc.inm)
+		Serve(&ctx, tc.res, false)
+		if got, tag := ctx.Response.StatusCode(), string(ctx.Response.Header.Peek("ETag")); got != tc.wantStatus || tag != tc.wantTag {
+			t.Errorf("%q, If-None-Match %s: %d with ETag %s, want %d with %s", tc.ae, tc.inm, got, tag, tc.wantStatus, tc.wantTag)
 		}
 	}
 }

@@ -29,6 +29,9 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, priv
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
 	c := ae.choose(res.Has)
+	if len(rh.ifNoneMatch) > 0 {
+		c = ae.held(res, c, rh.ifNoneMatch)
+	}
 	r := &res.Reps[c]
 	h := r.head
 
