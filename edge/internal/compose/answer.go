@@ -17,7 +17,7 @@ import (
 // Answer is a composed answer that is compressed in a coding only when a
 // request gets that coding: a search answer, computed for a query the
 // answer cache does not hold, or a verse range the composed cache does
-// not hold (ServeFirst). Most such answers are served once (the long
+// not hold. Most such answers are served once (the long
 // tail of rare queries, or every query when the cache is small), and
 // compressing one in both brotli and gzip cost as much as a third of
 // computing it. A coding is made when a request first gets it: the
@@ -49,15 +49,18 @@ type Answer struct {
 
 const everyCoding = 1<<represent.NumCodings - 1
 
-// minCompressed is the shortest answer compressed for the request that
+// MinCompressed is the shortest answer compressed for the request that
 // computed it. A shorter one goes out with its header (about 450 bytes)
 // in one TCP segment of a 1500-byte MTU path (1460 bytes) compressed or
 // not, so compressing it saves that request no packet and no round trip,
-// and costs 10 to 17 us of CPU, a fifth of computing a search answer. A
-// first page of 25 verse references is about 760 bytes. An answer asked
+// and costs 10 to 17 us of CPU, a fifth of computing a search answer (in a
+// benchmark's loop; in an edge under the catalogue-scale mix, where the
+// coder's tables have left the processor's caches by its next answer,
+// about 55 us, half of composing a verse range). A first page of 25 verse
+// references is about 760 bytes; a verse range of that mix, 914. An answer asked
 // for again is compressed all the same (ServeRemembered): it is served
 // many times, and the bytes saved add up across them.
-const minCompressed = 900
+const MinCompressed = 900
 
 // NewAnswer prepares body, which the answer keeps, to be served as
 // ctype, modified at mod, compressed with c when a request gets a coding.
@@ -73,21 +76,11 @@ func NewAnswer(body []byte, ctype string, mod time.Time, c *Codecs) *Answer {
 // ServeNew serves a just computed answer to the request that computed it,
 // compressed in the coding the request gets only: the coding it prefers
 // among those not found too small to gain. An answer shorter than
-// minCompressed is served as it is.
+// MinCompressed is served as it is.
 func (a *Answer) ServeNew(ctx *fasthttp.RequestCtx, private bool) {
-	if len(a.res.Load().Reps[represent.CodingIdentity].Body()) >= minCompressed {
+	if len(a.res.Load().Reps[represent.CodingIdentity].Body()) >= MinCompressed {
 		a.makeNegotiated(ctx)
 	}
-	represent.Serve(ctx, a.res.Load(), private)
-}
-
-// ServeFirst is ServeNew for an answer that stands for a resource of the
-// edge's own (a composed verse range): compressed in the coding the
-// request gets whatever its length, so that its first request gets the
-// bytes, headers and tag that NewResource's every coding would give it.
-// The codings no request has asked for are not made.
-func (a *Answer) ServeFirst(ctx *fasthttp.RequestCtx, private bool) {
-	a.makeNegotiated(ctx)
 	represent.Serve(ctx, a.res.Load(), private)
 }
 

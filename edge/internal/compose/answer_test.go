@@ -17,7 +17,7 @@ import (
 	"github.com/bibleplatform/platform/publish"
 )
 
-// answerBody is long enough to be compressed (minCompressed).
+// answerBody is long enough to be compressed (MinCompressed).
 var answerBody = bytes.Repeat([]byte(`{"reference":"JHN.3.16","text":"For God so loved the world"},`), 25)
 
 // get asks for answer a as a request with Accept-Encoding ae (none when
@@ -130,7 +130,7 @@ func TestAnswerCodings(t *testing.T) {
 // asked for again from the cache, in the codings that request accepts. A
 // coding found not to gain is dropped and not tried again.
 func TestAnswerUncompressed(t *testing.T) {
-	incompressible := make([]byte, 2*minCompressed)
+	incompressible := make([]byte, 2*MinCompressed)
 	for i := range incompressible {
 		incompressible[i] = byte(i*7919>>3 ^ i*31) // no repeats a coder can use
 	}
@@ -140,7 +140,7 @@ func TestAnswerUncompressed(t *testing.T) {
 		wantCached string // Content-Encoding from the cache
 	}{
 		{"two bytes", []byte(`{}`), ""},
-		{"one packet", answerBody[:minCompressed-1], "br"},
+		{"one packet", answerBody[:MinCompressed-1], "br"},
 		{"incompressible", incompressible, ""},
 	} {
 		a := NewAnswer(bytes.Clone(tc.body), publish.JSON, time.Unix(1e9, 0), Quick)
@@ -246,11 +246,13 @@ func TestAnswerRememberedAllocs(t *testing.T) {
 	}
 }
 
-// An answer served first by ServeFirst (a composed range) gives every
-// request, the first and those from the cache after it, the status,
-// headers and bytes NewResource's every coding gives it, however short
-// the body; only the codings asked for are made.
-func TestAnswerServeFirst(t *testing.T) {
+// Whatever its length, an answer gives every request, the one that
+// computed it (ServeNew) and those from the cache after it, the status,
+// headers and bytes NewResource's every coding gives it; except that the
+// first request gets an answer shorter than MinCompressed as it is, in
+// identity, as a request that accepts no coding would. Only the codings
+// asked for are made.
+func TestAnswerServeNewThenKept(t *testing.T) {
 	mod := time.Unix(1e9, 0)
 	serve := func(f func(*fasthttp.RequestCtx), method, ae string, headers ...string) *fasthttp.RequestCtx {
 		ctx := new(fasthttp.RequestCtx)
@@ -275,9 +277,10 @@ func TestAnswerServeFirst(t *testing.T) {
 			t.Errorf("%s: headers\n%s\nwant\n%s", name, g, w)
 		}
 	}
-	for _, body := range [][]byte{answerBody, answerBody[:200], []byte(`{}`)} {
+	for _, body := range [][]byte{answerBody, answerBody[:MinCompressed-1], []byte(`{}`)} {
 		eager := NewResource(body, publish.JSON, mod, Kept)
 		tag := func(c int) string { return string(eager.Reps[c].ETag()) }
+		short := len(body) < MinCompressed
 		for _, first := range []struct {
 			method, ae string
 			headers    []string
@@ -292,11 +295,15 @@ func TestAnswerServeFirst(t *testing.T) {
 		} {
 			name := fmt.Sprintf("%d bytes, first %s %q %v", len(body), first.method, first.ae, first.headers)
 			a := NewAnswer(bytes.Clone(body), publish.JSON, mod, Kept)
-			got := serve(func(ctx *fasthttp.RequestCtx) { a.ServeFirst(ctx, false) }, first.method, first.ae, first.headers...)
-			want := serve(func(ctx *fasthttp.RequestCtx) { represent.Serve(ctx, eager, false) }, first.method, first.ae, first.headers...)
+			got := serve(func(ctx *fasthttp.RequestCtx) { a.ServeNew(ctx, false) }, first.method, first.ae, first.headers...)
+			ae, made := first.ae, first.wantMade
+			if short {
+				ae, made = "", 1<<represent.CodingIdentity
+			}
+			want := serve(func(ctx *fasthttp.RequestCtx) { represent.Serve(ctx, eager, false) }, first.method, ae, first.headers...)
 			same(name, got, want)
-			if len(body) >= 200 && a.tried.Load() != first.wantMade {
-				t.Errorf("%s: made %03b, want %03b", name, a.tried.Load(), first.wantMade)
+			if a.tried.Load() != made {
+				t.Errorf("%s: made %03b, want %03b", name, a.tried.Load(), made)
 			}
 			answers := cache.New[*Answer](1 << 20)
 			answers.Add("k", a, a.Size())

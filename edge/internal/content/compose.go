@@ -48,9 +48,11 @@ func composedKey(dst []byte, build string, bible int32, pid []byte, html, headin
 // composeRange answers a verse range (or a list of passages) that was not
 // pre-rendered by putting together the pre-rendered segments of its
 // verses, and caches the answer under key (composedKey). The caller has
-// looked the key up already. Only the coding the request gets is made
-// (compose.Answer): most ranges of a large catalogue are asked for once,
-// and one asked for again gets its other codings then.
+// looked the key up already. The request that composes it gets it as a
+// search answer's does (compose.Answer.ServeNew): in its own coding only,
+// and as it is when it fits in one packet uncompressed; most ranges of a
+// large catalogue are asked for once, and one asked for again gets its
+// codings then.
 func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bible, refs []bible.Ref, html, headings, notes, private bool) {
 	body, mod, err := s.passageBody(ctx, bv, refs, html, headings, notes)
 	if err != nil {
@@ -58,7 +60,7 @@ func (s *Routes) composeRange(ctx *fasthttp.RequestCtx, key string, bv *site.Bib
 		return
 	}
 	a := compose.NewAnswer(body, publish.JSON, mod, compose.Quick)
-	a.ServeFirst(ctx, private)
+	a.ServeNew(ctx, private)
 	s.composed.Add(key, a, a.Size())
 }
 
