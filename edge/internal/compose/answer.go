@@ -53,13 +53,14 @@ const everyCoding = 1<<represent.NumCodings - 1
 // computed it. A shorter one goes out with its header (about 450 bytes)
 // in one TCP segment of a 1500-byte MTU path (1460 bytes) compressed or
 // not, so compressing it saves that request no packet and no round trip,
-// and costs 10 to 17 us of CPU, a fifth of computing a search answer (in a
-// benchmark's loop; in an edge under the catalogue-scale mix, where the
-// coder's tables have left the processor's caches by its next answer,
-// about 55 us, half of composing a verse range). A first page of 25 verse
-// references is about 760 bytes; a verse range of that mix, 914. An answer asked
-// for again is compressed all the same (ServeRemembered): it is served
-// many times, and the bytes saved add up across them.
+// and costs 10 to 17 us of CPU in a benchmark's loop, a fifth of
+// computing a search answer; about 55 us in an edge under the
+// catalogue-scale mix, where the coder's tables have left the processor's
+// caches by its next answer: half of composing a verse range. A first
+// page of 25 verse references is about 760 bytes, a verse range of that
+// mix 914 on average. An answer asked for again is compressed all the
+// same (ServeRemembered): it is served many times, and the bytes saved
+// add up across them.
 const MinCompressed = 900
 
 // NewAnswer prepares body, which the answer keeps, to be served as
