@@ -138,23 +138,24 @@ func (a *acceptEncoding) choose(has func(c int) bool) int {
 }
 
 // held is the coding to answer a request that lists tags in
-// If-None-Match (inm) with: the chosen coding c, unless the client holds
+// If-None-Match (inm) with, and that field's outcome for it
+// (checkIfNoneMatch): the chosen coding c, unless the client holds
 // another coding of res that it accepts, which it then keeps (304). RFC
 // 9110 §12.5.3 leaves the choice among acceptable codings to the server,
 // and the coding a client holds costs it no bytes. A client's copy is not
 // always the coding it would be given now: a composed answer is first
 // sent as it is when short and compressed when asked for again
 // (compose.Answer), and a client may add a coding to its Accept-Encoding.
-func (a *acceptEncoding) held(res *Resource, c int, inm []byte) int {
-	if etagListMatch(inm, res.Reps[c].ETag(), etagWeakMatch) {
-		return c
+func (a *acceptEncoding) held(res *Resource, c int, inm []byte) (int, condResult) {
+	if checkIfNoneMatch(inm, res.Reps[c].ETag()) == condFalse {
+		return c, condFalse
 	}
 	for o := range NumCodings {
-		if o != c && a.q[o] > 0 && res.Has(o) && etagListMatch(inm, res.Reps[o].ETag(), etagWeakMatch) {
-			return o
+		if o != c && a.q[o] > 0 && res.Has(o) && checkIfNoneMatch(inm, res.Reps[o].ETag()) == condFalse {
+			return o, condFalse
 		}
 	}
-	return c
+	return c, condTrue
 }
 
 // parseQValue parses a weight: "0", "1", "0.5", "1.000" (RFC 9110 §12.4.2),

@@ -29,8 +29,10 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, priv
 	resp := &ctx.Response.Header
 	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
 	c := ae.choose(res.Has)
+	// If-None-Match is compared once, with the coding it chooses.
+	inm := condNone
 	if len(rh.ifNoneMatch) > 0 {
-		c = ae.held(res, c, rh.ifNoneMatch)
+		c, inm = ae.held(res, c, rh.ifNoneMatch)
 	}
 	r := &res.Reps[c]
 	h := r.head
@@ -44,7 +46,7 @@ func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, priv
 	if ch == condFalse {
 		status = fasthttp.StatusPreconditionFailed
 	} else {
-		switch checkIfNoneMatch(rh.ifNoneMatch, r.ETag()) {
+		switch inm {
 		case condFalse:
 			status = fasthttp.StatusNotModified
 		case condNone:
