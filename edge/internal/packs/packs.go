@@ -145,8 +145,9 @@ func packViewOf(p *publish.Pack, size int64, ref publish.PackRef) *View {
 type Packs struct {
 	store publish.Store // observed
 	// cache holds whole packs and entries read by range; headers holds
-	// the headers of packs read by range, apart and with a smaller share
-	// of the bound (headerShare), so that they do not crowd out entries.
+	// the headers of packs read by range, apart and in at most a share of
+	// the bound (headerShare), so that they do not crowd out entries; the
+	// cache's bound is what the headers leave (bound).
 	cache   *cache.LRU[*View]
 	headers *cache.LRU[*View]
 	// headerSeen: which packs' headers were read from the disk lately;
@@ -157,7 +158,8 @@ type Packs struct {
 	entrySeen *doorkeeper
 	// reserveMu guards reserved: memory held outside the tiers that
 	// their bound leaves room for (Reserve); the cache of packs and
-	// entries holds cacheMax less it.
+	// entries holds cacheMax less it and less what the headers hold. It
+	// also orders the changes of the cache's bound (bound).
 	reserveMu sync.Mutex
 	cacheMax  int64
 	reserved  int64
@@ -205,14 +207,15 @@ type Config struct {
 // New opens the tiers (the disk cache's directory, when there is one).
 func New(cfg Config) (*Packs, error) {
 	hb := cfg.MaxBytes / headerShare
-	c := cache.New[*View](cfg.MaxBytes - hb)
+	c := cache.New[*View](cfg.MaxBytes)
 	c.Kept, c.Dropped = (*View).keep, (*View).drop
 	c.Referenced = func(v *View) bool { return v.used.Swap(false) }
-	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes - hb, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
+	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	// As many headers back as the headers' share holds of a chapter's.
 	p.headerSeen = newDoorkeeper(int(hb / (8 << 10)))
 	// And as many entries back as the tier holds of a verse's (about 2
-	// KiB, with its codings and what the tier counts besides).
+	// KiB, with its codings and what the tier counts besides) beside a
+	// full share of headers.
 	p.entrySeen = newDoorkeeper(int((cfg.MaxBytes - hb) / (2 << 10)))
 	p.store = p.Observe(cfg.Store)
 	d, dir := cfg.Store.(*publish.Dir)
@@ -244,6 +247,7 @@ func (p *Packs) Cache() *cache.LRU[*View] { return p.cache }
 func (p *Packs) Clear() {
 	p.cache.Clear()
 	p.headers.Clear()
+	p.bound()
 }
 
 // Reserve counts n bytes (negative: gives them back) held outside the
@@ -252,9 +256,20 @@ func (p *Packs) Clear() {
 // so that its bound stays a bound on what packs cost the edge.
 func (p *Packs) Reserve(n int64) {
 	p.reserveMu.Lock()
-	defer p.reserveMu.Unlock()
 	p.reserved += n
-	p.cache.SetMax(max(p.cacheMax-p.reserved, 0))
+	p.reserveMu.Unlock()
+	p.bound()
+}
+
+// bound sets the bound of the cache of packs and entries: the memory
+// tier's, less what is reserved and what the headers hold now. The
+// headers' share is a ceiling, not a partition: what they do not hold
+// (a small catalogue's few, the first minutes' few) is the entries'.
+func (p *Packs) bound() {
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
+	_, h := p.headers.Stats()
+	p.cache.SetMax(max(p.cacheMax-p.reserved-h, 0))
 }
 
 // Reserved is what Reserve holds now.
@@ -322,6 +337,7 @@ func (p *Packs) load(ctx context.Context, ref publish.PackRef, flight string,
 	case c.Err != nil:
 	case c.Val.partial != nil:
 		p.headers.Add(ref.Key, c.Val, c.Val.size)
+		p.bound()
 	default:
 		p.cache.Add(ref.Key, c.Val, c.Val.size)
 	}

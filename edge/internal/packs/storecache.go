@@ -55,15 +55,19 @@ const (
 	// of its entries since, and evicting a hundred entries' worth of
 	// memory), and none with it.
 	promoteWindow = 2 * time.Second
-	// headerShare: the headers of packs read by range are held in
-	// 1/headerShare of the memory tier's bound. A chapter's header, held
-	// indexed (publish.Header.Index), is about 3.5 KiB, the size of a
-	// verse entry or two, and saves only the header's read (and its
-	// indexing) on its pack's next miss;
-	// but under the scale mix nearly every entry missed is its pack's
-	// first in a while, and a quarter saved a fifth of the header reads
-	// that a sixteenth made.
-	headerShare = 4
+	// headerShare: the headers of packs read by range are held in at
+	// most 1/headerShare of the memory tier's bound; packs and entries
+	// have the rest, and what the headers do not hold (Packs.bound). A
+	// chapter's header, held indexed (publish.Header.Index), is about 3.5
+	// KiB, the size of a verse entry or two, and is read for every miss
+	// of its pack's entries: under the scale mix nearly every entry
+	// missed is its pack's first in a while. All of the scale
+	// benchmark's catalogue's headers take about a third (67,000 packs at
+	// about 3.8 KiB with what the tier counts besides): held in a
+	// quarter, 18 % of the store reads were headers read again, each with
+	// its indexing; in a third, 0.2 %, and the entries read rose 2.5 %
+	// (docs/edge.md, twenty-sixth round).
+	headerShare = 3
 	// mergeGap: codings of one entry are stored next to each other, but
 	// identical bodies are stored once and may sit elsewhere. Ranges less
 	// than this apart are read together.

@@ -428,6 +428,55 @@ func TestPackReserve(t *testing.T) {
 	}
 }
 
+// The headers' share of the memory tier is a ceiling, not a partition:
+// what they do not hold is the entries', and as they take more the
+// entries make room, the two together within the tier's bound.
+func TestHeaderShareLeftToEntries(t *testing.T) {
+	ctx := context.Background()
+	dir, err := publish.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bound = 1 << 20
+	p, err := New(Config{Store: dir, MaxBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func(what string) (entries, headers int64) {
+		t.Helper()
+		_, entries = p.cache.Stats()
+		_, headers = p.headers.Stats()
+		if entries+headers > bound || headers > bound/headerShare {
+			t.Fatalf("%s: entries %d and headers %d bytes, over the bound %d or the headers' share", what, entries, headers, bound)
+		}
+		return entries, headers
+	}
+	// More entries than the tier holds, of one pack: one header held.
+	big, _ := testPack(t, dir, 200, 4000)
+	for i := range 200 {
+		if _, err := p.Entry(ctx, nil, &big, fmt.Appendf(nil, "entry/%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, headers := held("one pack")
+	if headers == 0 || entries < bound-headers-16<<10 {
+		t.Errorf("one pack's entries: %d bytes held beside %d of headers, want the rest of %d", entries, headers, bound)
+	}
+	// Headers of many packs, each read twice (held from the second).
+	for n := range 150 {
+		ref, _ := testPack(t, dir, 20+n, 100)
+		for _, e := range []string{"entry/001", "entry/002"} {
+			if _, err := p.Entry(ctx, nil, &ref, []byte(e)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held(fmt.Sprintf("pack %d", n))
+	}
+	if e, h := held("many packs"); h < bound/headerShare/2 || e >= entries {
+		t.Errorf("many packs: headers %d bytes, entries %d (%d before); want the headers' share taken from the entries", h, e, entries)
+	}
+}
+
 // Packs fetched onto the disk cache one after another and at the same
 // time, each into a buffer an earlier fetch gave back (warm, release),
 // are served and kept on disk byte for byte: nothing read from a buffer
