@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # bench-machine: what a benchmark ran on, for its report: the CPU model,
 # and the load average before and after the run, with a warning when other
-# work already shared the CPUs (figures then come out lower and noisier).
+# work already shared the CPUs (figures then come out lower and noisier);
+# how fast one CPU ran a fixed loop and filled memory before the run, and
+# the share of the CPUs' time the hypervisor took (steal) over it. A
+# virtual machine of one kind is not always as fast: on one day its
+# servers took 1.5 to 2 times the CPU a request that they took the day
+# before, with no load and little steal, so a figure compared across runs
+# needs these beside it.
 # Sourced by the benchmark scripts; run alone, it prints the "before" part.
 
 # bench_machine_before prints the CPU and the load average; it warns on
@@ -19,15 +25,48 @@ bench_machine_before() {
 	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
 	echo "transparent huge pages: ${thp:-unknown}; hypervisor: $(grep -q '^flags.* hypervisor' /proc/cpuinfo && echo yes || echo no)"
 	echo "load average before: $load"
+	echo "one CPU: $(bench_loop_ms) ms for a fixed loop, $(bench_fill_gbs) GB/s filling memory (bench_loop_ms, bench_fill_gbs)"
+	bench_stat_before=$(head -1 /proc/stat 2>/dev/null || true)
 	if awk -v l="${load%% *}" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; then
 		echo "warning: load average ${load%% *} before the run is above ${BENCH_MAX_LOAD:-0.5}:" \
 			"other work shares the CPUs, so the figures are lower and noisier than on an idle machine" >&2
 	fi
 }
 
-# bench_machine_after prints the load average at the end of the run.
+# bench_machine_after prints the load average at the end of the run, and
+# the hypervisor's share of the CPUs' time since bench_machine_before.
 bench_machine_after() {
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	[ -n "${bench_stat_before:-}" ] || return 0
+	# /proc/stat's first line: cpu user nice system idle iowait irq softirq
+	# steal guest guest_nice (guest time is counted in user too).
+	awk -v a="$bench_stat_before" -v b="$(head -1 /proc/stat)" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		for (i = 2; i <= 9; i++) all += y[i] - x[i]
+		if (all > 0) printf "steal: %.1f %% of the CPUs\047 time over the run\n", 100 * (y[9] - x[9]) / all
+	}'
+}
+
+# bench_loop_ms is how long one CPU takes for a fixed loop of awk, in
+# milliseconds: the machine's speed at this moment, beside the load. The
+# loop runs on the last CPU, which the benchmarks give their clients.
+bench_loop_ms() {
+	local t0 t1 cpu=$(($(nproc) - 1))
+	t0=$(date +%s%N)
+	taskset -c "$cpu" awk 'BEGIN { for (i = 0; i < 5000000; i++) s += i % 7; exit s < 0 }'
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+# bench_fill_gbs is how fast one CPU fills memory, in GB/s: 2 GiB read
+# from /dev/zero in buffers of 64 MiB, twice the largest L3 of the
+# machines measured, so that the figure is the memory's and not a cache's.
+# A hit's misses of the processor's caches are much of the edge's own
+# work (docs/edge.md), and a loop in the L1 does not see what slows them.
+bench_fill_gbs() {
+	local cpu=$(($(nproc) - 1))
+	LC_ALL=C taskset -c "$cpu" dd if=/dev/zero of=/dev/null bs=64M count=32 2>&1 |
+		awk '/copied/ { printf "%.1f", $1 / $(NF - 3) / 1e9 }'
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
