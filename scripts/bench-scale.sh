@@ -9,7 +9,8 @@
 # verse, chapter, range and metadata route of the 50 Bibles (tools/benchmix
 # -mix scale): one run from the cold start, a warm-up, then BENCH_ROUNDS
 # rounds of the hot mix (the first Bible alone, which fits in memory) and of
-# the scale mix, BENCH_SECONDS each. The warm-up goes on in steps of 10 s
+# the scale mix, BENCH_SECONDS each, and of the two interleaved in slices of
+# half a second for twice as long (scale_vs_hot; interleave). The warm-up goes on in steps of 10 s
 # while the tiers are still filling (a step's store reads a request fell by
 # more than a tenth), up to BENCH_WARMUP_MAX: a disk cache fed from MinIO
 # takes minutes to fill, and an edge measured while it fills is not warm.
@@ -189,6 +190,31 @@ measure() {
 		"$1" "$2" "$3" "$6" "$7" "$8" "$9" "${10}" "${11}" "${12}" "$([ "$5" = 0 ] || echo "  FAILED (non-2xx or socket errors): $5 of $4")" >&2
 }
 
+# interleave LABEL SECONDS: one wrk run of both mixes in turn, slices of
+# half a second of the scale mix (from pos) and of the hot mix (from
+# hot_pos), and advances both; appends "LABEL scale_rps hot_rps ratio" to
+# $dir/mixed.txt and prints it. This machine's speed changes by as much as
+# 1.6 times from one run of seconds to the next (docs/edge.md, "Two mixes
+# measured in turn"), so the two mixes measured in runs of their own
+# compare two moments as much as two mixes; in slices they share the
+# moments alike. The separate runs (measure) give the rest: the p99, the
+# tiers' hits, the CPU a request.
+interleave() {
+	local label=$1 secs=$2 out="$dir/wrk.$1.txt" line
+	"${load_pin[@]}" wrk -t "$wrk_threads" -c "$BENCH_CONNS" -d "${secs}s" --timeout 30s -s "$dir/scale.lua" \
+		"http://127.0.0.1:$EDGE_PORT" -- "$dir/scale.paths" "$pos" "$wrk_threads" "$dir/hot.paths" "$hot_pos" 0.5 >"$out"
+	line=$(sed -n 's/^interleaved: //p' "$out")
+	[ -n "$line" ] || { echo "bench-scale: no interleaved counts in $out" >&2; exit 1; }
+	set -- $(echo "$line" | tr '=' ' ')
+	pos=$((pos + $2)) hot_pos=$((hot_pos + $6))
+	line=$(awk -v l="$label" -v n1="$2" -v t1="$4" -v n2="$6" -v t2="$8" \
+		'BEGIN {printf "%s %.0f %.0f %.2f\n", l, n1 / t1, n2 / t2, (n1 / t1) / (n2 / t2)}')
+	echo "$line" >>"$dir/mixed.txt"
+	set -- $line
+	printf '%-16s scale %7s req/s  hot %7s req/s  in slices of 0.5 s%s\n' "$1" "$2" "$3" \
+		"$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {if (n) print "  FAILED (non-2xx or socket errors): " n}' "$out")" >&2
+}
+
 # warm_hot sends the hot mix (untimed) until a whole run of it loads
 # nothing: no pack from the disk or the store and no range composed (at
 # most 10 runs of 3 s). Before every hot round: the scale round before it
@@ -245,7 +271,7 @@ fetch_answers() {
 	echo "$fstamp" >"$dir/answers.build"
 }
 
-rm -f "$dir/runs.txt" "$dir/ratios.txt"
+rm -f "$dir/runs.txt" "$dir/ratios.txt" "$dir/mixed.txt"
 summary=()
 for store in $STORES; do
 	case $store in
@@ -334,8 +360,10 @@ for store in $STORES; do
 		hot_pos=$((hot_pos + sent))
 		measure "$store.scale.$r" "$dir/scale.paths" $pos "$BENCH_SECONDS"
 		pos=$((pos + sent))
-		awk -v r="$r" -v s="$store" '$1 == s ".hot." r {h = $2} $1 == s ".scale." r {c = $2}
-			END {printf "%s round %d: scale_vs_hot=%.2f\n", s, r, c / h}' "$dir/runs.txt" | tee -a "$dir/ratios.txt" >&2
+		interleave "$store.mixed.$r" $((2 * BENCH_SECONDS))
+		awk -v r="$r" -v s="$store" '$1 == s ".hot." r {h = $2} $1 == s ".scale." r {c = $2} $1 == s ".mixed." r {m = $4}
+			END {printf "%s round %d: scale_vs_hot=%.2f (in runs of their own: %.2f)\n", s, r, m, c / h}' \
+			"$dir/runs.txt" "$dir/mixed.txt" | tee -a "$dir/ratios.txt" >&2
 	done
 	if [ "$pos" -ge "$SCALE_REQUESTS" ]; then
 		echo "warning: the runs sent $pos requests of a sequence of $SCALE_REQUESTS: it wrapped, so some requests repeated; raise SCALE_REQUESTS" >&2
@@ -352,15 +380,16 @@ for store in $STORES; do
 	rm -rf "$dir/disk-cache"
 
 	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
-	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
+	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $4); print $4}' "$dir/ratios.txt" | median)
+	apart=$(awk -v s="$store" '$1 == s {sub(/\)/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
 	if floorish; then
-		summary+=("$(printf '%s_scale_rps=%s %s_scale_vs_hot=%s %s_scale_p99_ms=%s %s_hot_rps=%s %s_scale_cpu_us=%s %s_hot_cpu_us=%s %s_rss_mb=%s' \
-			"$store" "$(med "$store.scale." 2)" "$store" "$vs" "$store" "$(med "$store.scale." 3)" "$store" "$(med "$store.hot." 2)" \
+		summary+=("$(printf '%s_scale_rps=%s %s_scale_vs_hot=%s %s_scale_vs_hot_apart=%s %s_scale_p99_ms=%s %s_hot_rps=%s %s_scale_cpu_us=%s %s_hot_cpu_us=%s %s_rss_mb=%s' \
+			"$store" "$(med "$store.scale." 2)" "$store" "$vs" "$store" "$apart" "$store" "$(med "$store.scale." 3)" "$store" "$(med "$store.hot." 2)" \
 			"$store" "$(med "$store.scale." 11)" "$store" "$(med "$store.hot." 11)" "$store" "$peak")")
 		continue
 	fi
-	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s %sscale_cpu_us=%s %shot_cpu_us=%s %sscale_disk_read_mb_s=%s' \
-		"$p" "$(med "$store.scale." 2)" "$p" "$vs" "$p" "$(med "$store.scale." 3)" "$p" "$(med "$store.scale." 6)" \
+	summary+=("$(printf '%sscale_rps=%s %sscale_vs_hot=%s %sscale_vs_hot_apart=%s %sscale_p99_ms=%s %smem_hit=%s %sdisk_hit=%s %sstore_reads_per_s=%s %srss_mb=%s %shot_rps=%s %scold_rps=%s %scold_p99_ms=%s %sscale_cpu_us=%s %shot_cpu_us=%s %sscale_disk_read_mb_s=%s' \
+		"$p" "$(med "$store.scale." 2)" "$p" "$vs" "$p" "$apart" "$p" "$(med "$store.scale." 3)" "$p" "$(med "$store.scale." 6)" \
 		"$p" "$(med "$store.scale." 7)" "$p" "$(med "$store.scale." 8)" "$p" "$peak" "$p" "$(med "$store.hot." 2)" \
 		"$p" "$(med "$store.cold" 2)" "$p" "$(med "$store.cold" 3)" "$p" "$(med "$store.scale." 11)" \
 		"$p" "$(med "$store.hot." 11)" "$p" "$(med "$store.scale." 12)")")

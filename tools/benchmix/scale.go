@@ -161,6 +161,17 @@ func writePaths(path string, paths []string) error {
 // start is the previous one plus the requests it sent) instead of
 // repeating its start, which would turn the rare requests into hits.
 //
+// With three more arguments, a second path file, its start and a slice
+// in seconds, the run interleaves the two: by the clock, slices of the
+// first file's paths and of the second's in turn, every thread in the same
+// slice. At the end it prints one line, "interleaved: first_requests=…
+// first_seconds=… second_requests=… second_seconds=…": the requests each
+// file's slices sent and the time they took. Two mixes measured in turn
+// over runs of seconds compare the machine's speed at two times as much
+// as the mixes: a virtual machine of this kind ran a fixed loop at two
+// speeds 1.6 times apart, each for seconds at a time (docs/edge.md, "Two
+// mixes measured in turn"); slices of half a second share them out alike.
+//
 // The paths are held outside LuaJIT's heap: the file's bytes in one FFI
 // buffer and where each line starts in another. Held as a table of twelve
 // million strings (as they first were), they made the client itself the
@@ -172,14 +183,20 @@ func scaleLua(key string, brShare float64) string {
 	every := int(1/(1-brShare) + 0.5) // 0.8 → every 5th request is gzip-only
 	return fmt.Sprintf(`local key = %q
 local ffi = require("ffi")
-local threads = 0
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+int clock_gettime(int clock, bench_timespec *ts);
+]]
+local threads, list = 0, {}
 function setup(thread)
   thread:set("id", threads)
   threads = threads + 1
+  list[threads] = thread
 end
--- buf holds the path file, its last line ended; line k is
--- buf[starts[k], starts[k+1]-1), its newline excluded.
-local buf, starts, n, i, step = nil, nil, 0, 0, 1
+-- A mix is a path file held as buf, its last line ended (line k is
+-- buf[starts[k], starts[k+1]-1), its newline excluded), its n lines, and
+-- the position i of the next path to send.
+local mixes, step = {}, 1
 local brHead, brTail, gzHead, gzTail
 -- split cuts a request wrk.format made for the path "<path>" around it: a
 -- request is then one concatenation (the paths are too many to format
@@ -188,11 +205,11 @@ local function split(s)
   local at = s:find("<path>", 1, true)
   return s:sub(1, at - 1), s:sub(at + #"<path>")
 end
-function init(args)
-  local f = assert(io.open(args[1], "rb"))
+local function load(path, start)
+  local f = assert(io.open(path, "rb"))
   local size = f:seek("end")
   f:seek("set", 0)
-  buf = ffi.new("uint8_t[?]", size + 1)
+  local buf = ffi.new("uint8_t[?]", size + 1)
   local at = 0
   while true do
     local chunk = f:read(16777216)
@@ -201,28 +218,76 @@ function init(args)
     at = at + #chunk
   end
   f:close()
-  assert(at == size, args[1] .. " changed while it was read")
+  assert(at == size, path .. " changed while it was read")
   if size > 0 and buf[size - 1] ~= 10 then buf[size], size = 10, size + 1 end
+  local n = 0
   for p = 0, size - 1 do
     if buf[p] == 10 then n = n + 1 end
   end
-  assert(n > 0, args[1] .. " holds no path")
-  starts = ffi.new("double[?]", n + 1)
+  assert(n > 0, path .. " holds no path")
+  local starts = ffi.new("double[?]", n + 1)
   local k = 0
   for p = 0, size - 1 do
     if buf[p] == 10 then k = k + 1; starts[k] = p + 1 end
   end
+  return {buf = buf, starts = starts, n = n, i = tonumber(start or "0") + (id or 0)}
+end
+local ts = ffi.new("bench_timespec")
+local function now()
+  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+-- Globals, for done() to read with thread:get: the slice's length, the
+-- requests each mix sent, and when the first and the last were sent.
+slice, sent1, sent2, first, last = nil, 0, 0, nil, nil
+function init(args)
   step = tonumber(args[3] or "1")
-  i = tonumber(args[2] or "0") + (id or 0)
+  mixes[1] = load(args[1], args[2])
+  if args[4] then
+    mixes[2] = load(args[4], args[5])
+    slice = tonumber(args[6] or "0.5")
+  end
   brHead, brTail = split(wrk.format("GET", "<path>", {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = "br, gzip"}))
   gzHead, gzTail = split(wrk.format("GET", "<path>", {["X-SVC-App-Key"] = key, ["Accept-Encoding"] = "gzip"}))
 end
 function request()
-  local k = i %% n
-  local p = ffi.string(buf + starts[k], starts[k + 1] - starts[k] - 1)
-  i = i + step
-  if i %% %d == 0 then return gzHead .. p .. gzTail end
+  local m = mixes[1]
+  if slice then
+    local t = now()
+    first = first or t
+    last = t
+    if math.floor(t / slice) %% 2 == 1 then
+      m = mixes[2]
+      sent2 = sent2 + 1
+    else
+      sent1 = sent1 + 1
+    end
+  end
+  local k = m.i %% m.n
+  local p = ffi.string(m.buf + m.starts[k], m.starts[k + 1] - m.starts[k] - 1)
+  m.i = m.i + step
+  if m.i %% %d == 0 then return gzHead .. p .. gzTail end
   return brHead .. p .. brTail
+end
+-- odd is how much of [0, t] lies in the second file's slices (the odd ones).
+local function odd(t, s)
+  local k = math.floor(t / s)
+  return math.floor(k / 2) * s + (k %% 2 == 1 and t - k * s or 0)
+end
+function done()
+  local s, n1, n2, a, b = nil, 0, 0, nil, nil
+  for _, t in ipairs(list) do
+    s = t:get("slice")
+    local f = t:get("first")
+    if s and f then
+      n1, n2 = n1 + t:get("sent1"), n2 + t:get("sent2")
+      a, b = math.min(a or f, f), math.max(b or 0, t:get("last"))
+    end
+  end
+  if not a then return end
+  local t2 = odd(b, s) - odd(a, s)
+  io.write(string.format("interleaved: first_requests=%%d first_seconds=%%.3f second_requests=%%d second_seconds=%%.3f\n",
+    n1, b - a - t2, n2, t2))
 end
 `, key, every)
 }
