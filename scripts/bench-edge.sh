@@ -20,6 +20,10 @@ BIN=${BIN:-bin}
 BENCH_DIR=${BENCH_DIR:-.run/bench-edge}
 BENCH_SECONDS=${BENCH_SECONDS:-8}
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+# Each server's BENCH_SECONDS of a round are cut into BENCH_SLICES runs,
+# taken in turn with the other servers' (the round loop below).
+BENCH_SLICES=${BENCH_SLICES:-8}
+slice_secs=$((BENCH_SECONDS / BENCH_SLICES > 0 ? BENCH_SECONDS / BENCH_SLICES : 1))
 BENCH_CONNS=${BENCH_CONNS:-64}
 BENCH_WARMUP=${BENCH_WARMUP:-10}
 BIBLES=${BIBLES:-../shared/bibles}
@@ -158,24 +162,45 @@ first=$(sed -n '2p' "$dir/nginx.lua" | tr -d '",')
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$first")
 [ "$code" = 200 ] || { echo "bench-edge: nginx answered $code for $first" >&2; exit 1; }
 
-# Each round runs the three servers one after the other, a few seconds
-# apart, so that other load on the machine (it comes and goes) falls on all
-# three alike. Every round is printed; every figure of the report and of its
+# Each round runs the servers in turn, in slices of a second, so that other
+# load on the machine and its own changes of speed (they come and go) fall
+# on all of them alike. Every round is printed; every figure of the report and of its
 # summary line is the median of the rounds (req/s, p50, p99, CPU per request,
 # and the ratios of the servers within each round), never the best round.
 # client_busy: the busy share of the CPUs wrk runs on (all of them when it
 # is not pinned), from /proc/stat: near 1, the client limits the loop as
 # much as the server does.
 client_cpus() { awk -v skip="${wrk_pin[*]:+0}" '/^cpu[0-9]/ && substr($1, 4) != skip {b += $2 + $3 + $4 + $7 + $8 + $9; i += $5 + $6} END {print b, i}' /proc/stat; }
-run() { # name round url [script]
-	local name=$1 round=$2 url=$3 script=${4:-} b0 i0 b1 i1
-	local args=(-t "$wrk_threads" -c "$BENCH_CONNS" -d "${BENCH_SECONDS}s" --latency)
+run() { # name round slice url [script]: one slice; the client's busy and idle ticks to NAME.ROUND.client.SLICE
+	local name=$1 round=$2 slice=$3 url=$4 script=${5:-} b0 i0 b1 i1
+	local args=(-t "$wrk_threads" -c "$BENCH_CONNS" -d "${slice_secs}s" --latency)
 	[ -n "$script" ] && args+=(-s "$script")
 	read -r b0 i0 < <(client_cpus)
-	"${wrk_pin[@]}" wrk "${args[@]}" "$url" >"$dir/$name.$round.txt"
+	"${wrk_pin[@]}" wrk "${args[@]}" "$url" >"$dir/$name.$round.$slice.txt"
 	read -r b1 i1 < <(client_cpus)
-	awk -v b=$((b1 - b0)) -v i=$((i1 - i0)) 'BEGIN {printf "%.2f\n", b / (b + i)}' >"$dir/$name.$round.client"
-	echo "round $round $name: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$name.$round.txt") req/s, client CPU busy $(cat "$dir/$name.$round.client")" >&2
+	echo "$((b1 - b0)) $((i1 - i0))" >"$dir/$name.$round.client.$slice"
+}
+# combine NAME ROUND: the round's slices of one server as one wrk report,
+# NAME.ROUND.txt (its requests and req/s over all of them; the median of
+# their p50s and of their p99s; any non-2xx answers), and the client's
+# busy share over them, NAME.ROUND.client.
+combine() {
+	local f=$1.$2
+	awk '
+		/ requests in / { n += $1; t = $4; sub(/,$/, "", t); if (t ~ /ms$/) { sub(/ms$/, "", t); t /= 1000 } else sub(/s$/, "", t); secs += t }
+		$1 == "50%" || $1 == "99%" { v = $2
+			if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) sub(/ms$/, "", v); else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
+			p[$1, ++k[$1]] = v }
+		/Non-2xx/ { bad += $NF }
+		function med(q,   i, j, x, m) { m = k[q]; for (i = 1; i <= m; i++) x[i] = p[q, i]
+			for (i = 2; i <= m; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { v = x[j]; x[j] = x[j - 1]; x[j - 1] = v }
+			return x[int((m + 1) / 2)] }
+		END {
+			printf "  Latency Distribution\n     50%%   %.3fms\n     99%%   %.3fms\n  %d requests in %.2fs\nRequests/sec: %.2f\n", med("50%"), med("99%"), n, secs, n / secs
+			if (bad) printf "  Non-2xx or 3xx responses: %d\n", bad
+		}' "$dir/$f".[0-9]*.txt >"$dir/$f.txt"
+	cat "$dir/$f".client.* | awk '{b += $1; i += $2} END {printf "%.2f\n", b / (b + i)}' >"$dir/$f.client"
+	echo "round $2 $1: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$f.txt") req/s, client CPU busy $(cat "$dir/$f.client")" >&2
 }
 # Warm caches (the edge's packs and composed ranges, nginx's open files and
 # the page cache) before measuring. A fixed time is not enough on a busy
@@ -218,23 +243,37 @@ declare -A srv_url=([edge]="http://127.0.0.1:$EDGE_PORT $dir/edge.lua" [nginx]="
 	[base]="http://127.0.0.1:$BASE_PORT $dir/edge.lua")
 [ -z "$BASE_BIN" ] || srv_pid[base]=${pids[4]}
 hz=$(getconf CLK_TCK)
-rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/*.client "$dir"/base.*.txt
+rm -f "$dir"/ratios.*.txt "$dir"/*.cpu "$dir"/*.client* "$dir"/base.*.txt "$dir"/*.[0-9]*.[0-9]*.txt
 for r in $(seq "$BENCH_ROUNDS"); do
-	# Each round starts one server later, so that a drift of the machine
-	# within a round (other guests, the host's clock) does not fall on the
-	# same server every time.
+	# Each round runs every server for BENCH_SECONDS in BENCH_SLICES slices,
+	# the servers in turn slice by slice, so that a change of the machine's
+	# speed within the round falls on all of them alike: this kind of
+	# virtual machine ran a fixed loop at two speeds 1.6 times apart, each
+	# for seconds at a time (docs/edge.md, "Two mixes measured in turn").
+	# Each round starts one server later, so that a drift does not fall on
+	# the same server's slices every time.
 	k=$(((r - 1) % ${#servers[@]}))
-	for name in "${servers[@]:k}" "${servers[@]:0:k}"; do
-		set -- $name ${srv_url[$name]}
-		read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
-		read -r rd0 wr0 < <(syscalls "${srv_pid[$1]}")
-		run "$1" "$r" "$2" "${3:-}"
-		read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
-		read -r rd1 wr1 < <(syscalls "${srv_pid[$1]}")
-		reqs=$(awk '/ requests in / {print $1}' "$dir/$1.$r.txt")
-		awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v rd=$((rd1 - rd0)) -v wr=$((wr1 - wr0)) -v n="$reqs" -v hz="$hz" \
-			'BEGIN {printf "%.2f %.2f %.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n, rd / n, wr / n}' >"$dir/$1.$r.cpu"
+	declare -A ticks=()
+	for sl in $(seq "$BENCH_SLICES"); do
+		for name in "${servers[@]:k}" "${servers[@]:0:k}"; do
+			set -- $name ${srv_url[$name]}
+			read -r _ u0 s0 < <(cputicks "${srv_pid[$1]}")
+			read -r rd0 wr0 < <(syscalls "${srv_pid[$1]}")
+			run "$1" "$r" "$sl" "$2" "${3:-}"
+			read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
+			read -r rd1 wr1 < <(syscalls "${srv_pid[$1]}")
+			read -r u s rd wr < <(echo "${ticks[$1]:-0 0 0 0}")
+			ticks[$1]="$((u + u1 - u0)) $((s + s1 - s0)) $((rd + rd1 - rd0)) $((wr + wr1 - wr0))"
+		done
 	done
+	for name in "${servers[@]}"; do
+		combine "$name" "$r"
+		reqs=$(awk '/ requests in / {print $1}' "$dir/$name.$r.txt")
+		read -r u s rd wr < <(echo "${ticks[$name]}")
+		awk -v u="$u" -v s="$s" -v rd="$rd" -v wr="$wr" -v n="$reqs" -v hz="$hz" \
+			'BEGIN {printf "%.2f %.2f %.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n, rd / n, wr / n}' >"$dir/$name.$r.cpu"
+	done
+	unset ticks
 	awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
 		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
 		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
