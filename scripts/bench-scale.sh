@@ -10,10 +10,11 @@
 # -mix scale): one run from the cold start, a warm-up, then BENCH_ROUNDS
 # rounds of the hot mix (the first Bible alone, which fits in memory) and of
 # the scale mix, BENCH_SECONDS each, and of the two interleaved in slices of
-# half a second for twice as long (scale_vs_hot; interleave). The warm-up goes on in steps of 10 s
-# while the tiers are still filling (a step's store reads a request fell by
-# more than a tenth), up to BENCH_WARMUP_MAX: a disk cache fed from MinIO
-# takes minutes to fill, and an edge measured while it fills is not warm.
+# half a second for twice as long (scale_vs_hot; interleave). The warm-up
+# goes on in steps of 10 s while the tiers are still filling (a step's store
+# reads a request fell by more than a tenth), up to BENCH_WARMUP_MAX: a disk
+# cache fed from MinIO takes minutes to fill, and an edge measured while it
+# fills is not warm.
 # The scale mix is one long sequence that each run continues (never
 # replays), so its rare requests stay rare. The floor's turn ("floor" in
 # STORES) runs the same rounds against tools/ceiling holding every answer of
