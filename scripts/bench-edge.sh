@@ -180,27 +180,30 @@ run() { # name round slice url [script]: one slice; the client's busy and idle t
 	read -r b1 i1 < <(client_cpus)
 	echo "$((b1 - b0)) $((i1 - i0))" >"$dir/$name.$round.client.$slice"
 }
+# Figures of one wrk report, $dir/SERVER.ROUND.txt (ROUND may be
+# ROUND.SLICE), and the median of numbers on standard input.
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+rps() { awk '/^Requests\/sec:/ {print $2}' "$dir/$1.$2.txt"; } # server round
+pct() {                                                             # server round percentile → ms
+	awk -v p="$3" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} print v}' "$dir/$1.$2.txt"
+}
 # combine NAME ROUND: the round's slices of one server as one wrk report,
 # NAME.ROUND.txt (its requests and req/s over all of them; the median of
 # their p50s and of their p99s; any non-2xx answers), and the client's
 # busy share over them, NAME.ROUND.client.
 combine() {
-	local f=$1.$2
-	awk '
-		/ requests in / { n += $1; t = $4; sub(/,$/, "", t); if (t ~ /ms$/) { sub(/ms$/, "", t); t /= 1000 } else sub(/s$/, "", t); secs += t }
-		$1 == "50%" || $1 == "99%" { v = $2
-			if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) sub(/ms$/, "", v); else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
-			p[$1, ++k[$1]] = v }
+	local f=$1.$2 p50 p99
+	p50=$(for sl in $(seq "$BENCH_SLICES"); do pct "$1" "$2.$sl" 50%; done | median)
+	p99=$(for sl in $(seq "$BENCH_SLICES"); do pct "$1" "$2.$sl" 99%; done | median)
+	awk -v p50="$p50" -v p99="$p99" '
+		/ requests in / { n += $1; t = $4; sub(/,$/, "", t); if (t ~ /m$/) { sub(/m$/, "", t); t *= 60 } else sub(/s$/, "", t); secs += t }
 		/Non-2xx/ { bad += $NF }
-		function med(q,   i, j, x, m) { m = k[q]; for (i = 1; i <= m; i++) x[i] = p[q, i]
-			for (i = 2; i <= m; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { v = x[j]; x[j] = x[j - 1]; x[j - 1] = v }
-			return x[int((m + 1) / 2)] }
 		END {
-			printf "  Latency Distribution\n     50%%   %.3fms\n     99%%   %.3fms\n  %d requests in %.2fs\nRequests/sec: %.2f\n", med("50%"), med("99%"), n, secs, n / secs
+			printf "  Latency Distribution\n     50%%   %.3fms\n     99%%   %.3fms\n  %d requests in %.2fs\nRequests/sec: %.2f\n", p50, p99, n, secs, n / secs
 			if (bad) printf "  Non-2xx or 3xx responses: %d\n", bad
 		}' "$dir/$f".[0-9]*.txt >"$dir/$f.txt"
 	cat "$dir/$f".client.* | awk '{b += $1; i += $2} END {printf "%.2f\n", b / (b + i)}' >"$dir/$f.client"
-	echo "round $2 $1: $(awk '/^Requests\/sec:/ {print $2}' "$dir/$f.txt") req/s, client CPU busy $(cat "$dir/$f.client")" >&2
+	echo "round $2 $1: $(rps "$1" "$2") req/s, client CPU busy $(cat "$dir/$f.client")" >&2
 }
 # Warm caches (the edge's packs and composed ranges, nginx's open files and
 # the page cache) before measuring. A fixed time is not enough on a busy
@@ -253,7 +256,9 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	# Each round starts one server later, so that a drift does not fall on
 	# the same server's slices every time.
 	k=$(((r - 1) % ${#servers[@]}))
-	declare -A ticks=()
+	# Each server's user and system ticks and read and write calls over
+	# its slices (ceiling and ceiling_mix are one process: counted by slice).
+	declare -A user=() sys=() rds=() wrs=()
 	for sl in $(seq "$BENCH_SLICES"); do
 		for name in "${servers[@]:k}" "${servers[@]:0:k}"; do
 			set -- $name ${srv_url[$name]}
@@ -262,18 +267,16 @@ for r in $(seq "$BENCH_ROUNDS"); do
 			run "$1" "$r" "$sl" "$2" "${3:-}"
 			read -r _ u1 s1 < <(cputicks "${srv_pid[$1]}")
 			read -r rd1 wr1 < <(syscalls "${srv_pid[$1]}")
-			read -r u s rd wr < <(echo "${ticks[$1]:-0 0 0 0}")
-			ticks[$1]="$((u + u1 - u0)) $((s + s1 - s0)) $((rd + rd1 - rd0)) $((wr + wr1 - wr0))"
+			user[$1]=$((${user[$1]:-0} + u1 - u0)) sys[$1]=$((${sys[$1]:-0} + s1 - s0))
+			rds[$1]=$((${rds[$1]:-0} + rd1 - rd0)) wrs[$1]=$((${wrs[$1]:-0} + wr1 - wr0))
 		done
 	done
 	for name in "${servers[@]}"; do
 		combine "$name" "$r"
-		reqs=$(awk '/ requests in / {print $1}' "$dir/$name.$r.txt")
-		read -r u s rd wr < <(echo "${ticks[$name]}")
-		awk -v u="$u" -v s="$s" -v rd="$rd" -v wr="$wr" -v n="$reqs" -v hz="$hz" \
+		awk -v u="${user[$name]}" -v s="${sys[$name]}" -v rd="${rds[$name]}" -v wr="${wrs[$name]}" -v hz="$hz" \
+			-v n="$(awk '/ requests in / {print $1}' "$dir/$name.$r.txt")" \
 			'BEGIN {printf "%.2f %.2f %.2f %.2f\n", u * 1e6 / hz / n, s * 1e6 / hz / n, rd / n, wr / n}' >"$dir/$name.$r.cpu"
 	done
-	unset ticks
 	awk -v r="$r" -v e="$(awk '/^Requests\/sec:/ {print $2}' "$dir/edge.$r.txt")" \
 		-v n="$(awk '/^Requests\/sec:/ {print $2}' "$dir/nginx.$r.txt")" \
 		-v c="$(awk '/^Requests\/sec:/ {print $2}' "$dir/ceiling.$r.txt")" \
@@ -287,11 +290,6 @@ for r in $(seq "$BENCH_ROUNDS"); do
 			'BEGIN {printf "round %d ratios: edge_vs_base=%.2f\n", r, e/b}' | tee -a "$dir/ratios.$r.txt" >&2
 	fi
 done
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-rps() { awk '/^Requests\/sec:/ {print $2}' "$dir/$1.$2.txt"; } # server round
-pct() {                                                             # server round percentile → ms
-	awk -v p="$3" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} print v}' "$dir/$1.$2.txt"
-}
 declare -A med
 for f in "${servers[@]}"; do
 	for r in $(seq "$BENCH_ROUNDS"); do

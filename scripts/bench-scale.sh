@@ -153,6 +153,9 @@ hz=$(getconf CLK_TCK)
 # rss_mb PID: resident and peak resident MiB.
 rss_mb() { awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} END {printf "%d %d\n", r / 1024, h / 1024}' "/proc/$1/status"; }
 
+# failures FILE: the non-2xx answers and socket errors of a wrk report.
+failures() { awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$1"; }
+
 # measure LABEL FILE START SECONDS: one wrk run of the paths in FILE from
 # position START; appends "LABEL rps p99_ms requests failed mem_hit disk_hit
 # store_reads_per_s composed_hit rss_mb cpu_us disk_read_mb_s" to
@@ -167,7 +170,7 @@ measure() {
 	sent=$(awk '/ requests in / {print $1}' "$out")
 	local line
 	line=$(awk -v label="$label" -v secs="$secs" -v hz="$hz" -v rss="$(rss_mb "$edge_pid" | cut -d' ' -f1)" \
-		-v non="$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$out")" -v out="$out" '
+		-v non="$(failures "$out")" -v out="$out" '
 		FNR == NR { a[$1] = $2; next }
 		{ d[$1] = $2 - a[$1] }
 		END {
@@ -213,7 +216,7 @@ interleave() {
 	echo "$line" >>"$dir/mixed.txt"
 	set -- $line
 	printf '%-16s scale %7s req/s  hot %7s req/s  in slices of 0.5 s%s\n' "$1" "$2" "$3" \
-		"$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {if (n) print "  FAILED (non-2xx or socket errors): " n}' "$out")" >&2
+		"$(n=$(failures "$out"); [ "$n" = 0 ] || echo "  FAILED (non-2xx or socket errors): $n")" >&2
 }
 
 # warm_hot sends the hot mix (untimed) until a whole run of it loads
@@ -362,9 +365,10 @@ for store in $STORES; do
 		measure "$store.scale.$r" "$dir/scale.paths" $pos "$BENCH_SECONDS"
 		pos=$((pos + sent))
 		interleave "$store.mixed.$r" $((2 * BENCH_SECONDS))
+		# ratios.txt: "STORE ROUND interleaved apart".
 		awk -v r="$r" -v s="$store" '$1 == s ".hot." r {h = $2} $1 == s ".scale." r {c = $2} $1 == s ".mixed." r {m = $4}
-			END {printf "%s round %d: scale_vs_hot=%.2f (in runs of their own: %.2f)\n", s, r, m, c / h}' \
-			"$dir/runs.txt" "$dir/mixed.txt" | tee -a "$dir/ratios.txt" >&2
+			END {printf "%s %d %.2f %.2f\n", s, r, m, c / h}' "$dir/runs.txt" "$dir/mixed.txt" >>"$dir/ratios.txt"
+		tail -1 "$dir/ratios.txt" | awk '{printf "%s round %d: scale_vs_hot=%s (in runs of their own: %s)\n", $1, $2, $3, $4}' >&2
 	done
 	if [ "$pos" -ge "$SCALE_REQUESTS" ]; then
 		echo "warning: the runs sent $pos requests of a sequence of $SCALE_REQUESTS: it wrapped, so some requests repeated; raise SCALE_REQUESTS" >&2
@@ -381,8 +385,8 @@ for store in $STORES; do
 	rm -rf "$dir/disk-cache"
 
 	p=$([ "$store" = dir ] && echo "" || echo "${store}_")
-	vs=$(awk -v s="$store" '$1 == s {sub(/.*=/, "", $4); print $4}' "$dir/ratios.txt" | median)
-	apart=$(awk -v s="$store" '$1 == s {sub(/\)/, "", $NF); print $NF}' "$dir/ratios.txt" | median)
+	vs=$(awk -v s="$store" '$1 == s {print $3}' "$dir/ratios.txt" | median)
+	apart=$(awk -v s="$store" '$1 == s {print $4}' "$dir/ratios.txt" | median)
 	if floorish; then
 		summary+=("$(printf '%s_scale_rps=%s %s_scale_vs_hot=%s %s_scale_vs_hot_apart=%s %s_scale_p99_ms=%s %s_hot_rps=%s %s_scale_cpu_us=%s %s_hot_cpu_us=%s %s_rss_mb=%s' \
 			"$store" "$(med "$store.scale." 2)" "$store" "$vs" "$store" "$apart" "$store" "$(med "$store.scale." 3)" "$store" "$(med "$store.hot." 2)" \
