@@ -12,12 +12,19 @@
 
 # bench_machine_before prints the CPU and the load average; it warns on
 # standard error when the 1-minute load is above BENCH_MAX_LOAD (0.5).
+# It first waits, up to BENCH_SETTLE seconds (120), for that load to fall
+# to BENCH_MAX_LOAD: a make target builds before its benchmark starts,
+# and the build's own load (2 or more on 2 CPUs) takes a minute and a half
+# to leave the 1-minute average, which otherwise says "other work" of
+# what is only the benchmark's own build, and measures its first rounds
+# beside the tail of it.
 bench_machine_before() {
 	local model load
 	model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1)
 	[ -n "$model" ] || model="unknown ($(uname -m))"
+	bench_settle
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	echo "cpu: $model, $(nproc) CPUs"
+	echo "cpu: $model$(bench_cpu_kind), $(nproc) CPUs"
 	# How the kernel backs a large heap: with huge pages only where asked
 	# ("madvise"), edge serve asks (--huge-pages); a hit's misses cost more
 	# without them (docs/edge.md).
@@ -31,6 +38,43 @@ bench_machine_before() {
 		echo "warning: load average ${load%% *} before the run is above ${BENCH_MAX_LOAD:-0.5}:" \
 			"other work shares the CPUs, so the figures are lower and noisier than on an idle machine" >&2
 	fi
+}
+
+# bench_cpu_kind is the CPU's family and model numbers, and its L3, as
+# ", family 26 model 2, L3 32 MiB": a model name such as "AMD EPYC" names
+# machines of several generations (Zen 3 is family 25, Zen 5 family 26),
+# whose figures differ by more than any change measured on them.
+bench_cpu_kind() {
+	local fam mod l3
+	fam=$(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1)
+	mod=$(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1)
+	l3=$(bench_l3_mib)
+	[ -z "$fam" ] || printf ', family %s model %s' "$fam" "$mod"
+	[ "$l3" -eq 0 ] || printf ', L3 %s MiB' "$l3"
+}
+
+# bench_l3_mib is the size of the L3 in MiB, 0 when the kernel does not say.
+bench_l3_mib() {
+	local l3
+	l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 0K)
+	case $l3 in
+	*K) echo $((${l3%K} / 1024)) ;;
+	*M) echo "${l3%M}" ;;
+	*) echo 0 ;;
+	esac
+}
+
+# bench_settle waits while the 1-minute load is above BENCH_MAX_LOAD, for
+# BENCH_SETTLE seconds (120) at most, and says how long it waited.
+bench_settle() {
+	local waited=0 from
+	from=$(cut -d' ' -f1 /proc/loadavg)
+	while [ "$waited" -lt "${BENCH_SETTLE:-120}" ] &&
+		awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; do
+		sleep 5
+		waited=$((waited + 5))
+	done
+	[ "$waited" -eq 0 ] || echo "waited ${waited} s for the load to settle (1-minute load $from, now $(cut -d' ' -f1 /proc/loadavg))"
 }
 
 # bench_machine_after prints the load average at the end of the run, and
@@ -66,13 +110,8 @@ bench_loop_ms() {
 # processor's caches are much of the edge's own work (docs/edge.md), and
 # a loop in the L1 does not see what slows them.
 bench_fill_gbs() {
-	local cpu=$(($(nproc) - 1)) l3 mib
-	l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 0K)
-	case $l3 in
-	*K) mib=$((${l3%K} / 1024)) ;;
-	*M) mib=${l3%M} ;;
-	*) mib=0 ;;
-	esac
+	local cpu=$(($(nproc) - 1)) mib
+	mib=$(bench_l3_mib)
 	mib=$((2 * mib > 64 ? 2 * mib : 64))
 	LC_ALL=C taskset -c "$cpu" dd if=/dev/zero of=/dev/null bs="${mib}M" count=$((2048 / mib > 16 ? 2048 / mib : 16)) 2>&1 |
 		awk '/copied/ { printf "%.1f", $1 / $(NF - 3) / 1e9 }'
