@@ -13,9 +13,20 @@ sudo=()
 if [[ $(id -u) -ne 0 ]]; then
 	sudo=(sudo -n)
 fi
+# Test packages run at once (go test ./...), and on a fresh machine each
+# one's first browser test comes here: one installs while the others wait
+# for it, then find what it installed. (Without the lock the second
+# apt-get found dpkg's lock taken and failed with status 100.) apt waits
+# too, for any other apt on the machine.
+exec 9>"${TMPDIR:-/tmp}/chromium-install.lock"
+flock 9
+if p=$(command -v chromium); then
+	printf '%s\n' "$p"
+	exit 0
+fi
 export DEBIAN_FRONTEND=noninteractive
 {
-	"${sudo[@]}" apt-get update -qq
-	"${sudo[@]}" apt-get install -y -qq --no-install-recommends chromium
+	"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq
+	"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends chromium
 } >&2
 command -v chromium

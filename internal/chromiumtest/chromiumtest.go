@@ -37,7 +37,11 @@ func Start(t testing.TB, flags ...string) *Browser {
 	t.Helper()
 	out, err := exec.Command(filepath.Join(repotest.Root(t), "scripts", "chromium.sh")).Output()
 	if err != nil {
-		t.Fatalf("no Chromium: %v", err)
+		var stderr []byte
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("no Chromium: %v\n%s", err, stderr)
 	}
 	// The profile directory is removed by this test's own cleanup, after
 	// the browser and every process it started are gone: Chromium's
