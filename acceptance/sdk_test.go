@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
 var npmCI struct {
@@ -30,11 +32,7 @@ func sdkRules(t *testing.T, e *env, root string) {
 	npmCI.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			npmCI.err = fmt.Errorf("npm ci in acceptance/js: %v\n%s", err, out)
-		}
+		npmCI.err = repotest.NPMCI(ctx, dir)
 	})
 	if npmCI.err != nil {
 		e.rule("edge/sdk.harness", func(c *C) { c.Fatalf("%v", npmCI.err) })
@@ -126,11 +124,7 @@ func exampleRule(e *env, root string) {
 		exampleCI.once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				exampleCI.err = fmt.Errorf("npm ci in examples/js: %v\n%s", err, out)
-			}
+			exampleCI.err = repotest.NPMCI(ctx, dir)
 		})
 		if exampleCI.err != nil {
 			c.Fatalf("%v", exampleCI.err)

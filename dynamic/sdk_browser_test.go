@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,17 +68,13 @@ func writeKeyPair(t *testing.T, cert tls.Certificate) (certFile, keyFile string)
 }
 
 // sdkModules is acceptance/js/node_modules, installed with npm ci (the
-// pinned @youversion/platform-core and zod) when missing.
+// pinned @youversion/platform-core and zod) unless it was.
 func sdkModules(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(repotest.Root(t), "acceptance", "js")
 	mods := filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(mods, "@youversion", "platform-core", "dist", "index.js")); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in acceptance/js: %v\n%s", err, out)
-		}
+	if err := repotest.NPMCI(t.Context(), dir); err != nil {
+		t.Fatal(err)
 	}
 	return mods
 }

@@ -4,10 +4,16 @@ package repotest
 
 import (
 	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -77,4 +83,44 @@ func ReadGzip(path string) ([]byte, error) {
 		return nil, err
 	}
 	return io.ReadAll(z)
+}
+
+// NPMCI installs the packages of dir's package-lock.json into its
+// node_modules (npm ci), unless a call before did from the same lock
+// file, and says why it could not. go test runs packages at once, and
+// two of them need acceptance/js's modules: an npm ci removes
+// node_modules before it installs, so a second one at the same time
+// removed the first's files, and what a running test was reading. One
+// process installs at a time (a lock file in the temporary directory,
+// per dir); the others wait, then find the modules installed.
+func NPMCI(ctx context.Context, dir string) error {
+	lockJSON, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(lockJSON)
+	// What was installed, written once npm ci has finished.
+	marker := filepath.Join(dir, "node_modules", ".installed-from")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	at := sha256.Sum256([]byte(abs))
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "npm-ci-"+hex.EncodeToString(at[:8])+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close() // and with it the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock npm ci in %s: %w", dir, err)
+	}
+	if got, err := os.ReadFile(marker); err == nil && string(got) == hex.EncodeToString(sum[:]) {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
+	}
+	return os.WriteFile(marker, []byte(hex.EncodeToString(sum[:])), 0o644)
 }
