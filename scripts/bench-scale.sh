@@ -212,7 +212,7 @@ interleave() {
 	set -- $(echo "$line" | tr '=' ' ')
 	pos=$((pos + $2)) hot_pos=$((hot_pos + $6))
 	line=$(awk -v l="$label" -v n1="$2" -v t1="$4" -v n2="$6" -v t2="$8" \
-		'BEGIN {printf "%s %.0f %.0f %.2f\n", l, n1 / t1, n2 / t2, (n1 / t1) / (n2 / t2)}')
+		'BEGIN {printf "%s %.0f %.0f %.3f\n", l, n1 / t1, n2 / t2, (n1 / t1) / (n2 / t2)}')
 	echo "$line" >>"$dir/mixed.txt"
 	set -- $line
 	printf '%-16s scale %7s req/s  hot %7s req/s  in slices of 0.5 s%s\n' "$1" "$2" "$3" \
@@ -367,7 +367,7 @@ for store in $STORES; do
 		interleave "$store.mixed.$r" $((2 * BENCH_SECONDS))
 		# ratios.txt: "STORE ROUND interleaved apart".
 		awk -v r="$r" -v s="$store" '$1 == s ".hot." r {h = $2} $1 == s ".scale." r {c = $2} $1 == s ".mixed." r {m = $4}
-			END {printf "%s %d %.2f %.2f\n", s, r, m, c / h}' "$dir/runs.txt" "$dir/mixed.txt" >>"$dir/ratios.txt"
+			END {printf "%s %d %.3f %.3f\n", s, r, m, c / h}' "$dir/runs.txt" "$dir/mixed.txt" >>"$dir/ratios.txt"
 		tail -1 "$dir/ratios.txt" | awk '{printf "%s round %d: scale_vs_hot=%s (in runs of their own: %s)\n", $1, $2, $3, $4}' >&2
 	done
 	if [ "$pos" -ge "$SCALE_REQUESTS" ]; then
