@@ -89,10 +89,10 @@ func ReadGzip(path string) ([]byte, error) {
 // node_modules (npm ci), unless a call before did from the same lock
 // file, and says why it could not. go test runs packages at once, and
 // two of them need acceptance/js's modules: an npm ci removes
-// node_modules before it installs, so a second one at the same time
-// removed the first's files, and what a running test was reading. One
-// process installs at a time (a lock file in the temporary directory,
-// per dir); the others wait, then find the modules installed.
+// node_modules before it installs, so one run while another package's
+// test reads the modules takes them from under it. One process installs
+// at a time (a lock file in the temporary directory, per dir); the others
+// wait, then find the modules installed.
 func NPMCI(ctx context.Context, dir string) error {
 	lockJSON, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
