@@ -34,7 +34,7 @@ bench_machine_before() {
 	echo "load average before: $load"
 	echo "one CPU: $(bench_loop_ms) ms for a fixed loop, $(bench_fill_gbs) GB/s filling memory (bench_loop_ms, bench_fill_gbs)"
 	bench_stat_before=$(head -1 /proc/stat 2>/dev/null || true)
-	if awk -v l="${load%% *}" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; then
+	if bench_load_high "${load%% *}"; then
 		echo "warning: load average ${load%% *} before the run is above ${BENCH_MAX_LOAD:-0.5}:" \
 			"other work shares the CPUs, so the figures are lower and noisier than on an idle machine" >&2
 	fi
@@ -64,13 +64,18 @@ bench_l3_mib() {
 	esac
 }
 
+# bench_load_high says whether a 1-minute load (the argument, else now's)
+# is above BENCH_MAX_LOAD.
+bench_load_high() {
+	awk -v l="${1:-$(cut -d' ' -f1 /proc/loadavg)}" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'
+}
+
 # bench_settle waits while the 1-minute load is above BENCH_MAX_LOAD, for
 # BENCH_SETTLE seconds (120) at most, and says how long it waited.
 bench_settle() {
 	local waited=0 from
 	from=$(cut -d' ' -f1 /proc/loadavg)
-	while [ "$waited" -lt "${BENCH_SETTLE:-120}" ] &&
-		awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v max="${BENCH_MAX_LOAD:-0.5}" 'BEGIN {exit !(l > max)}'; do
+	while [ "$waited" -lt "${BENCH_SETTLE:-120}" ] && bench_load_high; do
 		sleep 5
 		waited=$((waited + 5))
 	done

@@ -99,6 +99,7 @@ func NPMCI(ctx context.Context, dir string) error {
 		return err
 	}
 	sum := sha256.Sum256(lockJSON)
+	from := hex.EncodeToString(sum[:])
 	// What was installed, written once npm ci has finished.
 	marker := filepath.Join(dir, "node_modules", ".installed-from")
 	abs, err := filepath.Abs(dir)
@@ -114,7 +115,7 @@ func NPMCI(ctx context.Context, dir string) error {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("lock npm ci in %s: %w", dir, err)
 	}
-	if got, err := os.ReadFile(marker); err == nil && string(got) == hex.EncodeToString(sum[:]) {
+	if got, err := os.ReadFile(marker); err == nil && string(got) == from {
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
@@ -122,5 +123,5 @@ func NPMCI(ctx context.Context, dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
 	}
-	return os.WriteFile(marker, []byte(hex.EncodeToString(sum[:])), 0o644)
+	return os.WriteFile(marker, []byte(from), 0o644)
 }

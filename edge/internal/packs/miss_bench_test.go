@@ -14,8 +14,9 @@ import (
 // never read before, of a pack of a large catalogue, read by range from a
 // directory store in the page cache and lent (Borrow). EDGE_BENCH_STORE is
 // a directory store (bench-scale's SCALE_DIR/store); 3,000 of its current
-// build's chapter packs are taken at random, every entry of them once in a random order, so that
-// the headers and files a miss touches are not in the processor's caches.
+// build's chapter packs are taken at random, every entry of them once in
+// a random order, so that the headers and files a miss touches are not in
+// the processor's caches.
 // Packs are not promoted (loaded whole) here: promotion is a policy, not
 // a miss's cost. Run it with -cpu 1, on a quiet CPU.
 func BenchmarkEntryMiss(b *testing.B) {
