@@ -13,8 +13,16 @@ import (
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 )
 
-// LRU is a cache bounded by the total size of its values, evicting the least
-// recently used. Get does not allocate, so the hot path can use it.
+// LRU is a cache bounded by the total size of its values, evicting about
+// the least recently used: a second-chance list (CLOCK). Get does not
+// allocate, so the hot path can use it.
+//
+// A hit marks its node as used and moves nothing. Over a catalogue most
+// hits are of entries no processor cache holds, and relinking a node to
+// the front touched two more nodes as cold as it (its neighbours) on
+// every such hit; now the node at the tail that was used since it got
+// there goes back to the front once, when the cache makes room, and one
+// that was not goes.
 //
 // Its list nodes live in chunks of chunkLen, linked by index, not each in
 // an allocation of its own: a cache of a catalogue holds hundreds of
@@ -23,41 +31,43 @@ import (
 // no pointer. Slots let go are reused first, so the chunks hold as many
 // nodes as the cache ever held at once.
 //
-// For the same reason the map finds a node by its key's hash, not by the
-// key: a map of strings is one pointer a key for the collector to follow,
-// where a map of integers is not scanned at all. A node whose key's hash
-// another key shares is let go when that key is added (a cache may drop
-// what it holds; with 64-bit hashes, seeded by the cache, it does not
-// happen in practice), and a lookup compares the node's key with its own.
+// For the same reason, and because reading a key kept in an allocation of
+// its own is one more line to load on every hit, the cache keeps no keys:
+// the map finds a node by its key's hash, and the node tells keys of the
+// same hash apart by a second hash of another seed (check). Both are
+// seeded by the cache, so that a request cannot choose keys that collide;
+// two keys whose 128 bits of hashes are equal are taken for one. A node
+// whose key's hash another key shares is let go when that key is added (a
+// cache may drop what it holds; with 64-bit hashes it does not happen in
+// practice).
 type LRU[V comparable] struct {
-	mu         sync.Mutex
-	max, used  int64
-	seed       maphash.Seed
-	mask       uint64           // of a key's hash: every bit, but in a test of keys that collide
-	items      map[uint64]int32 // the index of each key's node, by its hash (hash)
-	chunks     []*[chunkLen]node[V]
-	next       int32  // the first index never handed out (0 is no node)
-	free       int32  // the first slot let go, chained through next; 0: none
-	head, tail int32  // head is the most recently used; 0: none
-	clock      uint64 // counts moves to the front
-	hits, miss metrics.HotCounter
+	mu          sync.Mutex
+	max, used   int64
+	seed, check maphash.Seed
+	mask        uint64           // of a key's hash: every bit, but in a test of keys that collide
+	items       map[uint64]int32 // the index of each key's node, by its hash (hashes)
+	chunks      []*[chunkLen]node[V]
+	next        int32 // the first index never handed out (0 is no node)
+	free        int32 // the first slot let go, chained through next; 0: none
+	head, tail  int32 // head: the latest added or given a second chance; tail: the next to go; 0: none
+	hits, miss  metrics.HotCounter
 
 	// Kept and Dropped, when set, are told of every value the cache takes
 	// in and lets go (evicted or replaced), under the cache's lock.
 	// Referenced, when set, reports and clears whether a value was used
 	// by a way around Get since it was last asked (the pack tiers' slots):
-	// such a value at the tail goes back to the front instead of out, once
-	// per pass. They are set before the cache is used.
+	// such a value at the tail goes back to the front instead of out, as
+	// one found by Get does. They are set before the cache is used.
 	Kept, Dropped func(V)
 	Referenced    func(V) bool
 }
 
 type node[V comparable] struct {
-	key        string
-	val        V
-	size       int64
-	stamp      uint64 // clock when last moved to the front
-	prev, next int32  // indexes of the neighbours; 0: none
+	hash, check uint64 // the key's hashes (hashes)
+	val         V
+	size        int64
+	prev, next  int32 // indexes of the neighbours; 0: none
+	used        bool  // found since the node was last put at the front
 }
 
 // chunkLen nodes make a chunk: 3 KiB for a pointer value, an allocation
@@ -69,16 +79,19 @@ const (
 
 // New returns a cache holding at most maxBytes of entries, each counted as cost says.
 func New[V comparable](maxBytes int64) *LRU[V] {
-	return &LRU[V]{max: maxBytes, seed: maphash.MakeSeed(), mask: ^uint64(0), items: make(map[uint64]int32)}
+	return &LRU[V]{max: maxBytes, seed: maphash.MakeSeed(), check: maphash.MakeSeed(), mask: ^uint64(0), items: make(map[uint64]int32)}
 }
 
-// hash is key's hash, as the map holds it.
-func (c *LRU[V]) hash(key string) uint64 { return maphash.String(c.seed, key) & c.mask }
+// hashes are key's hash, as the map holds it, and its check, as its node
+// holds it.
+func (c *LRU[V]) hashes(key string) (h, check uint64) {
+	return maphash.String(c.seed, key) & c.mask, maphash.String(c.check, key)
+}
 
-// find returns the index of key's node, whose hash is h; 0 when there is
-// none.
-func (c *LRU[V]) find(h uint64, key string) int32 {
-	if i, ok := c.items[h]; ok && c.at(i).key == key {
+// find returns the index of the node of the key whose hashes are h and
+// check; 0 when there is none.
+func (c *LRU[V]) find(h, check uint64) int32 {
+	if i, ok := c.items[h]; ok && c.at(i).check == check {
 		return i
 	}
 	return 0
@@ -104,26 +117,16 @@ func (c *LRU[V]) alloc() int32 {
 	return c.next - 1
 }
 
-// release lets node i go, its key and value with it.
+// release lets node i go, its value with it.
 func (c *LRU[V]) release(i int32) {
 	*c.at(i) = node[V]{next: c.free}
 	c.free = i
 }
 
 // Get returns the value under key. The key may be a string converted from
-// bytes at the call site: the map index does not allocate.
+// bytes at the call site: nothing keeps it.
 func (c *LRU[V]) Get(key string) (V, bool) {
-	h := c.hash(key)
-	c.mu.Lock()
-	i := c.find(h, key)
-	ok := i != 0
-	var v V
-	if ok {
-		n := c.at(i)
-		c.moveFront(i, n)
-		v = n.val
-	}
-	c.mu.Unlock()
+	v, ok := c.lookup(key)
 	if !ok {
 		c.miss.Inc()
 		return v, false
@@ -136,23 +139,26 @@ func (c *LRU[V]) Get(key string) (V, bool) {
 // caller that looks before it knows whether the request is one the cache
 // serves, and counts the miss itself (Missed) once it does.
 func (c *LRU[V]) Find(key []byte) (V, bool) {
-	k := unsafe.String(unsafe.SliceData(key), len(key)) // not kept
-	h := c.hash(k)
-	c.mu.Lock()
-	i := c.find(h, k)
-	ok := i != 0
-	var v V
+	v, ok := c.lookup(unsafe.String(unsafe.SliceData(key), len(key)))
 	if ok {
+		c.hits.Inc()
+	}
+	return v, ok
+}
+
+// lookup returns the value under key, marking its node used.
+func (c *LRU[V]) lookup(key string) (v V, ok bool) {
+	h, check := c.hashes(key)
+	c.mu.Lock()
+	if i := c.find(h, check); i != 0 {
 		n := c.at(i)
-		c.moveFront(i, n)
-		v = n.val
+		if !n.used { // a line written is a line to write back
+			n.used = true
+		}
+		v, ok = n.val, true
 	}
 	c.mu.Unlock()
-	if !ok {
-		return v, false
-	}
-	c.hits.Inc()
-	return v, true
+	return v, ok
 }
 
 // Missed counts a miss for a lookup made with Find.
@@ -165,42 +171,46 @@ func (c *LRU[V]) Hit() { c.hits.Inc() }
 // Counts are the hits and misses counted since the start.
 func (c *LRU[V]) Counts() (hits, misses uint64) { return c.hits.Load(), c.miss.Load() }
 
-// cost is what an entry of a value of size bytes takes: the value, its key,
-// its list node (its share of a chunk) and the map slot. The cache counts
-// it, so that its bound is on memory.
-func (c *LRU[V]) cost(key string, size int64) int64 {
-	return size + AllocSize(len(key)) + int64(unsafe.Sizeof(node[V]{})) + MapEntryCost
+// cost is what an entry of a value of size bytes takes: the value, its list
+// node (its share of a chunk) and the map slot. The cache counts it, so that
+// its bound is on memory.
+func (c *LRU[V]) cost(size int64) int64 {
+	return size + int64(unsafe.Sizeof(node[V]{})) + MapEntryCost
 }
 
 // Add stores val, whose own size is size. A value larger than the whole
 // cache is not kept: it would only evict everything else.
 func (c *LRU[V]) Add(key string, val V, size int64) {
-	size = c.cost(key, size)
-	h := c.hash(key)
+	size = c.cost(size)
+	h, check := c.hashes(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
 	i, ok := c.items[h]
-	if ok && c.at(i).key != key {
+	if ok && c.at(i).check != check {
 		// Another key of the same hash: it goes.
-		c.remove(i, h)
+		c.remove(i)
 		ok = false
 	}
 	if ok {
 		n := c.at(i)
 		c.used += size - n.size
 		old := n.val
-		n.val, n.size = val, size
-		c.moveFront(i, n)
+		n.val, n.size, n.used = val, size, true
 		if c.Dropped != nil && old != val {
 			c.Dropped(old)
 		}
 	} else {
+		// Room first, then the new node at the front: were it put there
+		// first, the nodes given their second chance would go in front
+		// of it, and a cache whose every node was used would let the
+		// new one go.
+		c.evict(size)
 		i := c.alloc()
 		n := c.at(i)
-		n.key, n.val, n.size = key, val, size
+		n.hash, n.check, n.val, n.size = h, check, val, size
 		c.items[h] = i
 		c.used += size
 		c.pushFront(i, n)
@@ -208,29 +218,39 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if c.Kept != nil {
 		c.Kept(val)
 	}
-	c.evict()
+	c.evict(0)
 }
 
-func (c *LRU[V]) evict() {
+// evict lets the nodes at the tail go until the cache has room for extra
+// more bytes within its bound; a node used since it was put at the front
+// goes back to the front instead, once a pass.
+func (c *LRU[V]) evict(extra int64) {
 	chances := len(c.items)
-	for c.used > c.max && c.tail != 0 {
+	for c.used+extra > c.max && c.tail != 0 {
 		i := c.tail
-		old := c.at(i)
-		if c.Referenced != nil && chances > 0 && c.Referenced(old.val) {
-			chances--
-			c.unlink(old)
-			c.pushFront(i, old)
-			continue
+		n := c.at(i)
+		if chances > 0 {
+			used := n.used
+			if c.Referenced != nil && c.Referenced(n.val) {
+				used = true
+			}
+			if used {
+				chances--
+				n.used = false
+				c.unlink(n)
+				c.pushFront(i, n)
+				continue
+			}
 		}
-		c.remove(i, c.hash(old.key))
+		c.remove(i)
 	}
 }
 
-// remove lets node i go, whose key's hash is h, telling Dropped.
-func (c *LRU[V]) remove(i int32, h uint64) {
+// remove lets node i go, telling Dropped.
+func (c *LRU[V]) remove(i int32) {
 	n := c.at(i)
 	c.unlink(n)
-	delete(c.items, h)
+	delete(c.items, n.hash)
 	c.used -= n.size
 	val := n.val
 	c.release(i)
@@ -240,12 +260,12 @@ func (c *LRU[V]) remove(i int32, h uint64) {
 }
 
 // Peek returns the value under key without counting a hit or a miss or
-// changing its recency: for a loader checking again under its own lock.
+// marking it used: for a loader checking again under its own lock.
 func (c *LRU[V]) Peek(key string) (V, bool) {
-	h := c.hash(key)
+	h, check := c.hashes(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if i := c.find(h, key); i != 0 {
+	if i := c.find(h, check); i != 0 {
 		return c.at(i).val, true
 	}
 	var zero V
@@ -256,10 +276,10 @@ func (c *LRU[V]) Peek(key string) (V, bool) {
 // entry still holds that value (is says so): a value that has been
 // replaced or evicted meanwhile is not put back.
 func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
-	h := c.hash(key)
+	h, check := c.hashes(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i := c.find(h, key)
+	i := c.find(h, check)
 	if i == 0 {
 		return
 	}
@@ -267,10 +287,10 @@ func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
 	if !is(n.val) {
 		return
 	}
-	size = c.cost(key, size)
+	size = c.cost(size)
 	c.used += size - n.size
 	n.size = size
-	c.evict()
+	c.evict(0)
 }
 
 // Stats are the entries held and what they cost.
@@ -285,7 +305,7 @@ func (c *LRU[V]) SetMax(maxBytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.max = maxBytes
-	c.evict()
+	c.evict(0)
 }
 
 // Clear drops every entry without telling Dropped: for measuring what the
@@ -298,22 +318,8 @@ func (c *LRU[V]) Clear() {
 	c.next, c.free, c.head, c.tail, c.used = 0, 0, 0, 0, 0
 }
 
-// moveFront marks node i (n) as just used. A node moved to the front
-// within the last quarter of the cache's moves is left where it is: it is
-// far from eviction anyway, and relinking touches three nodes' memory on
-// every hit of a hot entry.
-func (c *LRU[V]) moveFront(i int32, n *node[V]) {
-	if c.head == i || c.clock-n.stamp < uint64(len(c.items)/4) {
-		return
-	}
-	c.unlink(n)
-	c.pushFront(i, n)
-}
-
 // pushFront puts node i (n), unlinked, at the front.
 func (c *LRU[V]) pushFront(i int32, n *node[V]) {
-	c.clock++
-	n.stamp = c.clock
 	n.prev, n.next = 0, c.head
 	if c.head != 0 {
 		c.at(c.head).prev = i

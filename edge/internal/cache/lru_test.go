@@ -6,7 +6,7 @@ import (
 )
 
 func TestLRUBoundAndRecency(t *testing.T) {
-	per := New[int](0).cost("00", 10) // what an entry of 10 bytes costs
+	per := New[int](0).cost(10) // what an entry of 10 bytes costs
 	c := New[int](10 * per)
 	for i := range 10 {
 		c.Add(fmt.Sprint(i), i, 10)
@@ -37,7 +37,7 @@ func TestLRUBoundAndRecency(t *testing.T) {
 // pack tier's Reserve, as a Bible's index is decoded), so Add must read it
 // under the lock. The race detector fails this test otherwise.
 func TestLRUSetMaxWhileAdding(t *testing.T) {
-	per := New[int](0).cost("00", 10)
+	per := New[int](0).cost(10)
 	c := New[int](10 * per)
 	done := make(chan struct{})
 	go func() {
@@ -61,7 +61,7 @@ func TestLRUSetMaxWhileAdding(t *testing.T) {
 // value is found under its own key until it is dropped, exactly once.
 func TestLRUNodesReused(t *testing.T) {
 	const held = 1000
-	per := New[int](0).cost("0000", 10)
+	per := New[int](0).cost(10)
 	c := New[int](held * per)
 	dropped := map[int]int{}
 	c.Dropped = func(v int) { dropped[v]++ }
@@ -104,7 +104,7 @@ func TestLRUNodesReused(t *testing.T) {
 // for each other. The later one added takes the map's slot, the earlier
 // one is let go (Dropped is told), and what is counted follows.
 func TestLRUKeysThatCollide(t *testing.T) {
-	per := New[int](0).cost("00", 10)
+	per := New[int](0).cost(10)
 	c := New[int](100 * per)
 	c.mask = 0 // every key hashes to 0
 	var dropped []int
@@ -148,7 +148,45 @@ func TestLRUKeysThatCollide(t *testing.T) {
 	if n, _ := c.Stats(); n != 1 || c.next > 3 {
 		t.Fatalf("%d entries, %d nodes handed out; want 1 and at most 2", n, c.next-1)
 	}
-	if c.head == 0 || c.head != c.tail || c.at(c.head).key != "69" {
+	if _, check := c.hashes("69"); c.head == 0 || c.head != c.tail || c.at(c.head).check != check {
 		t.Fatalf("list head %d tail %d, want the one node of 69", c.head, c.tail)
+	}
+}
+
+// TestLRUHitMovesNothing: a hit marks its node and leaves the list as it
+// is (relinking touched two more nodes, as cold as the one found, on every
+// hit of a large cache); the node then gets its second chance when it is
+// the next to go, and one not used since goes in its place.
+func TestLRUHitMovesNothing(t *testing.T) {
+	per := New[int](0).cost(10)
+	c := New[int](4 * per)
+	for i := range 4 {
+		c.Add(fmt.Sprint(i), i, 10)
+	}
+	links := func() (l [][2]int32) {
+		for i := int32(1); i < c.next; i++ {
+			l = append(l, [2]int32{c.at(i).prev, c.at(i).next})
+		}
+		return append(l, [2]int32{c.head, c.tail})
+	}
+	before := links()
+	for _, k := range []string{"0", "1"} {
+		if v, ok := c.Get(k); !ok || fmt.Sprint(v) != k {
+			t.Fatalf("Get(%s) = %d, %v", k, v, ok)
+		}
+	}
+	if _, ok := c.Find([]byte("0")); !ok {
+		t.Fatal("Find(0) missed")
+	}
+	if after := links(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("hits relinked the list: %v, was %v", after, before)
+	}
+	// 0 and 1 were used, 2 was not: adding two more lets 2 and 3 go.
+	c.Add("4", 4, 10)
+	c.Add("5", 5, 10)
+	for k, want := range map[string]bool{"0": true, "1": true, "2": false, "3": false, "4": true, "5": true} {
+		if _, ok := c.Peek(k); ok != want {
+			t.Errorf("after two adds, %s held: %v, want %v", k, ok, want)
+		}
 	}
 }

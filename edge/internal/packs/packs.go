@@ -33,8 +33,8 @@ type View struct {
 	// A hit reads used and the index: they come first, in one line.
 
 	// used is set by requests that found the view in a Slot, which
-	// the cache's recency does not see; the cache gives such a view a
-	// second chance before evicting it (referenced).
+	// the cache's lookups do not see; the cache gives such a view the
+	// second chance a lookup's mark gives (Referenced).
 	used  atomic.Bool
 	index entryIndex // every entry; empty when partial
 

@@ -10,8 +10,8 @@ import (
 // A chapter's pack found whole in memory goes into the chapter's slot; the
 // next request is served from there; when the cache evicts the pack the
 // slot lets it go (the cache's bound stays the bound on memory); a pack
-// used through its slot gets a second chance before eviction, as get's
-// recency would have given it.
+// used through its slot gets a second chance before eviction, as a
+// lookup in the cache would have given it.
 func TestPackSlot(t *testing.T) {
 	ctx := context.Background()
 	dir, err := publish.OpenDir(t.TempDir())
@@ -48,10 +48,11 @@ func TestPackSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Room for two packs: a third evicts the least recently used, but A
-	// was used through its slot after B was loaded, so B goes.
+	// Room for two packs (C's is the largest, by less than 1,000 bytes;
+	// a pack is over 4,000): a third evicts the least recently used, but
+	// A was used through its slot after B was loaded, so B goes.
 	_, used := p.cache.Stats()
-	p.cache.SetMax(used + 100)
+	p.cache.SetMax(used + 2000)
 	p.Entry(ctx, &slotA, &a, []byte("entry/003")) // through the slot: the cache does not see it
 	if _, err := p.Entry(ctx, &slotC, &c, []byte("entry/001")); err != nil {
 		t.Fatal(err)
