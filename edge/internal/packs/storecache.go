@@ -421,7 +421,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 		}
 	}
 	// The entry's key and its bodies share one buffer, the key first: the
-	// tier keeps the key without an allocation of its own.
+	// flight's key without an allocation of its own.
 	buf := entryKey(make([]byte, 0, len(pp.ref.Key)+1+len(name)+int(n)), pp.ref.Key, name)
 	ek := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p.mu.Lock()
@@ -444,9 +444,9 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	if c.Err == nil {
 		c.Val = &re.res
 		// In the tier before the flight ends, so that a request either
-		// joins the flight or finds the entry. The cache counts the key,
-		// which is the buffer's first bytes: the rest of it is the entry's.
-		p.cache.Add(ek, &re.v, entryView+cache.AllocSize(cap(buf))-cache.AllocSize(len(ek)))
+		// joins the flight or finds the entry. The cache keeps no key:
+		// the whole buffer, the key with it, is the entry's.
+		p.cache.Add(ek, &re.v, entryView+cache.AllocSize(cap(buf)))
 	}
 	p.mu.Lock()
 	delete(p.entries, ek)
