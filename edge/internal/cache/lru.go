@@ -33,7 +33,7 @@ import (
 //
 // For the same reason, and because reading a key kept in an allocation of
 // its own is one more line to load on every hit, the cache keeps no keys:
-// the map finds a node by its key's hash, and the node tells keys of the
+// the table finds a node by its key's hash, and the node tells keys of the
 // same hash apart by a second hash of another seed (check). Both are
 // seeded by the cache, so that a request cannot choose keys that collide;
 // two keys whose 128 bits of hashes are equal are taken for one. A node
@@ -44,8 +44,8 @@ type LRU[V comparable] struct {
 	mu          sync.Mutex
 	max, used   int64
 	seed, check maphash.Seed
-	mask        uint64           // of a key's hash: every bit, but in a test of keys that collide
-	items       map[uint64]int32 // the index of each key's node, by its hash (hashes)
+	mask        uint64 // of a key's hash: every bit, but in a test of keys that collide
+	items       table  // the index of each key's node, by its hash (hashes)
 	chunks      []*[chunkLen]node[V]
 	next        int32 // the first index never handed out (0 is no node)
 	free        int32 // the first slot let go, chained through next; 0: none
@@ -79,11 +79,11 @@ const (
 
 // New returns a cache holding at most maxBytes of entries, each counted as cost says.
 func New[V comparable](maxBytes int64) *LRU[V] {
-	return &LRU[V]{max: maxBytes, seed: maphash.MakeSeed(), check: maphash.MakeSeed(), mask: ^uint64(0), items: make(map[uint64]int32)}
+	return &LRU[V]{max: maxBytes, seed: maphash.MakeSeed(), check: maphash.MakeSeed(), mask: ^uint64(0)}
 }
 
-// hashes are key's hash, as the map holds it, and its check, as its node
-// holds it.
+// hashes are key's hash, by which the table finds its node, and its check,
+// which the node holds.
 func (c *LRU[V]) hashes(key string) (h, check uint64) {
 	return maphash.String(c.seed, key) & c.mask, maphash.String(c.check, key)
 }
@@ -91,10 +91,29 @@ func (c *LRU[V]) hashes(key string) (h, check uint64) {
 // find returns the index of the node of the key whose hashes are h and
 // check; 0 when there is none.
 func (c *LRU[V]) find(h, check uint64) int32 {
-	if i, ok := c.items[h]; ok && c.at(i).check == check {
+	if i := c.node(h); i != 0 && c.at(i).check == check {
 		return i
 	}
 	return 0
+}
+
+// node returns the index of the node whose key's hash is h; 0 when there
+// is none.
+func (c *LRU[V]) node(h uint64) int32 {
+	tag := tagOf(h)
+	p := c.items.part(tag)
+	if p.n == 0 {
+		return 0
+	}
+	for j := p.home(tag); ; j = (j + 1) & p.mask {
+		s := p.slots[j]
+		if s == 0 {
+			return 0
+		}
+		if i := int32(uint32(s)); tagOf(s) == tag && c.at(i).hash == h {
+			return i
+		}
+	}
 }
 
 // at is the node of index i.
@@ -172,10 +191,10 @@ func (c *LRU[V]) Hit() { c.hits.Inc() }
 func (c *LRU[V]) Counts() (hits, misses uint64) { return c.hits.Load(), c.miss.Load() }
 
 // cost is what an entry of a value of size bytes takes: the value, its list
-// node (its share of a chunk) and the map slot. The cache counts it, so that
-// its bound is on memory.
+// node (its share of a chunk) and its share of the table. The cache counts
+// it, so that its bound is on memory.
 func (c *LRU[V]) cost(size int64) int64 {
-	return size + int64(unsafe.Sizeof(node[V]{})) + MapEntryCost
+	return size + int64(unsafe.Sizeof(node[V]{})) + tableCost
 }
 
 // Add stores val, whose own size is size. A value larger than the whole
@@ -188,7 +207,8 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
-	i, ok := c.items[h]
+	i := c.node(h)
+	ok := i != 0
 	if ok && c.at(i).check != check {
 		// Another key of the same hash: it goes.
 		c.remove(i)
@@ -211,7 +231,7 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 		i := c.alloc()
 		n := c.at(i)
 		n.hash, n.check, n.val, n.size = h, check, val, size
-		c.items[h] = i
+		c.items.add(h, i)
 		c.used += size
 		c.pushFront(i, n)
 	}
@@ -225,7 +245,7 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 // more bytes within its bound; a node used since it was put at the front
 // goes back to the front instead, once a pass.
 func (c *LRU[V]) evict(extra int64) {
-	chances := len(c.items)
+	chances := c.items.n
 	for c.used+extra > c.max && c.tail != 0 {
 		i := c.tail
 		n := c.at(i)
@@ -250,7 +270,7 @@ func (c *LRU[V]) evict(extra int64) {
 func (c *LRU[V]) remove(i int32) {
 	n := c.at(i)
 	c.unlink(n)
-	delete(c.items, n.hash)
+	c.items.remove(n.hash, i)
 	c.used -= n.size
 	val := n.val
 	c.release(i)
@@ -297,7 +317,7 @@ func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
 func (c *LRU[V]) Stats() (entries int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.items), c.used
+	return c.items.n, c.used
 }
 
 // SetMax changes the bound, evicting down to it at once.
@@ -313,7 +333,7 @@ func (c *LRU[V]) SetMax(maxBytes int64) {
 func (c *LRU[V]) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items = make(map[uint64]int32)
+	c.items = table{}
 	c.chunks = nil
 	c.next, c.free, c.head, c.tail, c.used = 0, 0, 0, 0, 0
 }
@@ -344,9 +364,9 @@ func (c *LRU[V]) unlink(n *node[V]) {
 	n.prev, n.next = 0, 0
 }
 
-// MapEntryCost is a map slot of a key's hash and a node index, with the
-// spare room a map keeps.
-const MapEntryCost = 32
+// tableCost is an entry's share of its table: a slot of 8 bytes in a
+// table a quarter to a half full.
+const tableCost = 32
 
 // AllocSize is about what the allocator takes for n bytes: small objects
 // are rounded up to a size class, large ones to pages. What the caches
