@@ -208,13 +208,13 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 		return
 	}
 	i := c.node(h)
-	ok := i != 0
-	if ok && c.at(i).check != check {
+	if i != 0 && c.at(i).check != check {
 		// Another key of the same hash: it goes.
 		c.remove(i)
-		ok = false
+		i = 0
 	}
-	if ok {
+	replaced := i != 0
+	if replaced {
 		n := c.at(i)
 		c.used += size - n.size
 		old := n.val
@@ -238,7 +238,9 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if c.Kept != nil {
 		c.Kept(val)
 	}
-	c.evict(0)
+	if replaced {
+		c.evict(0) // the value may have grown; a new node had its room made
+	}
 }
 
 // evict lets the nodes at the tail go until the cache has room for extra

@@ -190,3 +190,20 @@ func TestLRUHitMovesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestLRUReplacedGrows: a value added again under its key, larger, makes
+// room as a new one does: the bound holds.
+func TestLRUReplacedGrows(t *testing.T) {
+	per := New[int](0).cost(10)
+	c := New[int](3 * per)
+	for _, k := range []string{"a", "b", "c"} {
+		c.Add(k, 1, 10)
+	}
+	c.Add("c", 2, 10+per) // as much as two entries
+	if n, b := c.Stats(); b > 3*per || n != 2 {
+		t.Fatalf("after c grew: %d entries, %d bytes; want 2 within %d", n, b, 3*per)
+	}
+	if v, ok := c.Peek("c"); !ok || v != 2 {
+		t.Fatalf("c = %d, %v; want its new value", v, ok)
+	}
+}
