@@ -42,7 +42,11 @@ type View struct {
 	size    int64
 	partial *partialPack
 
-	res *represent.Resource // one entry read by range
+	// An entry read by range has its resource right after its view
+	// (rangedEntry), found by the key it was found by (entryOf); this
+	// word keeps the view a whole number of lines, so that the
+	// resource's codings each lie in one.
+	_ uint64
 
 	slotsMu sync.Mutex
 	slots   []*Slot // the slots holding this view
@@ -50,7 +54,7 @@ type View struct {
 
 	hdr publish.Header // the pack's header, when partial
 
-	// 192 bytes in all (no padding needed), an allocation size class of
+	// 192 bytes in all, an allocation size class of
 	// whole cache lines, so that the view starts a line and its first
 	// line is the hit's one.
 }

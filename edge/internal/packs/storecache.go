@@ -102,7 +102,7 @@ type tierCounters struct {
 
 // partialPack is the state of a pack known only by its header: how many
 // of its entries it has read. The entries read are views of their own in
-// the memory tier (View.res, entryKey); their reads in flight are
+// the memory tier (rangedEntry, entryKey); their reads in flight are
 // Packs.entries.
 type partialPack struct {
 	ref      publish.PackRef
@@ -138,13 +138,19 @@ func entryKey(b []byte, key string, name []byte) []byte {
 }
 
 // rangedEntry is an entry read by range as the memory tier holds it: its
-// view and its resource in one allocation (v.res is &res). At catalogue
-// scale the tier holds a few hundred thousand of them, and the collector
-// marks every object at each cycle.
+// view and its resource in one allocation. At catalogue scale the tier
+// holds a few hundred thousand of them, and the collector marks every
+// object at each cycle.
 type rangedEntry struct {
 	v   View
 	res represent.Resource
 }
+
+// entryOf is the resource of v, found in the memory tier by an entry's key
+// (entryKey): only a rangedEntry is held under one. A hit takes the
+// resource from where it lies without reading the view's lines, which over
+// a catalogue no processor cache holds.
+func entryOf(v *View) *represent.Resource { return &(*rangedEntry)(unsafe.Pointer(v)).res }
 
 // entryView is what the memory tier counts for an entry read by range
 // besides its buffer (its key and bodies).
@@ -179,16 +185,13 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			return v.index.find(name), nil, nil
 		}
 	}
-	v, whole, err := p.view(ctx, *ref, name, slot != nil)
+	v, res, whole, err := p.view(ctx, *ref, name, slot != nil)
 	if whole != nil {
 		// Read from below, copied out, and then no longer needed.
 		defer p.release(whole)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if v.res != nil {
-		return v.res, nil, nil
+	if err != nil || res != nil {
+		return res, nil, err
 	}
 	if v.partial != nil {
 		res, lent, err := p.partialEntry(ctx, v, name, whole, lend)
@@ -206,7 +209,7 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 }
 
 // view returns pack ref in memory, for a request of its entry name:
-// whole; or the entry (v.res != nil); or the pack's header for a ranged
+// whole; or the entry (res, and v nil); or the pack's header for a ranged
 // read of the entry (v.partial != nil), and the whole pack's bytes when
 // this request has just fetched them onto the disk (whole), to read the
 // entry from.
@@ -216,29 +219,32 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // (a catalogue's rare packs): it looks for that first. A caller without
 // one (a Bible's or a book's metadata) looks for its pack first, which is
 // mostly held whole.
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slotted bool) (v *View, whole []byte, err error) {
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
 	var kb [160]byte
 	ok := false
 	if slotted {
-		v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name))
+		if v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
+			p.tiers.memory.Inc()
+			return nil, entryOf(v), nil, nil
+		}
 	}
-	if !ok {
-		v, ok = p.cache.Get(ref.Key)
-	}
-	if !ok && !slotted {
-		v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name))
-	}
-	if ok {
+	if v, ok = p.cache.Get(ref.Key); ok {
 		p.tiers.memory.Inc()
-		return v, nil, nil
+		return v, nil, nil, nil
+	}
+	if !slotted {
+		if v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
+			p.tiers.memory.Inc()
+			return nil, entryOf(v), nil, nil
+		}
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
-		return h, nil, nil
+		return h, nil, nil, nil
 	}
 	small := p.wholeMax <= 0 || ref.Size <= p.wholeMax
 	if p.wholeMax <= 0 || small && p.wholeFirst {
 		v, err := p.load(ctx, ref, ref.Key, p.loadWhole)
-		return v, nil, err
+		return v, nil, nil, err
 	}
 	onDisk := false
 	if small {
@@ -248,12 +254,12 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 	}
 	if (p.dir || onDisk) && !p.headerSeen.seen(ref.Key) {
 		v, err = p.scratchHeader(ctx, ref, whole)
-		return v, whole, err
+		return v, nil, whole, err
 	}
 	v, err = p.load(ctx, ref, "header "+ref.Key, func(ctx context.Context, ref publish.PackRef) (*View, error) {
 		return p.heldHeader(ctx, ref, whole)
 	})
-	return v, whole, err
+	return v, nil, whole, err
 }
 
 // heldHeader reads pack ref's header to hold it in the memory tier:
@@ -425,11 +431,11 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	buf := entryKey(make([]byte, 0, len(pp.ref.Key)+1+len(name)+int(n)), pp.ref.Key, name)
 	ek := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p.mu.Lock()
-	if r, ok := p.cache.Peek(ek); ok && r.res != nil {
+	if r, ok := p.cache.Peek(ek); ok {
 		// Read by another request since this one looked.
 		p.mu.Unlock()
 		p.tiers.memory.Inc()
-		return r.res, nil, nil
+		return entryOf(r), nil, nil
 	}
 	c, lead := p.entries.Join(ek)
 	p.mu.Unlock()
@@ -439,7 +445,6 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	}
 
 	re := new(rangedEntry)
-	re.v.res = &re.res
 	c.Err = p.readEntry(v, &e, groups, whole, buf, &re.res)
 	if c.Err == nil {
 		c.Val = &re.res
