@@ -116,7 +116,7 @@ func TestServeLendsFirstRead(t *testing.T) {
 		return ctx
 	}
 	held := func(name string) bool {
-		_, ok := p.cache.Peek(string(entryKey(nil, big.Key, []byte(name))))
+		_, ok := p.cache.Peek(string(entryKey(nil, IDOf(big.Key), []byte(name))))
 		return ok
 	}
 

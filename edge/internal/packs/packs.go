@@ -7,7 +7,9 @@ package packs
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"log/slog"
 	"sync"
@@ -64,8 +66,38 @@ type View struct {
 // what the cache holds: a view is put in a slot only while cached (a pack
 // too large for the cache never is), and the cache empties the view's
 // slots when it evicts it (View.drop), so the cache's bound stays the
-// bound on memory.
-type Slot = atomic.Pointer[View]
+// bound on memory. Pack is the chapter's pack's name in the tier's keys
+// (IDOf), made when its build is loaded, so that a lookup of one of its
+// entries does not read the pack key's bytes (a line of their own, which
+// over a catalogue no processor cache holds); zero when not known, and
+// then made from the key at each lookup.
+type Slot struct {
+	atomic.Pointer[View]
+	Pack PackID
+}
+
+// PackID names a pack in the memory tier's keys of its entries
+// (entryKey): a 128-bit hash of its key, of two seeds made for the
+// process (IDOf). Two keys hash alike with a chance of about one in
+// 2^128 for a pair, as the cache's own keys do (cache.LRU).
+type PackID [16]byte
+
+var idSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// IDOf is the PackID of the pack named key.
+func IDOf(key string) (id PackID) {
+	binary.LittleEndian.PutUint64(id[:8], maphash.String(idSeeds[0], key))
+	binary.LittleEndian.PutUint64(id[8:], maphash.String(idSeeds[1], key))
+	return id
+}
+
+// of is id, made from key when zero (a slot whose pack was not named).
+func (id *PackID) of(key string) PackID {
+	if *id == (PackID{}) {
+		*id = IDOf(key)
+	}
+	return *id
+}
 
 // Pack is the decoded pack (nil when read by ranges).
 func (v *View) Pack() *publish.Pack { return v.pack }

@@ -131,10 +131,11 @@ var scratchHeaders sync.Pool // *headerEntry
 // the header's buffer.
 var headerView = cache.AllocSize(int64(unsafe.Sizeof(headerEntry{})))
 
-// entryKey is the memory tier's key of entry name of pack key, appended to
-// b: a pack key never holds a NUL.
-func entryKey(b []byte, key string, name []byte) []byte {
-	return append(append(append(b, key...), 0), name...)
+// entryKey is the memory tier's key of entry name of the pack id names,
+// appended to b. It begins with a hash, so it is not a pack's store key,
+// under which the tier holds whole packs.
+func entryKey(b []byte, id PackID, name []byte) []byte {
+	return append(append(b, id[:]...), name...)
 }
 
 // rangedEntry is an entry read by range as the memory tier holds it: its
@@ -177,6 +178,7 @@ func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, na
 
 // entry is Entry, or with lend Borrow.
 func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool) (_ *represent.Resource, lent *Loan, _ error) {
+	var id PackID
 	if slot != nil {
 		if v := slot.Load(); v != nil {
 			v.touch()
@@ -184,8 +186,9 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 			p.tiers.memory.Inc()
 			return v.index.find(name), nil, nil
 		}
+		id = slot.Pack
 	}
-	v, res, whole, err := p.view(ctx, *ref, name, slot != nil)
+	v, res, whole, err := p.view(ctx, *ref, &id, name, slot != nil)
 	if whole != nil {
 		// Read from below, copied out, and then no longer needed.
 		defer p.release(whole)
@@ -194,7 +197,7 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		return res, nil, err
 	}
 	if v.partial != nil {
-		res, lent, err := p.partialEntry(ctx, v, name, whole, lend)
+		res, lent, err := p.partialEntry(ctx, v, id.of(ref.Key), name, whole, lend)
 		if v.partial.scratch {
 			// Read for this request alone, and no longer read: v is
 			// the first field of its headerEntry.
@@ -219,11 +222,14 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // (a catalogue's rare packs): it looks for that first. A caller without
 // one (a Bible's or a book's metadata) looks for its pack first, which is
 // mostly held whole.
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
+//
+// id names the pack in the tier's keys of its entries (made from ref's key
+// here when zero).
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
 	var kb [160]byte
 	ok := false
 	if slotted {
-		if v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
+		if v, ok = p.cache.Find(entryKey(kb[:0], id.of(ref.Key), name)); ok {
 			p.tiers.memory.Inc()
 			return nil, entryOf(v), nil, nil
 		}
@@ -233,7 +239,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, name []byte, slot
 		return v, nil, nil, nil
 	}
 	if !slotted {
-		if v, ok = p.cache.Find(entryKey(kb[:0], ref.Key, name)); ok {
+		if v, ok = p.cache.Find(entryKey(kb[:0], id.of(ref.Key), name)); ok {
 			p.tiers.memory.Inc()
 			return nil, entryOf(v), nil, nil
 		}
@@ -404,7 +410,7 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // by range and keeping it in the memory tier under its own key; or, with
 // lend, when the tier does not take it in yet (lendEntry), in a buffer
 // lent for this request.
-func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
+func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
 	pp := v.partial
 	e, ok, err := v.hdr.Entry(string(name))
 	if err != nil {
@@ -417,7 +423,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	groups, n := entryRanges(gb[:0], &e)
 	if lend {
 		var kb [160]byte
-		k := entryKey(kb[:0], pp.ref.Key, name)
+		k := entryKey(kb[:0], id, name)
 		if !p.entrySeen.seen(unsafe.String(unsafe.SliceData(k), len(k))) {
 			l, err := p.lendEntry(ctx, v, &e, groups, n, whole)
 			if err != nil {
@@ -428,7 +434,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, name, whole []byte, l
 	}
 	// The entry's key and its bodies share one buffer, the key first: the
 	// flight's key without an allocation of its own.
-	buf := entryKey(make([]byte, 0, len(pp.ref.Key)+1+len(name)+int(n)), pp.ref.Key, name)
+	buf := entryKey(make([]byte, 0, len(id)+len(name)+int(n)), id, name)
 	ek := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p.mu.Lock()
 	if r, ok := p.cache.Peek(ek); ok {
@@ -474,64 +480,6 @@ func (p *Packs) fetchedFrom(pp *partialPack) {
 	if pp.fetched.Add(1) >= promoteAfter && pp.promoted.CompareAndSwap(false, true) {
 		go p.load(context.Background(), pp.ref, pp.ref.Key, p.loadWhole)
 	}
-}
-
-// Loan is an entry read by range for one request and not held (Borrow):
-// its resource, in a buffer that the next such read reuses (lentEntries).
-type Loan struct {
-	res represent.Resource
-	buf []byte
-}
-
-// lentEntries are lent entries given back, with their buffers.
-var lentEntries sync.Pool // *Loan
-
-// A lent entry's buffer is at least lentMin (a verse's codings take a
-// few hundred bytes, a chapter's a few KiB), so that it serves the next
-// whatever its size; one of more than lentMax is not kept.
-const (
-	lentMin = 16 << 10
-	lentMax = 64 << 10
-)
-
-// lendEntry reads entry e of the pack whose header is v, n bytes in the
-// ranges groups, into a lent entry.
-//
-// The memory tier takes an entry in from its second read within a while
-// (entrySeen): over a large catalogue most entries missed are first
-// sightings, asked once in a long while (Zipf), and each held on its
-// first read pushed out one that was asked again, and was garbage for the
-// collector soon after. An entry lent is read from the disk (its pack's
-// header was: scratchHeader) or the store again if it is asked again
-// soon; the tier then holds it.
-func (p *Packs) lendEntry(ctx context.Context, v *View, e *publish.Entry, groups []span, n int64, whole []byte) (*Loan, error) {
-	l, _ := lentEntries.Get().(*Loan)
-	if l == nil {
-		l = new(Loan)
-	}
-	l.res = represent.Resource{}
-	if int64(cap(l.buf)) < n {
-		l.buf = make([]byte, 0, max(n, lentMin))
-	}
-	if err := p.readEntry(v, e, groups, whole, l.buf[:0], &l.res); err != nil {
-		p.GiveBack(l)
-		return nil, err
-	}
-	p.fetchedFrom(v.partial)
-	return l, nil
-}
-
-// GiveBack takes back an entry lent (Borrow) once nothing reads it; nil
-// is no loan.
-func (p *Packs) GiveBack(l *Loan) {
-	if l == nil {
-		return
-	}
-	l.res = represent.Resource{}
-	if cap(l.buf) > lentMax {
-		l.buf = nil
-	}
-	lentEntries.Put(l)
 }
 
 // span is a range of a pack's bodies: [off, end) from the body offset.

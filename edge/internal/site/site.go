@@ -85,7 +85,8 @@ func New(id string, m *publish.Manifest) *Site {
 			ke := &be.Books[j]
 			bv.Books[string(ke.ID)] = &Book{Entry: ke}
 			for k := range ke.Chapters {
-				bv.chapters = append(bv.chapters, Chapter{ChapterEntry: &ke.Chapters[k]})
+				ce := &ke.Chapters[k]
+				bv.chapters = append(bv.chapters, Chapter{ChapterEntry: ce, Slot: packs.Slot{Pack: packs.IDOf(ce.Pack.Key)}})
 				keys.WriteString(string(ke.ID))
 				keys.WriteByte('.')
 				keys.WriteString(ke.Chapters[k].ID)

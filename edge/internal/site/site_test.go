@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bibleplatform/platform/bible"
+	"github.com/bibleplatform/platform/edge/internal/packs"
 	"github.com/bibleplatform/platform/publish"
 )
 
@@ -14,8 +15,8 @@ import (
 func TestChapter(t *testing.T) {
 	long := strings.Repeat("x", 40)
 	m := &publish.Manifest{Bibles: []publish.BibleEntry{{ID: 1, Books: []publish.BookEntry{
-		{ID: "PS2", Chapters: []publish.ChapterEntry{{ID: "1_1"}}},
-		{ID: "JHN", Chapters: []publish.ChapterEntry{{ID: "1"}, {ID: "3"}}},
+		{ID: "PS2", Pack: publish.PackRef{Key: "packs/ps2"}, Chapters: []publish.ChapterEntry{{ID: "1_1", Pack: publish.PackRef{Key: "packs/ps2-1_1"}}}},
+		{ID: "JHN", Chapters: []publish.ChapterEntry{{ID: "1", Pack: publish.PackRef{Key: "packs/jhn-1"}}, {ID: "3", Pack: publish.PackRef{Key: "packs/jhn-3"}}}},
 		// Longer than a slot of the index holds: found by the whole key.
 		{ID: "LNG", Chapters: []publish.ChapterEntry{{ID: long + "a"}, {ID: long + "b"}}},
 	}}}}
@@ -41,6 +42,9 @@ func TestChapter(t *testing.T) {
 			t.Errorf("%s.%s: found %s, want none", tc.book, tc.chapter, got.ID)
 		case tc.want != nil && (got == nil || got.ChapterEntry != tc.want):
 			t.Errorf("%s.%s: got %v, want the manifest's entry", tc.book, tc.chapter, got)
+		case got != nil && got.Slot.Pack != packs.IDOf(tc.want.Pack.Key):
+			// The tier's keys of the chapter's entries name its pack.
+			t.Errorf("%s.%s: its slot names another pack than %s", tc.book, tc.chapter, tc.want.Pack.Key)
 		}
 	}
 	if n := len(bv.Chapters()); n != 5 {
