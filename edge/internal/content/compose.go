@@ -214,7 +214,7 @@ func (s *Routes) chapterSegments(ctx context.Context, dst []bible.Segment, ends 
 	}
 	// By entry, not by pack: a range should not bring its chapters whole
 	// into memory (packs.Packs.Entry).
-	r, l, err := s.packs.Borrow(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments))
+	r, l, err := s.packs.Borrow(ctx, &ce.Slot, &ce.Pack, []byte(publish.NameSegments), nil)
 	if l != nil {
 		*loans = append(*loans, l)
 	}

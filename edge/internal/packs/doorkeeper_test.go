@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -158,4 +159,44 @@ func TestServeLentAtOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// An entry lent for one request is read in the coding the request
+// negotiates, and only that one, unless the request names tags it may
+// hold in another; once held, an entry has every coding.
+func TestLentReadsOneCoding(t *testing.T) {
+	p, big, bigView := dirPacks(t, 1<<30)
+	for _, tc := range []struct {
+		name, codings, inm string
+		want               []int // the codings read
+	}{
+		{"entry/010", "gzip", "", []int{represent.CodingGzip}},
+		{"entry/011", "br, gzip", "", []int{represent.CodingBrotli}},
+		{"entry/012", "gzip;q=0.5, identity", "", []int{represent.CodingIdentity}},
+		{"entry/013", "br", `"x"`, []int{represent.CodingBrotli, represent.CodingGzip, represent.CodingIdentity}},
+		{"entry/010", "br", "", []int{represent.CodingBrotli, represent.CodingGzip, represent.CodingIdentity}}, // its second read: held
+	} {
+		var req fasthttp.RequestHeader
+		req.Set("Accept-Encoding", tc.codings)
+		if tc.inm != "" {
+			req.Set("If-None-Match", tc.inm)
+		}
+		res, loan, err := p.Borrow(context.Background(), nil, &big, []byte(tc.name), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bigView.index.find([]byte(tc.name))
+		for c := range represent.NumCodings {
+			if got, read := res.Has(c), slices.Contains(tc.want, c); got != read {
+				t.Errorf("%s for %q: coding %q read %t, want %t", tc.name, tc.codings, represent.CodingNames[c], got, read)
+			} else if got && !bytes.Equal(res.Reps[c].Body(), want.Reps[c].Body()) {
+				t.Errorf("%s for %q: coding %q is not the entry's", tc.name, tc.codings, represent.CodingNames[c])
+			}
+		}
+		p.GiveBack(loan)
+	}
+	// And its answer is the coding asked for.
+	if _, err := serve(p, big, bigView, "entry/020", "br", represent.CodingBrotli); err != nil {
+		t.Error(err)
+	}
 }

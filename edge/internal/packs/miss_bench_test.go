@@ -87,7 +87,7 @@ func BenchmarkEntryMiss(b *testing.B) {
 	for b.Loop() {
 		m := &misses[i%len(misses)]
 		i++
-		res, loan, err := p.Borrow(ctx, &slot, &m.ref, m.name)
+		res, loan, err := p.Borrow(ctx, &slot, &m.ref, m.name, nil)
 		if err != nil || res == nil {
 			b.Fatalf("%s of %s: %v", m.name, m.ref.Key, err)
 		}

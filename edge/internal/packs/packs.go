@@ -419,7 +419,7 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
 func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
-	res, lent, err := p.Borrow(ctx, slot, ref, name)
+	res, lent, err := p.Borrow(ctx, slot, ref, name, &ctx.Request.Header)
 	if err != nil {
 		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
@@ -163,7 +165,7 @@ var entryView = cache.AllocSize(int64(unsafe.Sizeof(rangedEntry{})))
 // in memory is put there for next time. A hit in memory (a whole pack, or
 // an entry read by range before) does not allocate.
 func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte) (*represent.Resource, error) {
-	res, _, err := p.entry(ctx, slot, ref, name, false)
+	res, _, err := p.entry(ctx, slot, ref, name, false, nil)
 	return res, err
 }
 
@@ -171,13 +173,15 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // (an answer): an entry read by range that the memory tier does not take
 // in yet (entrySeen) is then lent for this request (loan not nil), and the
 // caller gives it back (GiveBack) once nothing reads the resource or
-// anything made from it without a copy.
-func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte) (_ *represent.Resource, loan *Loan, _ error) {
-	return p.entry(ctx, slot, ref, name, true)
+// anything made from it without a copy. req, when not nil, is the request
+// the resource answers: an entry lent is then read in the one coding the
+// request negotiates (lentCoding).
+func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, req *fasthttp.RequestHeader) (_ *represent.Resource, loan *Loan, _ error) {
+	return p.entry(ctx, slot, ref, name, true, req)
 }
 
 // entry is Entry, or with lend Borrow.
-func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool) (_ *represent.Resource, lent *Loan, _ error) {
+func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool, req *fasthttp.RequestHeader) (_ *represent.Resource, lent *Loan, _ error) {
 	var id PackID
 	if slot != nil {
 		if v := slot.Load(); v != nil {
@@ -197,7 +201,7 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		return res, nil, err
 	}
 	if v.partial != nil {
-		res, lent, err := p.partialEntry(ctx, v, id.of(ref.Key), name, whole, lend)
+		res, lent, err := p.partialEntry(ctx, v, id.of(ref.Key), name, whole, lend, req)
 		if v.partial.scratch {
 			// Read for this request alone, and no longer read: v is
 			// the first field of its headerEntry.
@@ -409,8 +413,8 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 // partialEntry returns an entry of a pack known by its header, reading it
 // by range and keeping it in the memory tier under its own key; or, with
 // lend, when the tier does not take it in yet (lendEntry), in a buffer
-// lent for this request.
-func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whole []byte, lend bool) (*represent.Resource, *Loan, error) {
+// lent for request req (lentCoding).
+func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whole []byte, lend bool, req *fasthttp.RequestHeader) (*represent.Resource, *Loan, error) {
 	pp := v.partial
 	e, ok, err := v.hdr.Entry(string(name))
 	if err != nil {
@@ -425,6 +429,9 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whol
 		var kb [160]byte
 		k := entryKey(kb[:0], id, name)
 		if !p.entrySeen.seen(unsafe.String(unsafe.SliceData(k), len(k))) {
+			if lentCoding(&e, req) {
+				groups, n = entryRanges(gb[:0], &e)
+			}
 			l, err := p.lendEntry(ctx, v, &e, groups, n, whole)
 			if err != nil {
 				return nil, nil, err
