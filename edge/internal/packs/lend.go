@@ -33,10 +33,10 @@ func lentCoding(e *publish.Entry, req *fasthttp.RequestHeader) bool {
 	if req == nil || len(e.Reps) < 2 || len(req.Peek(fasthttp.HeaderIfNoneMatch)) > 0 {
 		return false
 	}
-	c := represent.Negotiate(req, func(c int) bool {
-		return slices.ContainsFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
-	})
-	k := slices.IndexFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
+	at := func(c int) int { // where coding c is in e.Reps, -1 when absent
+		return slices.IndexFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
+	}
+	k := at(represent.Negotiate(req, func(c int) bool { return at(c) >= 0 }))
 	if k < 0 {
 		return false // the coding chosen when none is acceptable, absent: read all
 	}

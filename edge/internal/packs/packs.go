@@ -45,9 +45,9 @@ type View struct {
 	partial *partialPack
 
 	// An entry read by range has its resource right after its view
-	// (rangedEntry), found by the key it was found by (entryOf); this
-	// word keeps the view a whole number of lines, so that the
-	// resource's codings each lie in one.
+	// (rangedEntry), where a hit under an entry's key takes it from
+	// (entryOf); this word keeps the view a whole number of lines, so
+	// that the resource's codings each lie in one.
 	_ uint64
 
 	slotsMu sync.Mutex
