@@ -15,16 +15,8 @@ import (
 // other read; two packs' entries of one name stay apart.
 func TestEntryKeysNamePacks(t *testing.T) {
 	ctx := context.Background()
-	dir, err := publish.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, aView := testPack(t, dir, 20, 300)
-	b, bView := testPack(t, dir, 21, 300)
-	p, err := New(Config{Store: dir, MaxBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, a, aView := dirPacks(t, 1<<30)
+	b, bView := testPack(t, p.store, 21, 300)
 	name := []byte("entry/003")
 	if bytes.Equal(aView.index.find(name).Reps[0].Body(), bView.index.find(name).Reps[0].Body()) {
 		t.Fatal("the two packs' entries are alike: the test tells nothing")

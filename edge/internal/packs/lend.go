@@ -22,26 +22,24 @@ type Loan struct {
 }
 
 // lentCoding keeps of entry e's codings only the one request req
-// negotiates (represent.Negotiate), and reports whether it dropped any. A
+// negotiates (represent.Negotiate). A
 // lent entry answers one request, and its read copies its bytes from the
 // page cache, lines no processor cache holds: an entry's codings are about
 // three times the one sent (identity alone is about half). The request's
 // answer then chooses among what was read as it would among them all. Not
 // for a request that names tags in If-None-Match: it may hold another
 // coding, which keeps it a 304 (represent.Serve); nor with no request.
-func lentCoding(e *publish.Entry, req *fasthttp.RequestHeader) bool {
+func lentCoding(e *publish.Entry, req *fasthttp.RequestHeader) {
 	if req == nil || len(e.Reps) < 2 || len(req.Peek(fasthttp.HeaderIfNoneMatch)) > 0 {
-		return false
+		return
 	}
 	at := func(c int) int { // where coding c is in e.Reps, -1 when absent
 		return slices.IndexFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
 	}
 	k := at(represent.Negotiate(req, func(c int) bool { return at(c) >= 0 }))
-	if k < 0 {
-		return false // the coding chosen when none is acceptable, absent: read all
+	if k >= 0 { // absent: the coding chosen when none is acceptable; read all
+		e.Reps = e.Reps[k : k+1]
 	}
-	e.Reps = e.Reps[k : k+1]
-	return true
 }
 
 // lentEntries are lent entries given back, with their buffers.

@@ -230,22 +230,18 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // id names the pack in the tier's keys of its entries (made from ref's key
 // here when zero).
 func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
-	var kb [160]byte
-	ok := false
 	if slotted {
-		if v, ok = p.cache.Find(entryKey(kb[:0], id.of(ref.Key), name)); ok {
-			p.tiers.memory.Inc()
-			return nil, entryOf(v), nil, nil
+		if res := p.heldEntry(id, ref.Key, name); res != nil {
+			return nil, res, nil, nil
 		}
 	}
-	if v, ok = p.cache.Get(ref.Key); ok {
+	if v, ok := p.cache.Get(ref.Key); ok {
 		p.tiers.memory.Inc()
 		return v, nil, nil, nil
 	}
 	if !slotted {
-		if v, ok = p.cache.Find(entryKey(kb[:0], id.of(ref.Key), name)); ok {
-			p.tiers.memory.Inc()
-			return nil, entryOf(v), nil, nil
+		if res := p.heldEntry(id, ref.Key, name); res != nil {
+			return nil, res, nil, nil
 		}
 	}
 	if h, ok := p.headers.Get(ref.Key); ok {
@@ -270,6 +266,18 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, name 
 		return p.heldHeader(ctx, ref, whole)
 	})
 	return v, nil, whole, err
+}
+
+// heldEntry is entry name of the pack id names (made from key when zero)
+// when the memory tier holds it, read by range; nil when it does not.
+func (p *Packs) heldEntry(id *PackID, key string, name []byte) *represent.Resource {
+	var kb [160]byte
+	v, ok := p.cache.Find(entryKey(kb[:0], id.of(key), name))
+	if !ok {
+		return nil
+	}
+	p.tiers.memory.Inc()
+	return entryOf(v)
 }
 
 // heldHeader reads pack ref's header to hold it in the memory tier:
@@ -424,14 +432,12 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whol
 		return nil, nil, nil
 	}
 	var gb [3]span
-	groups, n := entryRanges(gb[:0], &e)
 	if lend {
 		var kb [160]byte
 		k := entryKey(kb[:0], id, name)
 		if !p.entrySeen.seen(unsafe.String(unsafe.SliceData(k), len(k))) {
-			if lentCoding(&e, req) {
-				groups, n = entryRanges(gb[:0], &e)
-			}
+			lentCoding(&e, req)
+			groups, n := entryRanges(gb[:0], &e)
 			l, err := p.lendEntry(ctx, v, &e, groups, n, whole)
 			if err != nil {
 				return nil, nil, err
@@ -439,6 +445,7 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whol
 			return &l.res, l, nil
 		}
 	}
+	groups, n := entryRanges(gb[:0], &e)
 	// The entry's key and its bodies share one buffer, the key first: the
 	// flight's key without an allocation of its own.
 	buf := entryKey(make([]byte, 0, len(id)+len(name)+int(n)), id, name)
