@@ -117,7 +117,7 @@ func TestServeLendsFirstRead(t *testing.T) {
 		return ctx
 	}
 	held := func(name string) bool {
-		_, ok := p.cache.Peek(string(entryKey(nil, IDOf(big.Key), 1+represent.CodingBrotli, []byte(name))))
+		_, ok := p.cache.Peek(string(entryKey(nil, IDOf(big.Key), []byte(name))))
 		return ok
 	}
 
@@ -163,35 +163,25 @@ func TestServeLentAtOnce(t *testing.T) {
 
 // An entry lent for one request is read in the coding the request
 // negotiates, and only that one, unless the request names tags it may
-// hold in another; an entry held is held for the requests that prefer one
-// coding, in that coding, apart from those held for another.
-func TestEntryCodings(t *testing.T) {
+// hold in another; once held, an entry has every coding.
+func TestLentReadsOneCoding(t *testing.T) {
 	p, big, bigView := dirPacks(t, 1<<30)
-	heldFor := map[string]*represent.Resource{} // by entry and codings asked
 	for _, tc := range []struct {
 		name, codings, inm string
 		want               []int // the codings read
-		held               string
 	}{
-		{"entry/010", "gzip", "", []int{represent.CodingGzip}, ""},
-		{"entry/011", "br, gzip", "", []int{represent.CodingBrotli}, ""},
-		{"entry/012", "gzip;q=0.5, identity", "", []int{represent.CodingIdentity}, ""},
-		{"entry/013", "br", `"x"`, []int{represent.CodingBrotli, represent.CodingGzip, represent.CodingIdentity}, ""},
-		// Its second read: held for requests that prefer brotli.
-		{"entry/010", "br", "", []int{represent.CodingBrotli}, "br"},
-		// Held apart for those that prefer gzip, and found by each.
-		{"entry/010", "gzip, identity", "", []int{represent.CodingGzip}, "gzip"},
-		{"entry/010", "br, gzip", "", []int{represent.CodingBrotli}, "br"},
-		{"entry/010", "deflate, gzip", `"x"`, []int{represent.CodingGzip}, "gzip"},
+		{"entry/010", "gzip", "", []int{represent.CodingGzip}},
+		{"entry/011", "br, gzip", "", []int{represent.CodingBrotli}},
+		{"entry/012", "gzip;q=0.5, identity", "", []int{represent.CodingIdentity}},
+		{"entry/013", "br", `"x"`, []int{represent.CodingBrotli, represent.CodingGzip, represent.CodingIdentity}},
+		{"entry/010", "br", "", []int{represent.CodingBrotli, represent.CodingGzip, represent.CodingIdentity}}, // its second read: held
 	} {
-		var h fasthttp.RequestHeader
-		h.Set("Accept-Encoding", tc.codings)
+		var req fasthttp.RequestHeader
+		req.Set("Accept-Encoding", tc.codings)
 		if tc.inm != "" {
-			h.Set("If-None-Match", tc.inm)
+			req.Set("If-None-Match", tc.inm)
 		}
-		var rq represent.Request
-		rq.Scan(&h)
-		res, loan, err := p.Borrow(context.Background(), nil, &big, []byte(tc.name), &rq)
+		res, loan, err := p.Borrow(context.Background(), nil, &big, []byte(tc.name), &req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,37 +193,10 @@ func TestEntryCodings(t *testing.T) {
 				t.Errorf("%s for %q: coding %q is not the entry's", tc.name, tc.codings, represent.CodingNames[c])
 			}
 		}
-		if held := loan == nil; held != (tc.held != "") {
-			t.Errorf("%s for %q: held %t, want %t", tc.name, tc.codings, held, !held)
-		} else if k := tc.name + " " + tc.held; held && heldFor[k] == nil {
-			heldFor[k] = res
-		} else if held && heldFor[k] != res {
-			t.Errorf("%s for %q: read again, not found where it was held", tc.name, tc.codings)
-		}
 		p.GiveBack(loan)
 	}
 	// And its answer is the coding asked for.
 	if _, err := serve(p, big, bigView, "entry/020", "br", represent.CodingBrotli); err != nil {
 		t.Error(err)
-	}
-}
-
-// An entry is kept in the coding asked for when it has it, else in every
-// coding it has: the coding a request is sent then depends on more than
-// the coding it prefers.
-func TestKeepCoding(t *testing.T) {
-	reps := []publish.Rep{{Encoding: publish.Gzip}, {Encoding: publish.Identity}}
-	for _, tc := range []struct {
-		c    int
-		want []publish.Rep
-	}{
-		{represent.CodingGzip, reps[:1]},
-		{represent.CodingIdentity, reps[1:]},
-		{represent.CodingBrotli, reps},
-	} {
-		e := publish.Entry{Reps: reps}
-		if keepCoding(&e, tc.c); !slices.Equal(e.Reps, tc.want) {
-			t.Errorf("coding %q: kept %v, want %v", represent.CodingNames[tc.c], e.Reps, tc.want)
-		}
 	}
 }

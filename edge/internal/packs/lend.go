@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/edge/internal/represent"
 	"github.com/bibleplatform/platform/publish"
 )
@@ -19,32 +21,25 @@ type Loan struct {
 	buf []byte
 }
 
-// lentCoding keeps of entry e's codings only the one request rq is sent
-// (represent.Request.Coding). A lent entry answers one request, and its
-// read copies its bytes from the page cache, lines no processor cache
-// holds: an entry's codings are about three times the one sent (identity
-// alone is about half). The request's answer then chooses among what was
-// read as it would among them all. Not for a request that names tags in
-// If-None-Match: it may hold another coding, which keeps it a 304
-// (represent.Serve); nor with no request.
-func lentCoding(e *publish.Entry, rq *represent.Request) {
-	if rq == nil || rq.Revalidates() {
+// lentCoding keeps of entry e's codings only the one request req
+// negotiates (represent.Negotiate). A
+// lent entry answers one request, and its read copies its bytes from the
+// page cache, lines no processor cache holds: an entry's codings are about
+// three times the one sent (identity alone is about half). The request's
+// answer then chooses among what was read as it would among them all. Not
+// for a request that names tags in If-None-Match: it may hold another
+// coding, which keeps it a 304 (represent.Serve); nor with no request.
+func lentCoding(e *publish.Entry, req *fasthttp.RequestHeader) {
+	if req == nil || len(e.Reps) < 2 || len(req.Peek(fasthttp.HeaderIfNoneMatch)) > 0 {
 		return
 	}
-	keepCoding(e, rq.Coding(func(c int) bool { return codingAt(e, c) >= 0 }))
-}
-
-// keepCoding keeps of entry e's codings only c, when e has it; else all
-// (as the coding chosen when none is acceptable may be absent).
-func keepCoding(e *publish.Entry, c int) {
-	if k := codingAt(e, c); k >= 0 {
+	at := func(c int) int { // where coding c is in e.Reps, -1 when absent
+		return slices.IndexFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
+	}
+	k := at(represent.Negotiate(req, func(c int) bool { return at(c) >= 0 }))
+	if k >= 0 { // absent: the coding chosen when none is acceptable; read all
 		e.Reps = e.Reps[k : k+1]
 	}
-}
-
-// codingAt is where coding c is in e.Reps, -1 when absent.
-func codingAt(e *publish.Entry, c int) int {
-	return slices.IndexFunc(e.Reps, func(r publish.Rep) bool { return r.Encoding == represent.CodingNames[c] })
 }
 
 // lentEntries are lent entries given back, with their buffers.

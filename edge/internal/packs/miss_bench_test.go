@@ -77,7 +77,7 @@ func BenchmarkEntryMiss(b *testing.B) {
 	// Every header held: a pack's header is held from its second read.
 	for _, ref := range refs {
 		for range 2 {
-			if _, _, _, err := p.view(ctx, ref, new(PackID), allCodings, nil, true); err != nil {
+			if _, _, _, err := p.view(ctx, ref, new(PackID), nil, true); err != nil {
 				b.Fatal(err)
 			}
 		}

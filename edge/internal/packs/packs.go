@@ -249,11 +249,9 @@ func New(cfg Config) (*Packs, error) {
 	p := &Packs{cache: c, headers: cache.New[*View](hb), cacheMax: cfg.MaxBytes, flight: make(cache.Flights[*View]), warming: make(cache.Flights[struct{}]), entries: make(cache.Flights[*represent.Resource]), wholeMax: cfg.WholeMax, wholeFirst: cfg.WholeFirst}
 	// As many headers back as the headers' share holds of a chapter's.
 	p.headerSeen = newDoorkeeper(int(hb / (8 << 10)))
-	// And as many entries back as the tier held of a verse's in all its
-	// codings (about 2 KiB with what the tier counts besides) beside a
-	// full share of headers. Held in one coding (entryClass) a verse's
-	// takes about half that; a window twice as long then held fewer of
-	// the entries asked again (docs/edge.md, thirty-first round).
+	// And as many entries back as the tier holds of a verse's (about 2
+	// KiB, with its codings and what the tier counts besides) beside a
+	// full share of headers.
 	p.entrySeen = newDoorkeeper(int((cfg.MaxBytes - hb) / (2 << 10)))
 	p.store = p.Observe(cfg.Store)
 	d, dir := cfg.Store.(*publish.Dir)
@@ -421,9 +419,7 @@ func (p *Packs) loadWhole(ctx context.Context, ref publish.PackRef) (*View, erro
 // a stack buffer so that the lookup does not allocate. slot, when not nil,
 // is where the pack is kept for its next requests (a chapter's).
 func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, ref *publish.PackRef, name []byte, private bool, missing problem.Text) {
-	var rq represent.Request
-	rq.Scan(&ctx.Request.Header)
-	res, lent, err := p.Borrow(ctx, slot, ref, name, &rq)
+	res, lent, err := p.Borrow(ctx, slot, ref, name, &ctx.Request.Header)
 	if err != nil {
 		respond.Fail(ctx, log, problem.Unavailable, "cannot load pack", err)
 		return
@@ -432,7 +428,7 @@ func (p *Packs) Serve(ctx *fasthttp.RequestCtx, log *slog.Logger, slot *Slot, re
 		respond.Answer(ctx, problem.NotFound, missing)
 		return
 	}
-	represent.ServeRequest(ctx, &rq, res, private)
+	represent.Serve(ctx, res, private)
 	if lent != nil {
 		// The answer's body is the lent buffer's until copied into the
 		// response's own (fasthttp's, pooled).

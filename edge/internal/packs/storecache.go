@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/bibleplatform/platform/edge/internal/cache"
 	"github.com/bibleplatform/platform/edge/internal/metrics"
 	"github.com/bibleplatform/platform/edge/internal/represent"
@@ -132,35 +134,10 @@ var scratchHeaders sync.Pool // *headerEntry
 var headerView = cache.AllocSize(int64(unsafe.Sizeof(headerEntry{})))
 
 // entryKey is the memory tier's key of entry name of the pack id names,
-// held in the codings of class (entryClass), appended to b. It begins with
-// a hash, so it is not a pack's store key, under which the tier holds whole
-// packs.
-func entryKey(b []byte, id PackID, class byte, name []byte) []byte {
-	return append(append(append(b, id[:]...), class), name...)
-}
-
-// allCodings is the class of an entry held in every coding its pack has:
-// read for a caller without a request (Entry), and the class the tier's
-// doorkeeper counts every read of an entry under (entrySeen).
-const allCodings = 0
-
-// entryClass is the class of an entry held for request rq: one coding,
-// the one rq prefers of all (represent.Request.Preferred), whose requests
-// are each answered in that coding when the pack has it; else every coding
-// (nil rq: allCodings).
-//
-// An entry held for requests is held in the coding they are sent, not in
-// all three: identity alone is about half of an entry's bytes, and a
-// client asks for one coding, most for brotli. A client that prefers
-// another finds an entry held for its own class, so the tier holds more
-// entries in the same memory. (An entry held for a class whose coding its
-// pack lacks has every coding: then what a request is sent depends on the
-// rest of its Accept-Encoding.)
-func entryClass(rq *represent.Request) byte {
-	if rq == nil {
-		return allCodings
-	}
-	return byte(1 + rq.Preferred())
+// appended to b. It begins with a hash, so it is not a pack's store key,
+// under which the tier holds whole packs.
+func entryKey(b []byte, id PackID, name []byte) []byte {
+	return append(append(b, id[:]...), name...)
 }
 
 // rangedEntry is an entry read by range as the memory tier holds it: its
@@ -196,16 +173,15 @@ func (p *Packs) Entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // (an answer): an entry read by range that the memory tier does not take
 // in yet (entrySeen) is then lent for this request (loan not nil), and the
 // caller gives it back (GiveBack) once nothing reads the resource or
-// anything made from it without a copy. rq, when not nil, is the request
-// the resource answers, scanned: an entry read by range is then read in
-// the codings it is sent in (entryClass, lentCoding), and the resource is
-// for serving rq alone (represent.ServeRequest).
-func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, rq *represent.Request) (_ *represent.Resource, loan *Loan, _ error) {
-	return p.entry(ctx, slot, ref, name, true, rq)
+// anything made from it without a copy. req, when not nil, is the request
+// the resource answers: an entry lent is then read in the one coding the
+// request negotiates (lentCoding).
+func (p *Packs) Borrow(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, req *fasthttp.RequestHeader) (_ *represent.Resource, loan *Loan, _ error) {
+	return p.entry(ctx, slot, ref, name, true, req)
 }
 
 // entry is Entry, or with lend Borrow.
-func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool, rq *represent.Request) (_ *represent.Resource, lent *Loan, _ error) {
+func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, name []byte, lend bool, req *fasthttp.RequestHeader) (_ *represent.Resource, lent *Loan, _ error) {
 	var id PackID
 	if slot != nil {
 		if v := slot.Load(); v != nil {
@@ -216,8 +192,7 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		}
 		id = slot.Pack
 	}
-	class := entryClass(rq)
-	v, res, whole, err := p.view(ctx, *ref, &id, class, name, slot != nil)
+	v, res, whole, err := p.view(ctx, *ref, &id, name, slot != nil)
 	if whole != nil {
 		// Read from below, copied out, and then no longer needed.
 		defer p.release(whole)
@@ -226,7 +201,7 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 		return res, nil, err
 	}
 	if v.partial != nil {
-		res, lent, err := p.partialEntry(ctx, v, id.of(ref.Key), class, name, whole, lend, rq)
+		res, lent, err := p.partialEntry(ctx, v, id.of(ref.Key), name, whole, lend, req)
 		if v.partial.scratch {
 			// Read for this request alone, and no longer read: v is
 			// the first field of its headerEntry.
@@ -253,10 +228,10 @@ func (p *Packs) entry(ctx context.Context, slot *Slot, ref *publish.PackRef, nam
 // mostly held whole.
 //
 // id names the pack in the tier's keys of its entries (made from ref's key
-// here when zero); class is the entry's (entryClass).
-func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, class byte, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
+// here when zero).
+func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, name []byte, slotted bool) (v *View, res *represent.Resource, whole []byte, err error) {
 	if slotted {
-		if res := p.heldEntry(id, ref.Key, class, name); res != nil {
+		if res := p.heldEntry(id, ref.Key, name); res != nil {
 			return nil, res, nil, nil
 		}
 	}
@@ -265,7 +240,7 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, class
 		return v, nil, nil, nil
 	}
 	if !slotted {
-		if res := p.heldEntry(id, ref.Key, class, name); res != nil {
+		if res := p.heldEntry(id, ref.Key, name); res != nil {
 			return nil, res, nil, nil
 		}
 	}
@@ -294,11 +269,10 @@ func (p *Packs) view(ctx context.Context, ref publish.PackRef, id *PackID, class
 }
 
 // heldEntry is entry name of the pack id names (made from key when zero)
-// when the memory tier holds it in class, read by range; nil when it does
-// not.
-func (p *Packs) heldEntry(id *PackID, key string, class byte, name []byte) *represent.Resource {
+// when the memory tier holds it, read by range; nil when it does not.
+func (p *Packs) heldEntry(id *PackID, key string, name []byte) *represent.Resource {
 	var kb [160]byte
-	v, ok := p.cache.Find(entryKey(kb[:0], id.of(key), class, name))
+	v, ok := p.cache.Find(entryKey(kb[:0], id.of(key), name))
 	if !ok {
 		return nil
 	}
@@ -445,10 +419,10 @@ func (p *Packs) loadHeader(ctx context.Context, ref publish.PackRef, whole []byt
 }
 
 // partialEntry returns an entry of a pack known by its header, reading it
-// by range in the codings of class (entryClass) and keeping it in the
-// memory tier under its own key; or, with lend, when the tier does not take
-// it in yet (lendEntry), in a buffer lent for request rq (lentCoding).
-func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, class byte, name, whole []byte, lend bool, rq *represent.Request) (*represent.Resource, *Loan, error) {
+// by range and keeping it in the memory tier under its own key; or, with
+// lend, when the tier does not take it in yet (lendEntry), in a buffer
+// lent for request req (lentCoding).
+func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, name, whole []byte, lend bool, req *fasthttp.RequestHeader) (*represent.Resource, *Loan, error) {
 	pp := v.partial
 	e, ok, err := v.hdr.Entry(string(name))
 	if err != nil {
@@ -460,9 +434,9 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, class byte
 	var gb [3]span
 	if lend {
 		var kb [160]byte
-		k := entryKey(kb[:0], id, allCodings, name)
+		k := entryKey(kb[:0], id, name)
 		if !p.entrySeen.seen(unsafe.String(unsafe.SliceData(k), len(k))) {
-			lentCoding(&e, rq)
+			lentCoding(&e, req)
 			groups, n := entryRanges(gb[:0], &e)
 			l, err := p.lendEntry(ctx, v, &e, groups, n, whole)
 			if err != nil {
@@ -471,13 +445,10 @@ func (p *Packs) partialEntry(ctx context.Context, v *View, id PackID, class byte
 			return &l.res, l, nil
 		}
 	}
-	if class != allCodings {
-		keepCoding(&e, int(class-1))
-	}
 	groups, n := entryRanges(gb[:0], &e)
 	// The entry's key and its bodies share one buffer, the key first: the
 	// flight's key without an allocation of its own.
-	buf := entryKey(make([]byte, 0, len(id)+1+len(name)+int(n)), id, class, name)
+	buf := entryKey(make([]byte, 0, len(id)+len(name)+int(n)), id, name)
 	ek := unsafe.String(unsafe.SliceData(buf), len(buf))
 	p.mu.Lock()
 	if r, ok := p.cache.Peek(ek); ok {

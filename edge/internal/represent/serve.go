@@ -19,20 +19,20 @@ import (
 // block (Head.writeBlock): a caller sets its own fields after serving,
 // never before.
 func Serve(ctx *fasthttp.RequestCtx, res *Resource, private bool) int {
-	var rh Request
-	rh.Scan(&ctx.Request.Header)
-	return ServeRequest(ctx, &rh, res, private)
+	var rh condHeaders
+	rh.scan(&ctx.Request.Header)
+	return serveScanned(ctx, &rh, res, private)
 }
 
-// ServeRequest is Serve for a request whose fields are scanned (Scan), by
-// a caller that chose what to read by them.
-func ServeRequest(ctx *fasthttp.RequestCtx, rh *Request, res *Resource, private bool) int {
+// serveScanned is Serve for a request whose fields are scanned.
+func serveScanned(ctx *fasthttp.RequestCtx, rh *condHeaders, res *Resource, private bool) int {
 	resp := &ctx.Response.Header
-	c := rh.ae.choose(res.Has)
+	ae := parseAcceptEncoding(rh.acceptEncoding, len(rh.acceptEncoding) > 0)
+	c := ae.choose(res.Has)
 	// If-None-Match is compared once, with the coding it chooses.
 	inm := condNone
 	if len(rh.ifNoneMatch) > 0 {
-		c, inm = rh.ae.held(res, c, rh.ifNoneMatch)
+		c, inm = ae.held(res, c, rh.ifNoneMatch)
 	}
 	r := &res.Reps[c]
 	h := r.head
@@ -82,34 +82,19 @@ func ServeRequest(ctx *fasthttp.RequestCtx, rh *Request, res *Resource, private 
 	return fasthttp.StatusOK
 }
 
-// Request is the fields of a request Serve reads, scanned once (Scan), with
-// its Accept-Encoding parsed. fasthttp's Peek copies and normalises the
-// name on every call and then scans the headers; one pass over the headers
-// finds all seven for less than two Peeks cost.
-type Request struct {
+// condHeaders are the request fields Serve reads, and the App Key
+// (authorize's on the content routes). fasthttp's Peek copies and
+// normalises the name on every call and then scans the headers; one pass
+// over the headers finds all eight for less than two Peeks cost.
+type condHeaders struct {
 	acceptEncoding, ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, rng, ifRange []byte
 	seen                                                                                   uint8
-	ae                                                                                     acceptEncoding
 }
 
-// Preferred is the coding the request prefers of all the edge serves: the
-// one Serve sends of a resource that has it, whatever other codings the
-// resource has (choose).
-func (c *Request) Preferred() int { return c.ae.choose(func(int) bool { return true }) }
-
-// Coding is the coding Serve chooses of a resource that has the codings
-// has reports.
-func (c *Request) Coding(has func(c int) bool) int { return c.ae.choose(has) }
-
-// Revalidates reports whether the request names entity tags in
-// If-None-Match: it may hold a coding other than the one Coding chooses,
-// which Serve then keeps (acceptEncoding.held).
-func (c *Request) Revalidates() bool { return len(c.ifNoneMatch) > 0 }
-
-// Scan fills c from h. A repeated field keeps its first value, as Peek
+// scan fills c from h. A repeated field keeps its first value, as Peek
 // does. Names compare case-insensitively: a server may turn off fasthttp's
 // name normalising.
-func (c *Request) Scan(h *fasthttp.RequestHeader) {
+func (c *condHeaders) scan(h *fasthttp.RequestHeader) {
 	for k, v := range h.All() {
 		var dst *[]byte
 		var bit uint8
@@ -146,7 +131,6 @@ func (c *Request) Scan(h *fasthttp.RequestHeader) {
 			*dst, c.seen = v, c.seen|bit
 		}
 	}
-	c.ae = parseAcceptEncoding(c.acceptEncoding, len(c.acceptEncoding) > 0)
 }
 
 // notModified answers 304: validators and Cache-Control stay, the
