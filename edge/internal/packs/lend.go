@@ -22,13 +22,13 @@ type Loan struct {
 }
 
 // lentCoding keeps of entry e's codings only the one request req
-// negotiates (represent.Negotiate). A
-// lent entry answers one request, and its read copies its bytes from the
-// page cache, lines no processor cache holds: an entry's codings are about
-// three times the one sent (identity alone is about half). The request's
-// answer then chooses among what was read as it would among them all. Not
-// for a request that names tags in If-None-Match: it may hold another
-// coding, which keeps it a 304 (represent.Serve); nor with no request.
+// negotiates (represent.Negotiate). A lent entry answers one request, and
+// its read copies its bytes from the page cache, lines no processor cache
+// holds: an entry's codings are about three times the one sent (identity
+// alone is about half). The request's answer then chooses among what was
+// read as it would among them all. Not for a request that names tags in
+// If-None-Match: it may hold another coding, which keeps it a 304
+// (represent.Serve); nor with no request.
 func lentCoding(e *publish.Entry, req *fasthttp.RequestHeader) {
 	if req == nil || len(e.Reps) < 2 || len(req.Peek(fasthttp.HeaderIfNoneMatch)) > 0 {
 		return

@@ -89,7 +89,7 @@ func New(id string, m *publish.Manifest) *Site {
 				bv.chapters = append(bv.chapters, Chapter{ChapterEntry: ce, Slot: packs.Slot{Pack: packs.IDOf(ce.Pack.Key)}})
 				keys.WriteString(string(ke.ID))
 				keys.WriteByte('.')
-				keys.WriteString(ke.Chapters[k].ID)
+				keys.WriteString(ce.ID)
 				bv.chapterEnds = append(bv.chapterEnds, uint32(keys.Len()))
 			}
 		}
