@@ -11,7 +11,7 @@ import (
 // accepting br) as BenchmarkHandlerMix runs the passage mix: on 64
 // request contexts taken in turn, with the process's CPU time per request
 // (cpu-ns/op). nocache is an edge whose answer cache keeps nothing, as
-// bench-search's second edge (--compose-cache 1): every query computed,
+// bench-search's second edge (--search-answer-cache 1): every query computed,
 // what a query not seen before costs. cached is an edge with its default
 // answer cache after two passes over the mix: every query a hit.
 //
@@ -30,7 +30,7 @@ func BenchmarkSearchMix(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			m := searchMixes[bc.name]
 			if m == nil {
-				m = openBenchMix(b, dir, Config{ComposeCacheBytes: bc.bytes})
+				m = openBenchMix(b, dir, Config{SearchCacheBytes: bc.bytes})
 				m.srv.search.Load(m.srv.site.Load())
 				// Twice: the cached edge then holds every answer, with
 				// every coding (an answer is compressed in the codings its

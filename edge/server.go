@@ -74,8 +74,12 @@ type Config struct {
 	HTTPSPort      int
 	TrustedProxies []netip.Prefix
 
-	PackCacheBytes    int64
+	PackCacheBytes int64
+	// ComposeCacheBytes bounds the composed answers held (verse ranges,
+	// catalogue pages), SearchCacheBytes the search answers (0: their
+	// defaults).
 	ComposeCacheBytes int64
+	SearchCacheBytes  int64
 	// SearchIndexCacheBytes bounds the decoded search indexes held in
 	// memory (0: DefaultSearchIndexCacheBytes).
 	SearchIndexCacheBytes int64
@@ -140,10 +144,17 @@ const (
 	// DefaultSearchReportInterval is how often counted searches are
 	// reported to dynamic, DefaultTrendingRefresh how often the trending
 	// snapshot is fetched.
-	DefaultSearchReportInterval  = searchapi.DefaultSearchReportInterval
-	DefaultTrendingRefresh       = searchapi.DefaultTrendingRefresh
-	DefaultPackCacheBytes        = 768 << 20
-	DefaultComposeCacheBytes     = 64 << 20
+	DefaultSearchReportInterval = searchapi.DefaultSearchReportInterval
+	DefaultTrendingRefresh      = searchapi.DefaultTrendingRefresh
+	// The memory caches' default bounds (docs/edge.md, "What a composed
+	// answer's memory buys"): a composed range costs tens of
+	// microseconds to put together again and a kilobyte or two to keep,
+	// an entry read by range a few microseconds and a few kilobytes, so
+	// the composed answers get more than the search answers and the pack
+	// tier a little less than it had.
+	DefaultPackCacheBytes        = 720 << 20
+	DefaultComposeCacheBytes     = 128 << 20
+	DefaultSearchCacheBytes      = 64 << 20
 	DefaultSearchIndexCacheBytes = searchapi.DefaultIndexCacheBytes
 	DefaultDynamicTimeout        = 30 * time.Second
 )
@@ -221,6 +232,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ComposeCacheBytes <= 0 {
 		cfg.ComposeCacheBytes = DefaultComposeCacheBytes
 	}
+	if cfg.SearchCacheBytes <= 0 {
+		cfg.SearchCacheBytes = DefaultSearchCacheBytes
+	}
 	if cfg.MaxRangeVerses <= 0 {
 		cfg.MaxRangeVerses = DefaultMaxRangeVerses
 	}
@@ -256,7 +270,7 @@ func New(cfg Config) (*Server, error) {
 		log:          cfg.Log,
 		httpsPortSet: httpsPortSet,
 		composed:     cache.New[*compose.Answer](cfg.ComposeCacheBytes),
-		searched:     cache.New[*compose.Answer](cfg.ComposeCacheBytes),
+		searched:     cache.New[*compose.Answer](cfg.SearchCacheBytes),
 	}
 	s.authz = authz.New(authz.Config{DefaultRate: cfg.DefaultRate, Edges: cfg.Edges, IDOnlyRate: cfg.IDOnlyRate,
 		TrustedProxies: cfg.TrustedProxies, Now: requestClock(cfg.Now), Clock: cfg.Now})

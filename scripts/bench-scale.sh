@@ -323,7 +323,7 @@ for store in $STORES; do
 	edge_pid=$!
 	wait_ready
 	# The bound the edge set itself: a soft memory limit of --pack-cache +
-	# 2 × --compose-cache (composed ranges and search answers) +
+	# --compose-cache + --search-answer-cache + a third of --pack-cache +
 	# --search-index-cache-size + 256 MiB, which it logs.
 	if [ "$store" = floor ]; then
 		echo "== floor: every answer of both mixes in memory ($dir/answers.bin)" >&2

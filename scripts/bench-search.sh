@@ -96,13 +96,24 @@ SQL
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
+# no_answers is the flag that keeps an edge of BIN from holding search
+# answers: --search-answer-cache 1, or for a base built before that flag
+# --compose-cache 1 (which bounded both the composed and the search
+# answers then).
+no_answers() {
+	if "$1/edge" serve --help | grep -q -- --search-answer-cache; then
+		echo --search-answer-cache 1
+	else
+		echo --compose-cache 1
+	fi
+}
 # The edge as deployed, and a second one whose answer cache keeps nothing
 # (every query computed: what the long tail of rare queries costs).
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache.json" \
 	--listen "127.0.0.1:$EDGE_PORT" --public-url "http://127.0.0.1:$EDGE_PORT" --no-access-log 2>"$dir/edge.log" &
 pids+=($!)
 "$BIN/edge" serve --store "$dir/store" --access "$dir/access.json" --access-cache "$dir/access-cache-cold.json" \
-	--listen "127.0.0.1:$COLD_PORT" --public-url "http://127.0.0.1:$COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-cold.log" &
+	--listen "127.0.0.1:$COLD_PORT" --public-url "http://127.0.0.1:$COLD_PORT" --no-access-log $(no_answers "$BIN") 2>"$dir/edge-cold.log" &
 pids+=($!)
 ports=("$EDGE_PORT" "$COLD_PORT")
 if [ -n "$BASE_BIN" ]; then
@@ -110,7 +121,7 @@ if [ -n "$BASE_BIN" ]; then
 		--listen "127.0.0.1:$BASE_PORT" --public-url "http://127.0.0.1:$BASE_PORT" --no-access-log 2>"$dir/edge-base.log" &
 	pids+=($!)
 	"$BASE_BIN/edge" serve --store "$dir/base-store" --access "$dir/access.json" --access-cache "$dir/access-cache-base-cold.json" \
-		--listen "127.0.0.1:$BASE_COLD_PORT" --public-url "http://127.0.0.1:$BASE_COLD_PORT" --no-access-log --compose-cache 1 2>"$dir/edge-base-cold.log" &
+		--listen "127.0.0.1:$BASE_COLD_PORT" --public-url "http://127.0.0.1:$BASE_COLD_PORT" --no-access-log $(no_answers "$BASE_BIN") 2>"$dir/edge-base-cold.log" &
 	pids+=($!)
 	ports+=("$BASE_PORT" "$BASE_COLD_PORT")
 fi

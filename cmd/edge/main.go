@@ -59,7 +59,8 @@ type serveCmd struct {
 	IDRate           float64       `name:"id-only-rate" help:"Requests per second, per client address, for requests that name their app only by its public id (x-svc-app-id); never charged to the app's keys." default:"${id_only_rate}" env:"EDGE_ID_ONLY_RATE"`
 	IDBurst          int           `name:"id-only-burst" help:"Burst of --id-only-rate." default:"${id_only_burst}" env:"EDGE_ID_ONLY_BURST"`
 	PackCache        int64         `help:"Bytes of decoded packs kept in memory." default:"${pack_cache}" env:"EDGE_PACK_CACHE"`
-	ComposeCache     int64         `help:"Bytes of composed verse ranges kept in memory, and as much again of search answers." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
+	ComposeCache     int64         `help:"Bytes of composed answers (verse ranges, catalogue pages) kept in memory." default:"${compose_cache}" env:"EDGE_COMPOSE_CACHE"`
+	SearchCache      int64         `name:"search-answer-cache" help:"Bytes of search answers kept in memory." default:"${search_cache}" env:"EDGE_SEARCH_ANSWER_CACHE"`
 	SearchIndexCache int64         `name:"search-index-cache-size" help:"Bytes of decoded search indexes kept in memory (a Bible's takes tens of megabytes; the least recently searched are let go and load again on their next search)." default:"${search_index_cache}" env:"EDGE_SEARCH_INDEX_CACHE"`
 	DiskCache        string        `help:"Directory keeping packs fetched from the store on local disk (survives restarts; serves through store outages); off when empty. One directory per edge." env:"EDGE_DISK_CACHE"`
 	CopyLocal        bool          `name:"disk-cache-local-store" help:"Keep a directory --store's packs on --disk-cache too, for a directory on a volume that may go away (a network mount); without it they are read from the directory, whose reads are as local as the disk cache's." env:"EDGE_DISK_CACHE_LOCAL_STORE"`
@@ -94,6 +95,7 @@ func main() {
 			"burst":              strconv.Itoa(2 * edge.DefaultRatePerSecond),
 			"pack_cache":         strconv.Itoa(edge.DefaultPackCacheBytes),
 			"compose_cache":      strconv.Itoa(edge.DefaultComposeCacheBytes),
+			"search_cache":       strconv.Itoa(edge.DefaultSearchCacheBytes),
 			"search_index_cache": strconv.Itoa(edge.DefaultSearchIndexCacheBytes),
 			"whole_pack_max":     strconv.Itoa(edge.DefaultWholePackMax),
 			"max_range_verses":   strconv.Itoa(edge.DefaultMaxRangeVerses),
@@ -120,9 +122,10 @@ const memoryHeadroom = 256 << 20
 const churnRoom = 3
 
 // memoryBound is what the edge's process may hold with the caches'
-// bounds given: the caches, room for the pack tier's churn, and headroom.
-func memoryBound(packs, compose, searchIndexes int64) int64 {
-	return packs + packs/churnRoom + 2*compose + searchIndexes + memoryHeadroom
+// bounds given (answers: the composed and the search answers'), room for
+// the pack tier's churn, and headroom.
+func memoryBound(packs, answers, searchIndexes int64) int64 {
+	return packs + packs/churnRoom + answers + searchIndexes + memoryHeadroom
 }
 
 // setMemoryLimit bounds the process at bound, through the Go runtime's
@@ -193,7 +196,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		}
 		cache = filepath.Join(dir, "bibleplatform-edge", "access.json")
 	}
-	setMemoryLimit(memoryBound(c.PackCache, c.ComposeCache, c.SearchIndexCache), log)
+	setMemoryLimit(memoryBound(c.PackCache, c.ComposeCache+c.SearchCache, c.SearchIndexCache), log)
 	if c.HugePages {
 		// Before the packs fill the heap, so that the heap grows into
 		// memory advised for huge pages up to its limit.
@@ -216,7 +219,7 @@ func (c *serveCmd) Run(ctx context.Context, log *slog.Logger, logging *command.L
 		IDOnlyRate: access.Rate{PerSecond: c.IDRate, Burst: c.IDBurst},
 		DynamicURL: c.Dynamic, EdgeToken: c.EdgeToken, DynamicTimeout: c.Timeout,
 		ForceHTTPS: c.ForceHTTPS, HTTPSPort: c.HTTPSPort, TrustedProxies: proxies,
-		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, SearchIndexCacheBytes: c.SearchIndexCache, MaxRangeVerses: c.MaxVerses,
+		PackCacheBytes: c.PackCache, ComposeCacheBytes: c.ComposeCache, SearchCacheBytes: c.SearchCache, SearchIndexCacheBytes: c.SearchIndexCache, MaxRangeVerses: c.MaxVerses,
 		DiskCacheDir: c.DiskCache, DiskCacheBytes: c.DiskCacheMax, DiskCacheLocalStore: c.CopyLocal, WholePackMax: c.WholePackMax,
 		WholePackFirst: c.WholePackFirst, PublicURL: c.PublicURL, PageTokenKey: []byte(c.PageTokenKey), ReaderAppKey: c.ReaderAppKey,
 		SearchReportInterval: c.SearchReport, TrendingRefresh: c.TrendingRefresh, UsageReportInterval: c.UsageReport,

@@ -32,7 +32,7 @@ func TestSetMemoryLimit(t *testing.T) {
 // tier's churn and headroom make 1,920 MiB, the bound bench-scale holds
 // the process to.
 func TestDefaultMemoryBound(t *testing.T) {
-	got := memoryBound(edge.DefaultPackCacheBytes, edge.DefaultComposeCacheBytes, edge.DefaultSearchIndexCacheBytes)
+	got := memoryBound(edge.DefaultPackCacheBytes, edge.DefaultComposeCacheBytes+edge.DefaultSearchCacheBytes, edge.DefaultSearchIndexCacheBytes)
 	if want := int64(1920 << 20); got != want {
 		t.Errorf("default bound %d MiB; want %d MiB", got>>20, want>>20)
 	}
