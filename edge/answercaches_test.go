@@ -10,8 +10,8 @@ func TestAnswerCachesApart(t *testing.T) {
 	key := "X-SVC-App-Key: " + keyDemo
 	rng := "/v1/bibles/9001/passages/JHN.3.16-18"
 	query := searchURL("/v1/search-verses", "query", "God loved", "bible_id", "9001")
-	// ask asks each path twice and returns the hits and misses of the
-	// composed and the search caches over those requests.
+	// ask asks each path twice and returns the hits of the composed and
+	// the search caches over those requests.
 	ask := func(t *testing.T, e *testEdge) (composedHits, searchHits int64) {
 		t.Helper()
 		before := [2]int64{
