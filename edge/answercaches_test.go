@@ -10,14 +10,17 @@ func TestAnswerCachesApart(t *testing.T) {
 	key := "X-SVC-App-Key: " + keyDemo
 	rng := "/v1/bibles/9001/passages/JHN.3.16-18"
 	query := searchURL("/v1/search-verses", "query", "God loved", "bible_id", "9001")
+	// hits are the composed and the search caches' hits so far.
+	hits := func(t *testing.T, e *testEdge) (composed, search int64) {
+		t.Helper()
+		return metricValue(t, e, `edge_cache_requests_total{cache="composed",result="hit"}`),
+			metricValue(t, e, `edge_cache_requests_total{cache="search",result="hit"}`)
+	}
 	// ask asks each path twice and returns the hits of the composed and
 	// the search caches over those requests.
 	ask := func(t *testing.T, e *testEdge) (composedHits, searchHits int64) {
 		t.Helper()
-		before := [2]int64{
-			metricValue(t, e, `edge_cache_requests_total{cache="composed",result="hit"}`),
-			metricValue(t, e, `edge_cache_requests_total{cache="search",result="hit"}`),
-		}
+		c0, s0 := hits(t, e)
 		for range 2 {
 			for _, p := range []string{rng, query} {
 				if resp, body := e.do(t, "GET", p, key); resp.StatusCode != 200 {
@@ -25,8 +28,8 @@ func TestAnswerCachesApart(t *testing.T) {
 				}
 			}
 		}
-		return metricValue(t, e, `edge_cache_requests_total{cache="composed",result="hit"}`) - before[0],
-			metricValue(t, e, `edge_cache_requests_total{cache="search",result="hit"}`) - before[1]
+		c1, s1 := hits(t, e)
+		return c1 - c0, s1 - s0
 	}
 	for _, tc := range []struct {
 		name                       string
