@@ -17,26 +17,29 @@ import (
 // the least recently used: a second-chance list (CLOCK). Get does not
 // allocate, so the hot path can use it.
 //
-// A hit marks its node as used and moves nothing. Over a catalogue most
+// A hit marks its entry as used and moves nothing. Over a catalogue most
 // hits are of entries no processor cache holds, and relinking a node to
 // the front touched two more nodes as cold as it (its neighbours) on
 // every such hit; now the node at the tail that was used since it got
 // there goes back to the front once, when the cache makes room, and one
 // that was not goes.
 //
-// Its list nodes live in chunks of chunkLen, linked by index, not each in
-// an allocation of its own: a cache of a catalogue holds hundreds of
+// A hit reads one line for most lookups: the table's slot (table) holds
+// the key's hashes, the value and its used mark. The list's nodes hold
+// only what the list needs (the hash that finds the slot, the size, the
+// links), in chunks of chunkLen, linked by index, not each in an
+// allocation of its own: a cache of a catalogue holds hundreds of
 // thousands of entries, and the collector marks every object and follows
-// every pointer at each cycle, where a chunk is one object and an index
-// no pointer. Slots let go are reused first, so the chunks hold as many
+// every pointer at each cycle, where a chunk is one object without
+// pointers. Slots let go are reused first, so the chunks hold as many
 // nodes as the cache ever held at once.
 //
 // For the same reason, and because reading a key kept in an allocation of
 // its own is one more line to load on every hit, the cache keeps no keys:
-// the table finds a node by its key's hash, and the node tells keys of the
+// the table finds a slot by its key's hash, and tells keys of the
 // same hash apart by a second hash of another seed (check). Both are
 // seeded by the cache, so that a request cannot choose keys that collide;
-// two keys whose 128 bits of hashes are equal are taken for one. A node
+// two keys whose 128 bits of hashes are equal are taken for one. An entry
 // whose key's hash another key shares is let go when that key is added (a
 // cache may drop what it holds; with 64-bit hashes it does not happen in
 // practice).
@@ -44,9 +47,9 @@ type LRU[V comparable] struct {
 	mu          sync.Mutex
 	max, used   int64
 	seed, check maphash.Seed
-	mask        uint64 // of a key's hash: every bit, but in a test of keys that collide
-	items       table  // the index of each key's node, by its hash (hashes)
-	chunks      []*[chunkLen]node[V]
+	mask        uint64   // of a key's hash: every bit, but in a test of keys that collide
+	items       table[V] // each key's slot, by its hash (hashes)
+	chunks      []*[chunkLen]node
 	next        int32 // the first index never handed out (0 is no node)
 	free        int32 // the first slot let go, chained through next; 0: none
 	head, tail  int32 // head: the latest added or given a second chance; tail: the next to go; 0: none
@@ -62,16 +65,14 @@ type LRU[V comparable] struct {
 	Referenced    func(V) bool
 }
 
-type node[V comparable] struct {
-	hash, check uint64 // the key's hashes (hashes)
-	val         V
-	size        int64
-	prev, next  int32 // indexes of the neighbours; 0: none
-	used        bool  // found since the node was last put at the front
+// node is an entry's place in the list.
+type node struct {
+	hash       uint64 // the key's hash: where its slot is
+	size       int64
+	prev, next int32 // indexes of the neighbours; 0: none
 }
 
-// chunkLen nodes make a chunk: 3 KiB for a pointer value, an allocation
-// size class.
+// chunkLen nodes make a chunk: 1.5 KiB, an allocation size class.
 const (
 	chunkShift = 6
 	chunkLen   = 1 << chunkShift
@@ -88,36 +89,17 @@ func (c *LRU[V]) hashes(key string) (h, check uint64) {
 	return maphash.String(c.seed, key) & c.mask, maphash.String(c.check, key)
 }
 
-// find returns the index of the node of the key whose hashes are h and
-// check; 0 when there is none.
-func (c *LRU[V]) find(h, check uint64) int32 {
-	if i := c.node(h); i != 0 && c.at(i).check == check {
-		return i
+// find returns the slot of the key whose hashes are h and check; nil when
+// there is none.
+func (c *LRU[V]) find(h, check uint64) *slot[V] {
+	if s := c.items.find(h); s != nil && s.check == check {
+		return s
 	}
-	return 0
-}
-
-// node returns the index of the node whose key's hash is h; 0 when there
-// is none.
-func (c *LRU[V]) node(h uint64) int32 {
-	tag := tagOf(h)
-	p := c.items.part(tag)
-	if p.n == 0 {
-		return 0
-	}
-	for j := p.home(tag); ; j = (j + 1) & p.mask {
-		s := p.slots[j]
-		if s == 0 {
-			return 0
-		}
-		if i := int32(uint32(s)); tagOf(s) == tag && c.at(i).hash == h {
-			return i
-		}
-	}
+	return nil
 }
 
 // at is the node of index i.
-func (c *LRU[V]) at(i int32) *node[V] { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
+func (c *LRU[V]) at(i int32) *node { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
 
 // alloc returns a node's index: a slot let go, else a new one.
 func (c *LRU[V]) alloc() int32 {
@@ -130,15 +112,15 @@ func (c *LRU[V]) alloc() int32 {
 		c.next = 1
 	}
 	if int(c.next>>chunkShift) == len(c.chunks) {
-		c.chunks = append(c.chunks, new([chunkLen]node[V]))
+		c.chunks = append(c.chunks, new([chunkLen]node))
 	}
 	c.next++
 	return c.next - 1
 }
 
-// release lets node i go, its value with it.
+// release lets node i go.
 func (c *LRU[V]) release(i int32) {
-	*c.at(i) = node[V]{next: c.free}
+	*c.at(i) = node{next: c.free}
 	c.free = i
 }
 
@@ -165,16 +147,15 @@ func (c *LRU[V]) Find(key []byte) (V, bool) {
 	return v, ok
 }
 
-// lookup returns the value under key, marking its node used.
+// lookup returns the value under key, marking it used.
 func (c *LRU[V]) lookup(key string) (v V, ok bool) {
 	h, check := c.hashes(key)
 	c.mu.Lock()
-	if i := c.find(h, check); i != 0 {
-		n := c.at(i)
-		if !n.used { // a line written is a line to write back
-			n.used = true
+	if s := c.find(h, check); s != nil {
+		if !s.used { // a line written is a line to write back
+			s.used = true
 		}
-		v, ok = n.val, true
+		v, ok = s.val, true
 	}
 	c.mu.Unlock()
 	return v, ok
@@ -191,10 +172,11 @@ func (c *LRU[V]) Hit() { c.hits.Inc() }
 func (c *LRU[V]) Counts() (hits, misses uint64) { return c.hits.Load(), c.miss.Load() }
 
 // cost is what an entry of a value of size bytes takes: the value, its list
-// node (its share of a chunk) and its share of the table. The cache counts
-// it, so that its bound is on memory.
+// node (its share of a chunk) and its share of the table: four slots, in a
+// table a quarter to a half full. The cache counts it, so that its bound
+// is on memory.
 func (c *LRU[V]) cost(size int64) int64 {
-	return size + int64(unsafe.Sizeof(node[V]{})) + tableCost
+	return size + int64(unsafe.Sizeof(node{})) + 4*int64(unsafe.Sizeof(slot[V]{}))
 }
 
 // Add stores val, whose own size is size. A value larger than the whole
@@ -207,18 +189,18 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 	if size > c.max { // under the lock: SetMax changes the bound
 		return
 	}
-	i := c.node(h)
-	if i != 0 && c.at(i).check != check {
+	s := c.items.find(h)
+	if s != nil && s.check != check {
 		// Another key of the same hash: it goes.
-		c.remove(i)
-		i = 0
+		c.remove(s.node)
+		s = nil
 	}
-	replaced := i != 0
+	replaced := s != nil
 	if replaced {
-		n := c.at(i)
+		n := c.at(s.node)
 		c.used += size - n.size
-		old := n.val
-		n.val, n.size, n.used = val, size, true
+		old := s.val
+		s.val, s.used, n.size = val, true, size
 		if c.Dropped != nil && old != val {
 			c.Dropped(old)
 		}
@@ -230,8 +212,8 @@ func (c *LRU[V]) Add(key string, val V, size int64) {
 		c.evict(size)
 		i := c.alloc()
 		n := c.at(i)
-		n.hash, n.check, n.val, n.size = h, check, val, size
-		c.items.add(h, i)
+		n.hash, n.size = h, size
+		c.items.add(slot[V]{hash: h, check: check, val: val, node: i})
 		c.used += size
 		c.pushFront(i, n)
 	}
@@ -252,13 +234,14 @@ func (c *LRU[V]) evict(extra int64) {
 		i := c.tail
 		n := c.at(i)
 		if chances > 0 {
-			used := n.used
-			if c.Referenced != nil && c.Referenced(n.val) {
+			s := c.items.find(n.hash)
+			used := s.used
+			if c.Referenced != nil && c.Referenced(s.val) {
 				used = true
 			}
 			if used {
 				chances--
-				n.used = false
+				s.used = false
 				c.unlink(n)
 				c.pushFront(i, n)
 				continue
@@ -272,12 +255,11 @@ func (c *LRU[V]) evict(extra int64) {
 func (c *LRU[V]) remove(i int32) {
 	n := c.at(i)
 	c.unlink(n)
-	c.items.remove(n.hash, i)
+	s := c.items.remove(n.hash)
 	c.used -= n.size
-	val := n.val
 	c.release(i)
 	if c.Dropped != nil {
-		c.Dropped(val)
+		c.Dropped(s.val)
 	}
 }
 
@@ -287,8 +269,8 @@ func (c *LRU[V]) Peek(key string) (V, bool) {
 	h, check := c.hashes(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if i := c.find(h, check); i != 0 {
-		return c.at(i).val, true
+	if s := c.find(h, check); s != nil {
+		return s.val, true
 	}
 	var zero V
 	return zero, false
@@ -301,14 +283,11 @@ func (c *LRU[V]) Resize(key string, size int64, is func(V) bool) {
 	h, check := c.hashes(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i := c.find(h, check)
-	if i == 0 {
+	s := c.find(h, check)
+	if s == nil || !is(s.val) {
 		return
 	}
-	n := c.at(i)
-	if !is(n.val) {
-		return
-	}
+	n := c.at(s.node)
 	size = c.cost(size)
 	c.used += size - n.size
 	n.size = size
@@ -335,13 +314,13 @@ func (c *LRU[V]) SetMax(maxBytes int64) {
 func (c *LRU[V]) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items = table{}
+	c.items = table[V]{}
 	c.chunks = nil
 	c.next, c.free, c.head, c.tail, c.used = 0, 0, 0, 0, 0
 }
 
 // pushFront puts node i (n), unlinked, at the front.
-func (c *LRU[V]) pushFront(i int32, n *node[V]) {
+func (c *LRU[V]) pushFront(i int32, n *node) {
 	n.prev, n.next = 0, c.head
 	if c.head != 0 {
 		c.at(c.head).prev = i
@@ -352,7 +331,7 @@ func (c *LRU[V]) pushFront(i int32, n *node[V]) {
 	}
 }
 
-func (c *LRU[V]) unlink(n *node[V]) {
+func (c *LRU[V]) unlink(n *node) {
 	if n.prev != 0 {
 		c.at(n.prev).next = n.next
 	} else {
@@ -365,10 +344,6 @@ func (c *LRU[V]) unlink(n *node[V]) {
 	}
 	n.prev, n.next = 0, 0
 }
-
-// tableCost is an entry's share of its table: a slot of 8 bytes in a
-// table a quarter to a half full.
-const tableCost = 32
 
 // AllocSize is about what the allocator takes for n bytes: small objects
 // are rounded up to a size class, large ones to pages. What the caches

@@ -148,7 +148,7 @@ func TestLRUKeysThatCollide(t *testing.T) {
 	if n, _ := c.Stats(); n != 1 || c.next > 3 {
 		t.Fatalf("%d entries, %d nodes handed out; want 1 and at most 2", n, c.next-1)
 	}
-	if _, check := c.hashes("69"); c.head == 0 || c.head != c.tail || c.at(c.head).check != check {
+	if _, check := c.hashes("69"); c.head == 0 || c.head != c.tail || c.items.find(c.at(c.head).hash).check != check {
 		t.Fatalf("list head %d tail %d, want the one node of 69", c.head, c.tail)
 	}
 }

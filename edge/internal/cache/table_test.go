@@ -6,14 +6,13 @@ import (
 )
 
 // TestTableAgainstMap: a cache's table under adds and removes in any
-// order finds the nodes a map of the same hashes finds, whatever the clustering: the
+// order finds the slots a map of the same hashes finds, whatever the clustering: the
 // hashes here share few homes (most of their tags' bits are zero), so
 // that removals shift long runs of slots back, across a part's end too.
 func TestTableAgainstMap(t *testing.T) {
 	for _, homes := range []uint64{1, 3, 64, 1 << 20} {
 		r := rand.New(rand.NewPCG(homes, 7))
-		c := New[int](1 << 40)
-		tb := &c.items
+		var tb table[int]
 		want := map[uint64]int32{}
 		for step := range 20000 {
 			// A hash: its tag's lower bits (its home in its part) one
@@ -25,13 +24,13 @@ func TestTableAgainstMap(t *testing.T) {
 				for h, i = range want {
 					break
 				}
-				tb.remove(h, i)
-				c.release(i)
+				if s := tb.remove(h); s.hash != h || s.node != i || s.val != int(i) {
+					t.Fatalf("homes %d step %d: removing hash %x let go of %+v, want node %d", homes, step, h, s, i)
+				}
 				delete(want, h)
 			} else if !ok {
-				i := c.alloc()
-				c.at(i).hash = h
-				tb.add(h, i)
+				i := int32(step + 1)
+				tb.add(slot[int]{hash: h, val: int(i), node: i})
 				want[h] = i
 			}
 			n := 0
@@ -46,11 +45,11 @@ func TestTableAgainstMap(t *testing.T) {
 			}
 			if step%97 == 0 {
 				for h, i := range want {
-					if got := c.node(h); got != i {
-						t.Fatalf("homes %d step %d: hash %x finds %d, want %d", homes, step, h, got, i)
+					if s := tb.find(h); s == nil || s.node != i || s.val != int(i) {
+						t.Fatalf("homes %d step %d: hash %x finds %+v, want node %d", homes, step, h, s, i)
 					}
 				}
-				if _, ok := want[h^1<<31]; !ok && c.node(h^1<<31) != 0 {
+				if _, ok := want[h^1<<31]; !ok && tb.find(h^1<<31) != nil {
 					t.Fatalf("homes %d step %d: an absent hash found a node", homes, step)
 				}
 			}
