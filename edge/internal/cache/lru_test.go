@@ -153,10 +153,11 @@ func TestLRUKeysThatCollide(t *testing.T) {
 	}
 }
 
-// TestLRUHitMovesNothing: a hit marks its node and leaves the list as it
+// TestLRUHitMovesNothing: a hit marks its entry and leaves the list as it
 // is (relinking touched two more nodes, as cold as the one found, on every
 // hit of a large cache); the node then gets its second chance when it is
-// the next to go, and one not used since goes in its place.
+// the next to go, and one not used since goes in its place; the chance is
+// one, not one a pass.
 func TestLRUHitMovesNothing(t *testing.T) {
 	per := New[int](0).cost(10)
 	c := New[int](4 * per)
@@ -187,6 +188,14 @@ func TestLRUHitMovesNothing(t *testing.T) {
 	for k, want := range map[string]bool{"0": true, "1": true, "2": false, "3": false, "4": true, "5": true} {
 		if _, ok := c.Peek(k); ok != want {
 			t.Errorf("after two adds, %s held: %v, want %v", k, ok, want)
+		}
+	}
+	// A second chance is one: 0 and 1, not used since, go before 4 and 5.
+	c.Add("6", 6, 10)
+	c.Add("7", 7, 10)
+	for k, want := range map[string]bool{"0": false, "1": false, "4": true, "5": true, "6": true, "7": true} {
+		if _, ok := c.Peek(k); ok != want {
+			t.Errorf("after two more adds, %s held: %v, want %v", k, ok, want)
 		}
 	}
 }
