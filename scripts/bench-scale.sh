@@ -15,6 +15,13 @@
 # reads a request fell by more than a tenth), up to BENCH_WARMUP_MAX: a disk
 # cache fed from MinIO takes minutes to fill, and an edge measured while it
 # fills is not warm.
+# The directory store's turn starts with its files read whole into the page
+# cache, as a server whose memory holds its store keeps them (and as the
+# build leaves them): the edge starts cold, its store does not. Before, the
+# turn took the page cache as the last run's MinIO turn and what ran since
+# left it, and how much of the store it held, and how it got there, moved
+# the figures by more than the edge's changes did (docs/edge.md,
+# thirty-third round).
 # The scale mix is one long sequence that each run continues (never
 # replays), so its rare requests stay rare. The floor's turn ("floor" in
 # STORES) runs the same rounds against tools/ceiling holding every answer of
@@ -279,7 +286,10 @@ rm -f "$dir/runs.txt" "$dir/ratios.txt" "$dir/mixed.txt"
 summary=()
 for store in $STORES; do
 	case $store in
-	dir) url=$dir/store ;;
+	dir)
+		url=$dir/store
+		find "$url" -type f -exec cat {} + >/dev/null
+		;;
 	minio)
 		# The directory store's pages out of the page cache: MinIO's turn
 		# does not read them, and with MinIO's copy and the disk cache
