@@ -31,7 +31,7 @@ import (
 // allocation of its own: a cache of a catalogue holds hundreds of
 // thousands of entries, and the collector marks every object and follows
 // every pointer at each cycle, where a chunk is one object without
-// pointers. Slots let go are reused first, so the chunks hold as many
+// pointers. Nodes let go are reused first, so the chunks hold as many
 // nodes as the cache ever held at once.
 //
 // For the same reason, and because reading a key kept in an allocation of
@@ -51,7 +51,7 @@ type LRU[V comparable] struct {
 	items       table[V] // each key's slot, by its hash (hashes)
 	chunks      []*[chunkLen]node
 	next        int32 // the first index never handed out (0 is no node)
-	free        int32 // the first slot let go, chained through next; 0: none
+	free        int32 // the first node let go, chained through next; 0: none
 	head, tail  int32 // head: the latest added or given a second chance; tail: the next to go; 0: none
 	hits, miss  metrics.HotCounter
 
@@ -101,7 +101,7 @@ func (c *LRU[V]) find(h, check uint64) *slot[V] {
 // at is the node of index i.
 func (c *LRU[V]) at(i int32) *node { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
 
-// alloc returns a node's index: a slot let go, else a new one.
+// alloc returns a node's index: a node let go, else a new one.
 func (c *LRU[V]) alloc() int32 {
 	if i := c.free; i != 0 {
 		c.free = c.at(i).next
