@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
 // write makes a file of n pseudo-random bytes, synced, so that its pages
@@ -88,7 +89,7 @@ func TestReadAtCold(t *testing.T) {
 	// Asked without reading: a read refused by RWF_NOWAIT starts the
 	// kernel's readahead, and a fast disk had the range in before ReadAt
 	// asked (the test failed so, once).
-	if n := cachedPages(t, fd, 300_000); n > 0 {
+	if n := repotest.CachedPages(t, fd, 300_000); n > 0 {
 		t.Skipf("the page cache kept %d of the file's pages: its file system does not drop pages", n)
 	}
 	var f Files
@@ -106,26 +107,6 @@ func TestReadAtCold(t *testing.T) {
 	if err != nil || n != 20_000 || !bytes.Equal(b[:n], data[280_000:]) {
 		t.Errorf("ReadAt over the end: %d bytes, %v; want 20000", n, err)
 	}
-}
-
-// cachedPages is how many of the first size bytes' pages of file fd the
-// page cache holds (mincore of a mapping, which reads nothing in).
-func cachedPages(t *testing.T, fd, size int) int {
-	t.Helper()
-	m, err := unix.Mmap(fd, 0, size, unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Skipf("cannot map the file: %v", err)
-	}
-	defer unix.Munmap(m)
-	vec := make([]byte, (size+os.Getpagesize()-1)/os.Getpagesize())
-	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(size), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
-		t.Skipf("mincore: %v", errno)
-	}
-	n := 0
-	for _, v := range vec {
-		n += int(v & 1)
-	}
-	return n
 }
 
 // BenchmarkReadAt: a 1 KiB range of a file in the page cache, what most

@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bibleplatform/platform/internal/repotest"
 )
 
 // resident is how many of path's pages the page cache holds.
@@ -21,20 +22,7 @@ func resident(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(m)
-	vec := make([]byte, (len(m)+os.Getpagesize()-1)/os.Getpagesize())
-	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
-		t.Fatal(e)
-	}
-	n := 0
-	for _, v := range vec {
-		n += int(v & 1)
-	}
-	return n
+	return repotest.CachedPages(t, int(f.Fd()), int(st.Size()))
 }
 
 // TestDrop: files read into the page cache, in a directory and below it,
