@@ -172,14 +172,12 @@ func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, e
 
 // ReadRange reads len(b) bytes of key at off into b (RangeReader).
 func (d *Dir) ReadRange(ctx context.Context, key string, off int64, b []byte) error {
-	p, err := d.path(key)
-	if err != nil {
-		return err
-	}
 	if off < 0 {
 		return fmt.Errorf("get %s: negative range", key)
 	}
-	n, err := d.filesFor(key).ReadFileAt(p, b, off)
+	// The key is checked (path) when its file is opened: a pack file kept
+	// open is found by its key, checked when it was opened.
+	n, err := d.filesFor(key).ReadFileAt(key, d.path, b, off)
 	if err != nil {
 		return err
 	}

@@ -110,27 +110,35 @@ func pread(fd int, b []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// ReadFileAt reads len(b) bytes of the file at path at off into b, as
-// ReadAt does: fewer only at the end of the file.
-func (f *Files) ReadFileAt(path string, b []byte, off int64) (int, error) {
+// ReadFileAt reads len(b) bytes at off of the file named name into b, as
+// ReadAt does: fewer only at the end of the file. path gives a name's
+// path, and is asked only to open the file: a file kept open (KeepOpen)
+// is found by its name alone, so that a read of a kept file neither
+// builds nor checks its path. (A name must be one file's, and a path
+// one name's.)
+func (f *Files) ReadFileAt(name string, path func(name string) (string, error), b []byte, off int64) (int, error) {
 	var fd int
+	var p string
 	if o := f.open.Load(); o != nil {
-		of, err := o.acquire(path)
+		of, err := o.acquire(name, path)
 		if err != nil {
 			return 0, err
 		}
 		defer o.release(of)
-		fd = of.fd
+		fd, p = of.fd, of.path
 	} else {
 		var err error
-		if fd, err = Open(path); err != nil {
+		if p, err = path(name); err != nil {
+			return 0, err
+		}
+		if fd, err = Open(p); err != nil {
 			return 0, err
 		}
 		defer unix.Close(fd)
 	}
 	n, err := f.ReadAt(fd, b, off)
 	if err != nil {
-		return n, &fs.PathError{Op: "read", Path: path, Err: err}
+		return n, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
 	return n, nil
 }

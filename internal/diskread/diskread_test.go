@@ -64,18 +64,55 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
+// asPath names files by their paths (Files.ReadFileAt).
+func asPath(p string) (string, error) { return p, nil }
+
 func TestReadFileAt(t *testing.T) {
 	var f Files
 	path, data := write(t, 10_000)
 	b := make([]byte, 100)
-	if n, err := f.ReadFileAt(path, b, 9_900); err != nil || n != 100 || !bytes.Equal(b, data[9_900:]) {
+	if n, err := f.ReadFileAt(path, asPath, b, 9_900); err != nil || n != 100 || !bytes.Equal(b, data[9_900:]) {
 		t.Errorf("the last 100 bytes: %d, %v", n, err)
 	}
-	if n, err := f.ReadFileAt(path, b, 9_950); err != nil || n != 50 || !bytes.Equal(b[:n], data[9_950:]) {
+	if n, err := f.ReadFileAt(path, asPath, b, 9_950); err != nil || n != 50 || !bytes.Equal(b[:n], data[9_950:]) {
 		t.Errorf("past the end: %d, %v; want the 50 bytes there", n, err)
 	}
-	if _, err := f.ReadFileAt(filepath.Join(t.TempDir(), "none"), b, 0); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := f.ReadFileAt(filepath.Join(t.TempDir(), "none"), asPath, b, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no file: %v; want fs.ErrNotExist", err)
+	}
+}
+
+// TestReadFileAtNames: a file is opened at the path its name gives, and
+// a file kept open is then found by its name alone; a name with no path
+// reads nothing.
+func TestReadFileAtNames(t *testing.T) {
+	path, data := write(t, 1_000)
+	refused := errors.New("no such name")
+	for _, keep := range []bool{false, true} {
+		var f Files
+		if keep {
+			f.KeepOpen(2)
+		}
+		asked := 0
+		pathOf := func(name string) (string, error) {
+			asked++
+			if name != "a" {
+				return "", refused
+			}
+			return path, nil
+		}
+		b := make([]byte, 10)
+		for i := range 3 {
+			if n, err := f.ReadFileAt("a", pathOf, b, int64(10*i)); err != nil || n != 10 || !bytes.Equal(b, data[10*i:10*i+10]) {
+				t.Fatalf("keep %v, read %d: %d, %v", keep, i, n, err)
+			}
+		}
+		if want := map[bool]int{false: 3, true: 1}[keep]; asked != want {
+			t.Errorf("keep %v: the path asked %d times in 3 reads; want %d", keep, asked, want)
+		}
+		if _, err := f.ReadFileAt("b", pathOf, b, 0); !errors.Is(err, refused) {
+			t.Errorf("keep %v: a name with no path: %v; want its error", keep, err)
+		}
 	}
 }
 
@@ -202,7 +239,7 @@ func TestKeepOpenForget(t *testing.T) {
 	b := make([]byte, 4)
 	read := func() string {
 		t.Helper()
-		if n, err := f.ReadFileAt(a, b, 0); err != nil || n != 4 {
+		if n, err := f.ReadFileAt(a, asPath, b, 0); err != nil || n != 4 {
 			t.Fatalf("read %s: %d, %v", a, n, err)
 		}
 		return string(b)

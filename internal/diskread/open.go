@@ -13,11 +13,12 @@ import (
 type openSet struct {
 	mu    sync.Mutex
 	max   int
-	files map[string]*list.Element // *openFile, by path
+	files map[string]*list.Element // *openFile, by name
 	lru   list.List                // the most recently read first
 }
 
 type openFile struct {
+	name string
 	path string
 	fd   int
 	// refs: reads under way, and one for the set while the file is in it;
@@ -40,16 +41,16 @@ func (f *Files) KeepOpen(n int) {
 	}
 }
 
-// Forget lets go of path's descriptor if it is kept open (closed once the
-// reads under way on it are done), so that the next read opens path anew:
-// for a file about to be removed, or written over as another.
-func (f *Files) Forget(path string) {
+// Forget lets go of name's descriptor if it is kept open (closed once the
+// reads under way on it are done), so that the next read opens its path
+// anew: for a file about to be removed, or written over as another.
+func (f *Files) Forget(name string) {
 	o := f.open.Load()
 	if o == nil {
 		return
 	}
 	o.mu.Lock()
-	el, ok := o.files[path]
+	el, ok := o.files[name]
 	if !ok {
 		o.mu.Unlock()
 		return
@@ -61,28 +62,33 @@ func (f *Files) Forget(path string) {
 	}
 }
 
-// acquire returns path's file open, counted as read until release.
-func (o *openSet) acquire(path string) (*openFile, error) {
+// acquire returns name's file open, counted as read until release; path
+// gives its path when it is not open.
+func (o *openSet) acquire(name string, path func(string) (string, error)) (*openFile, error) {
 	o.mu.Lock()
-	f := o.findLocked(path)
+	f := o.findLocked(name)
 	o.mu.Unlock()
 	if f != nil {
 		return f, nil
 	}
 
-	fd, err := Open(path)
+	p, err := path(name)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := Open(p)
 	if err != nil {
 		return nil, err
 	}
 	o.mu.Lock()
-	if f := o.findLocked(path); f != nil {
+	if f := o.findLocked(name); f != nil {
 		// Opened by another read meanwhile: that one serves.
 		o.mu.Unlock()
 		unix.Close(fd)
 		return f, nil
 	}
-	f = &openFile{path: path, fd: fd, refs: 2}
-	o.files[path] = o.lru.PushFront(f)
+	f = &openFile{name: name, path: p, fd: fd, refs: 2}
+	o.files[name] = o.lru.PushFront(f)
 	var evicted []int // descriptors no read holds
 	for o.lru.Len() > o.max {
 		if old := o.evictLocked(o.lru.Back()); old >= 0 {
@@ -101,16 +107,16 @@ func (o *openSet) acquire(path string) (*openFile, error) {
 // closes it).
 func (o *openSet) evictLocked(el *list.Element) int {
 	old := o.lru.Remove(el).(*openFile)
-	delete(o.files, old.path)
+	delete(o.files, old.name)
 	if old.refs--; old.refs == 0 {
 		return old.fd
 	}
 	return -1
 }
 
-// findLocked returns path's file counted as read, nil when it is not open.
-func (o *openSet) findLocked(path string) *openFile {
-	el, ok := o.files[path]
+// findLocked returns name's file counted as read, nil when it is not open.
+func (o *openSet) findLocked(name string) *openFile {
+	el, ok := o.files[name]
 	if !ok {
 		return nil
 	}

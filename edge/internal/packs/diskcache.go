@@ -127,6 +127,10 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 // filepath.Join cleaned it again on every read.
 func (d *diskCache) file(name string) string { return d.dir + name }
 
+// path is file for diskread.Files.ReadFileAt, which opens a file kept open
+// by its name alone.
+func (d *diskCache) path(name string) (string, error) { return d.file(name), nil }
+
 // fileName maps a store key to a file name. Keys are made of
 // [A-Za-z0-9._-] segments joined by "/" (publish.CheckKey); "+" is none of
 // those, so the mapping cannot collide.
@@ -236,7 +240,7 @@ func (d *diskCache) readRange(key string, off int64, b []byte) bool {
 // read reads len(b) bytes of the cached file name at off into b; a file
 // gone or shorter than that is forgotten.
 func (d *diskCache) read(name string, off int64, b []byte) bool {
-	n, err := d.files.ReadFileAt(d.file(name), b, off)
+	n, err := d.files.ReadFileAt(name, d.path, b, off)
 	if err != nil || n < len(b) {
 		// Gone, or shorter than the build says: damaged.
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -358,7 +362,7 @@ func (d *diskCache) addLocked(name string, size int64) {
 // pack's (evictLocked), which a read through it would then return.
 func (d *diskCache) forgetLocked(i int32) diskItem {
 	it := d.slots[i]
-	d.files.Forget(d.file(it.name))
+	d.files.Forget(it.name)
 	d.unlinkListLocked(i)
 	delete(d.items, it.name)
 	d.used -= it.size
