@@ -148,4 +148,13 @@ for i in "${!ports[@]}"; do
 				d["store_reads"] / secs, rss, heap, bad ? "  FAILED: " bad " non-2xx" : ""
 		}' "$d/c0" "$d/c1"
 done
+# The mix's client goes round to its first path after its last: a run
+# past the end sends again what the edges served at the start.
+lines=$(wc -l <"$mix/scale.paths")
+for n in "${names[@]}"; do
+	sent=$(awk '/ requests in / {print $1}' "$mix/ab/$n/wrk.meas")
+	if [ $((from + sent + BENCH_CONNS)) -gt "$lines" ]; then
+		echo "warning: $n's measured run went past the end of scale.paths ($lines paths, from $from): it sent the mix's first paths again; a shorter BENCH_WARMUP or START measures within it" >&2
+	fi
+done
 bench_machine_after

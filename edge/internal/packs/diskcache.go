@@ -127,8 +127,8 @@ func openDiskCache(dir string, maxBytes int64) (*diskCache, error) {
 // filepath.Join cleaned it again on every read.
 func (d *diskCache) file(name string) string { return d.dir + name }
 
-// path is file for diskread.Files.ReadFileAt, which opens a file kept open
-// by its name alone.
+// path is file as diskread.Files.ReadFileAt asks for it: only to open a
+// file, since one kept open is found by its name.
 func (d *diskCache) path(name string) (string, error) { return d.file(name), nil }
 
 // fileName maps a store key to a file name. Keys are made of
