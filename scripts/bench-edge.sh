@@ -11,6 +11,12 @@
 # edge_vs_base, the change measured in the same run.
 set -euo pipefail
 
+BASE_BIN=${BASE_BIN:-}
+[ -z "$BASE_BIN" ] || [ -x "$BASE_BIN/edge" ] || {
+	echo "bench-edge: BASE_BIN=$BASE_BIN has no edge; make the baseline with: go build -o DIR ./cmd/edge" >&2
+	exit 2
+}
+
 # The CPU and the load before anything here runs: the set-up below (an
 # import and a build on the first run) would raise the load itself.
 . "$(dirname "$0")/bench-machine.sh"
@@ -32,7 +38,6 @@ NGINX_PORT=${NGINX_PORT:-18182}
 CEILING_PORT=${CEILING_PORT:-18183}
 BASE_PORT=${BASE_PORT:-18184}
 FLOOR_PORT=${FLOOR_PORT:-18185}
-BASE_BIN=${BASE_BIN:-}
 
 need() {
 	command -v "$1" >/dev/null 2>&1 && return

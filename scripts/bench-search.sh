@@ -30,6 +30,12 @@ COLD_PORT=${COLD_PORT:-18192}
 BASE_PORT=${BASE_PORT:-18193}
 BASE_COLD_PORT=${BASE_COLD_PORT:-18194}
 BASE_BIN=${BASE_BIN:-}
+for b in edge publish; do
+	[ -z "$BASE_BIN" ] || [ -x "$BASE_BIN/$b" ] || {
+		echo "bench-search: BASE_BIN=$BASE_BIN has no $b; make the baseline with: go build -o DIR ./cmd/edge ./cmd/publish" >&2
+		exit 2
+	}
+done
 
 if ! command -v wrk >/dev/null; then
 	sudo=""
