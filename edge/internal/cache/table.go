@@ -12,7 +12,8 @@ package cache
 // hash's top bits, each growing on its own: a table grows by rehashing
 // every slot at once, under the cache's lock, and growing one part of a
 // cache of 600,000 entries took under 1 ms, where growing the whole table
-// took 13 ms (with the 8-byte slots of before the slot held the value). A slot is 32 bytes, two to a line: both of the key's hashes,
+// took 13 ms (measured with the 8-byte slots of before the slot held the
+// value). A slot is 32 bytes, two to a line: both of the key's hashes,
 // the value, the node's index (0 is an empty slot: index 0 is no node)
 // and its used mark. A slot's part and home are bits of its hash's upper
 // half (its tag). A part stays at most half full, where a lookup reads
